@@ -1,0 +1,31 @@
+import type { EventChannel, EventPayload } from '../shared/contract';
+
+/**
+ * Where services push events. Electron main queues them until the window is ready; the browser
+ * host fans them out to its WebSockets; tests collect them.
+ */
+export interface EventSink {
+  emit<E extends EventChannel>(channel: E, payload: EventPayload<E>): void;
+}
+
+type Listener = (channel: EventChannel, payload: unknown) => void;
+
+/** A tiny fan-out sink: services emit once, every transport (window, sockets, tests) listens. */
+export class EventHub implements EventSink {
+  private readonly listeners = new Set<Listener>();
+
+  emit<E extends EventChannel>(channel: E, payload: EventPayload<E>): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(channel, payload);
+      } catch {
+        // One broken transport must not stop the others from getting the event.
+      }
+    }
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import {
+  AppInfo,
+  ContainerRef,
+  Empty,
+  EngineHealth,
+  EngineRef,
+  EngineSummary,
+  Settings,
+  SettingsPatch,
+  SwarmContainer,
+  SwarmStartRequest,
+  SwarmStatus,
+} from './schemas';
+
+/**
+ * The one contract between the UI and the backend. Every request channel names its request and
+ * response schema; the Electron IPC wrapper and the browser host both validate against it, and
+ * `test/unit/shared/contract.spec.ts` pins the derived types so a silent change breaks the build.
+ */
+export const invokeContract = {
+  'app:info': { request: Empty, response: AppInfo },
+  'engines:list': { request: Empty, response: z.array(EngineSummary) },
+  'engines:health': { request: EngineRef, response: EngineHealth },
+  'swarm:list': { request: EngineRef, response: z.array(SwarmContainer) },
+  'swarm:start': { request: SwarmStartRequest, response: SwarmContainer },
+  'swarm:stop': { request: ContainerRef, response: SwarmContainer },
+  'swarm:remove': { request: ContainerRef, response: z.object({ removed: z.literal(true) }) },
+  'swarm:statuses': { request: Empty, response: z.array(SwarmStatus) },
+  'settings:get': { request: Empty, response: Settings },
+  'settings:update': { request: SettingsPatch, response: Settings },
+} as const;
+
+/** Push events from the backend. Payload-free "changed" events tell the UI to refetch a list. */
+export const eventContract = {
+  'swarm:status': SwarmStatus,
+  'swarm:containers-changed': z.object({ engineId: z.string() }),
+  'settings:changed': Settings,
+} as const;
+
+export type InvokeChannel = keyof typeof invokeContract;
+export type EventChannel = keyof typeof eventContract;
+
+/** What a caller may send (defaults still optional). */
+export type InvokeInput<C extends InvokeChannel> = z.input<(typeof invokeContract)[C]['request']>;
+/** What a handler receives after validation (defaults filled in). */
+export type InvokeRequest<C extends InvokeChannel> = z.infer<(typeof invokeContract)[C]['request']>;
+export type InvokeResponse<C extends InvokeChannel> = z.infer<(typeof invokeContract)[C]['response']>;
+export type EventPayload<E extends EventChannel> = z.infer<(typeof eventContract)[E]>;
+
+export const invokeChannels = Object.keys(invokeContract) as InvokeChannel[];
+export const eventChannels = Object.keys(eventContract) as EventChannel[];
+
+export function isInvokeChannel(name: string): name is InvokeChannel {
+  return Object.prototype.hasOwnProperty.call(invokeContract, name);
+}
+
+export function isEventChannel(name: string): name is EventChannel {
+  return Object.prototype.hasOwnProperty.call(eventContract, name);
+}
+
+/** The single Electron IPC channel that carries every push event as `{ channel, payload }`. */
+export const EVENT_BRIDGE_CHANNEL = 'api:event';
+/** Sent by the renderer once it has subscribed, so queued events can be flushed. */
+export const RENDERER_READY_CHANNEL = 'api:renderer-ready';

@@ -1,0 +1,41 @@
+/**
+ * Error codes every layer agrees on. The UI switches on `code` to pick a translated, actionable
+ * message; `message` is a plain English fallback that must never contain a secret.
+ */
+export const ErrorCodes = [
+  'VALIDATION_FAILED',
+  'FORBIDDEN',
+  'UNKNOWN_CHANNEL',
+  'ENGINE_UNREACHABLE',
+  'ENGINE_PERMISSION_DENIED',
+  'ENGINE_NOT_FOUND',
+  'IMAGE_NOT_FOUND',
+  'PORT_IN_USE',
+  'CONTAINER_NOT_FOUND',
+  'CONTAINER_CONFLICT',
+  'CONTAINER_START_FAILED',
+  'SWARM_UNREACHABLE',
+  'SETTINGS_INVALID',
+  'INTERNAL',
+] as const;
+
+export type ErrorCode = (typeof ErrorCodes)[number];
+
+export interface AppErrorShape {
+  code: ErrorCode;
+  message: string;
+}
+
+/** An error that is safe to show to the user as-is (no stack, no secrets). */
+export class AppError extends Error implements AppErrorShape {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AppError';
+    this.code = code;
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
+}

@@ -1,0 +1,6 @@
+export * from './errors';
+export * from './result';
+export * from './schemas';
+export * from './contract';
+export type { ExposedApi } from './api';
+export { apiLayout } from './api';
