@@ -1,0 +1,57 @@
+import { resolve } from 'node:path';
+import { defineConfig } from 'vitest/config';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+
+const root = import.meta.dirname;
+
+/**
+ * Four suites: `unit` (plain Node, Electron replaced by a labelled stand-in), `renderer` (Svelte
+ * components in jsdom), `integration` (real dockerd, registry, sshd from test/testbed) and `e2e`
+ * (Debian's Chromium against the browser host). The real `electron` module is never loaded: it
+ * would try to download its binary.
+ */
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        resolve: { alias: { electron: resolve(root, 'test/stubs/electron.ts') } },
+        test: {
+          name: 'unit',
+          environment: 'node',
+          include: ['test/unit/**/*.spec.ts'],
+        },
+      },
+      {
+        plugins: [svelte()],
+        resolve: { conditions: ['browser'] },
+        test: {
+          name: 'renderer',
+          environment: 'jsdom',
+          include: ['test/renderer/**/*.spec.ts'],
+          setupFiles: ['test/renderer/setup.ts'],
+        },
+      },
+      {
+        resolve: { alias: { electron: resolve(root, 'test/stubs/electron.ts') } },
+        test: {
+          name: 'integration',
+          environment: 'node',
+          include: ['test/integration/**/*.spec.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          environment: 'node',
+          include: ['test/e2e/**/*.spec.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
