@@ -1,5 +1,11 @@
+import { AppError } from '../shared/errors';
+import { createLocalDockerEngine, LOCAL_ENGINE_ID } from './engines/local-docker';
+import { EngineRegistry } from './engines/engine-registry';
 import type { EventSink } from './events';
 import type { Handlers } from './ipc/handlers';
+import { SettingsService } from './settings/settings-service';
+import { SwarmContainers } from './swarm/swarm-containers';
+import { SwarmMonitor } from './swarm/swarm-monitor';
 
 export interface AppServicesOptions {
   /** Absolute folder for settings and state (Electron: app.getPath('userData')). */
@@ -15,10 +21,55 @@ export interface AppServicesOptions {
 
 export interface AppServices {
   handlers: Handlers;
-  /** Finds containers we started before (labels) and resumes watching them. */
+  settings: SettingsService;
+  /** Loads settings, finds containers we started before (labels) and resumes watching them. */
   start(): Promise<void>;
   dispose(): Promise<void>;
 }
 
-// Implemented in the next step; the signature is what main and the browser host build on.
-export declare function createAppServices(options: AppServicesOptions): AppServices;
+/** Builds every service once and maps each contract channel to one of them. */
+export function createAppServices(options: AppServicesOptions): AppServices {
+  const engines = new EngineRegistry();
+  engines.add(createLocalDockerEngine(options.dockerHost));
+  const settings = new SettingsService(options.dataDir, options.events);
+  const monitor = new SwarmMonitor({
+    events: options.events,
+    ...(options.monitorIntervalMs ? { intervalMs: options.monitorIntervalMs } : {}),
+    isContainerRunning: async (target) =>
+      (await engines.get(target.engineId).inspectContainer(target.containerId)).state === 'running',
+    onContainerGone: (target) => options.events.emit('swarm:containers-changed', { engineId: target.engineId }),
+  });
+  const containers = new SwarmContainers({ engines, monitor, events: options.events, appVersion: options.version });
+
+  const handlers: Handlers = {
+    'app:info': async () => ({ version: options.version, host: options.host, platform: process.platform }),
+    'engines:list': async () => engines.summaries(),
+    'engines:health': async ({ engineId }) => engines.get(engineId).health(),
+    'swarm:list': async ({ engineId }) => containers.list(engineId),
+    'swarm:start': async (request) => containers.start(request),
+    'swarm:stop': async ({ engineId, containerId }) => containers.stop(engineId, containerId),
+    'swarm:remove': async ({ engineId, containerId }) => containers.remove(engineId, containerId),
+    'swarm:statuses': async () => monitor.statuses(),
+    'settings:get': async () => settings.get(),
+    'settings:update': async (patch) => settings.update(patch),
+  };
+
+  return {
+    handlers,
+    settings,
+    async start() {
+      try {
+        await settings.load();
+      } catch (error) {
+        throw new AppError('SETTINGS_INVALID', `Cannot read ${settings.path}: ${(error as Error).message}`);
+      }
+      await containers.resumeWatching();
+    },
+    async dispose() {
+      monitor.dispose();
+      await engines.dispose();
+    },
+  };
+}
+
+export { LOCAL_ENGINE_ID };

@@ -1,0 +1,188 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { invokeContract, isInvokeChannel, type EventChannel } from '../shared/contract';
+import { fail, type Result } from '../shared/result';
+import type { EventHub } from '../services/events';
+import type { Handlers } from '../services/ipc/handlers';
+import { runHandler } from '../services/ipc/run-handler';
+import { bearerToken, isLoopbackAddress, requestComesFromUs, tokenMatches } from './guards';
+import { serveStatic } from './static-files';
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const INVOKE_PREFIX = '/api/invoke/';
+const EVENTS_PATH = '/api/events';
+
+export interface BrowserHostOptions {
+  handlers: Handlers;
+  hub: EventHub;
+  /** Folder with the built renderer (out/renderer). */
+  staticDir: string;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Binding anything but loopback exposes the app (and Docker) to the network: opt-in only. */
+  allowNonLoopback?: boolean;
+  token?: string;
+}
+
+export interface BrowserHost {
+  url: string;
+  /** The URL to open, with the token in the fragment (never sent to the server or in Referer). */
+  openUrl: string;
+  port: number;
+  token: string;
+  close(): Promise<void>;
+}
+
+function securityHeaders(port: number): Record<string, string> {
+  return {
+    'content-security-policy': [
+      "default-src 'self'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "img-src 'self' data:",
+      "font-src 'self'",
+      `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`,
+      "object-src 'none'",
+      "base-uri 'none'",
+      "form-action 'none'",
+      "frame-ancestors 'none'",
+    ].join('; '),
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cross-origin-opener-policy': 'same-origin',
+    'cross-origin-resource-policy': 'same-origin',
+  };
+}
+
+function sendJson(response: ServerResponse, status: number, body: Result<unknown>, headers: Record<string, string>): void {
+  response.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  response.end(JSON.stringify(body));
+}
+
+async function readJsonBody(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new Error('request body larger than 1 MiB');
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  return text === '' ? {} : (JSON.parse(text) as unknown);
+}
+
+/**
+ * Serves the same services and contract as Electron's IPC over HTTP + WebSocket on loopback, for
+ * browsers (our UI tests, and machines where Electron cannot start). Every API request and socket
+ * needs the random token; Host and Origin are checked against DNS rebinding and other sites.
+ */
+export async function startBrowserHost(options: BrowserHostOptions): Promise<BrowserHost> {
+  const host = options.host ?? '127.0.0.1';
+  if (!isLoopbackAddress(host) && !options.allowNonLoopback) {
+    throw new Error(
+      `Refusing to listen on ${host}: the browser host controls Docker and must stay on loopback. ` +
+        'Pass --allow-non-loopback only if you really mean to expose it (and use an SSH tunnel instead if you can).',
+    );
+  }
+  const token = options.token ?? randomBytes(32).toString('hex');
+  const allowedHosts = new Set<string>();
+  const sockets = new Set<WebSocket>();
+  let headers: Record<string, string> = {};
+
+  const server = createServer((request, response) => {
+    void handleRequest(request, response).catch(() => {
+      if (!response.headersSent) sendJson(response, 500, fail({ code: 'INTERNAL', message: 'request failed' }), headers);
+      else response.destroy();
+    });
+  });
+
+  async function handleRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (!requestComesFromUs(request, allowedHosts)) {
+      sendJson(response, 403, fail({ code: 'FORBIDDEN', message: 'Wrong Host or Origin for this app.' }), headers);
+      return;
+    }
+    const path = new URL(request.url ?? '/', 'http://placeholder').pathname;
+    if (!path.startsWith('/api/')) {
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        sendJson(response, 405, fail({ code: 'FORBIDDEN', message: 'Only GET is allowed here.' }), headers);
+        return;
+      }
+      await serveStatic(options.staticDir, path, response, headers);
+      return;
+    }
+    if (!tokenMatches(token, bearerToken(request))) {
+      sendJson(response, 401, fail({ code: 'FORBIDDEN', message: 'Missing or wrong app token. Open the URL the app printed.' }), headers);
+      return;
+    }
+    if (request.method !== 'POST' || !path.startsWith(INVOKE_PREFIX)) {
+      sendJson(response, 404, fail({ code: 'UNKNOWN_CHANNEL', message: `No API at ${request.method} ${path}.` }), headers);
+      return;
+    }
+    const channel = decodeURIComponent(path.slice(INVOKE_PREFIX.length));
+    if (!isInvokeChannel(channel)) {
+      sendJson(response, 404, fail({ code: 'UNKNOWN_CHANNEL', message: `Unknown channel "${channel}".` }), headers);
+      return;
+    }
+    let payload: unknown;
+    try {
+      payload = await readJsonBody(request);
+    } catch (error) {
+      sendJson(response, 400, fail({ code: 'VALIDATION_FAILED', message: `Bad request body: ${(error as Error).message}` }), headers);
+      return;
+    }
+    const handler = options.handlers[channel] as (request: unknown) => Promise<unknown>;
+    const result = await runHandler(invokeContract[channel].request, payload, handler);
+    sendJson(response, 200, result, headers);
+  }
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  server.on('upgrade', (request, socket, head) => {
+    const url = new URL(request.url ?? '/', 'http://placeholder');
+    const allowed =
+      url.pathname === EVENTS_PATH &&
+      requestComesFromUs(request, allowedHosts) &&
+      tokenMatches(token, url.searchParams.get('token'));
+    if (!allowed) {
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      sockets.add(ws);
+      ws.on('close', () => sockets.delete(ws));
+      ws.on('error', () => sockets.delete(ws));
+    });
+  });
+
+  const unsubscribe = options.hub.subscribe((channel: EventChannel, payload: unknown) => {
+    const message = JSON.stringify({ channel, payload });
+    for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(message);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port: options.port ?? 0 }, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  for (const name of [host, '127.0.0.1', 'localhost']) allowedHosts.add(`${name.toLowerCase()}:${port}`);
+  headers = securityHeaders(port);
+  const displayHost = host.includes(':') ? `[${host}]` : host;
+  if (host.includes(':')) allowedHosts.add(`${displayHost}:${port}`);
+  const url = `http://${displayHost}:${port}/`;
+
+  return {
+    url,
+    openUrl: `${url}#token=${token}`,
+    port,
+    token,
+    async close() {
+      unsubscribe();
+      for (const ws of sockets) ws.terminate();
+      wss.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import { AppError } from '../../shared/errors';
+
+interface DockerishError {
+  code?: string;
+  statusCode?: number;
+  reason?: string;
+  json?: { message?: string } | null;
+  message?: string;
+}
+
+function asDockerish(error: unknown): DockerishError {
+  return typeof error === 'object' && error !== null ? (error as DockerishError) : { message: String(error) };
+}
+
+/** Docker's own message without the "(HTTP code 404) no such container -" prefix dockerode adds. */
+export function dockerMessage(error: unknown): string {
+  const e = asDockerish(error);
+  const fromJson = e.json && typeof e.json.message === 'string' ? e.json.message : undefined;
+  const raw = fromJson ?? e.message ?? 'unknown error';
+  return raw.replace(/^\(HTTP code \d+\)\s*[^-]*-\s*/, '').trim();
+}
+
+/**
+ * Turns dockerode/socket errors into AppErrors that say what went wrong and what to do.
+ * `endpoint` names where we tried to connect, never anything secret.
+ */
+export function mapDockerError(error: unknown, context: { endpoint: string; image?: string; port?: number }): AppError {
+  if (error instanceof AppError) return error;
+  const e = asDockerish(error);
+  const message = dockerMessage(error);
+  if (e.code === 'EACCES' || /permission denied/i.test(message) && !e.statusCode) {
+    return new AppError(
+      'ENGINE_PERMISSION_DENIED',
+      `Permission denied on ${context.endpoint}. Add your user to the "docker" group (sudo usermod -aG docker $USER) and log in again.`,
+    );
+  }
+  if (e.code === 'ENOENT' || e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET' || e.code === 'ETIMEDOUT' || e.code === 'EHOSTUNREACH') {
+    return new AppError(
+      'ENGINE_UNREACHABLE',
+      `Cannot reach Docker at ${context.endpoint} (${e.code}). Is the Docker daemon running? Start it, or point DOCKER_HOST at a running engine.`,
+    );
+  }
+  if (e.statusCode === 404 && /no such image|manifest unknown|not found/i.test(message) && context.image && /image/i.test(message)) {
+    return imageNotFound(context.image);
+  }
+  if (e.statusCode === 404) {
+    return new AppError('CONTAINER_NOT_FOUND', `The container no longer exists (${message}). Refresh the list.`);
+  }
+  if (e.statusCode === 409) {
+    return new AppError('CONTAINER_CONFLICT', `Docker refused: ${message}.`);
+  }
+  if (/port is already allocated|address already in use/i.test(message)) {
+    return portInUse(context.port, message);
+  }
+  if (/could not select device driver.*gpu/i.test(message)) {
+    return new AppError(
+      'CONTAINER_START_FAILED',
+      'Docker on this engine cannot give GPUs to containers (no NVIDIA Container Toolkit). Install it on the GPU machine, or untick "GPUs" to start without them.',
+    );
+  }
+  return new AppError('CONTAINER_START_FAILED', `Docker error: ${message}`);
+}
+
+export function imageNotFound(image: string): AppError {
+  return new AppError(
+    'IMAGE_NOT_FOUND',
+    `Image ${image} is not on this engine. Pull it first (docker pull ${image}), or check the image name.`,
+  );
+}
+
+export function portInUse(port: number | undefined, detail?: string): AppError {
+  const which = port === undefined ? 'The port' : `Port ${port}`;
+  return new AppError(
+    'PORT_IN_USE',
+    `${which} is already in use on the engine's host${detail ? ` (${detail})` : ''}. Stop whatever uses it, or choose another port.`,
+  );
+}
