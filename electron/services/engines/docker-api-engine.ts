@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import { AppError } from '../../shared/errors';
+import type { AppError } from '../../shared/errors';
 import type { ContainerState, EngineHealth, EngineSummary } from '../../shared/schemas';
 import type { ContainerEngine, ContainerSpec, ContainerSummary } from './container-engine';
 import { mapDockerError } from './docker-errors';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { AppError, isAppError } from '../../shared/errors';
 import { fail, ok, type Result } from '../../shared/result';
 

@@ -1,0 +1,75 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import svelte from 'eslint-plugin-svelte';
+import globals from 'globals';
+
+/** Boundaries of the layout, enforced by the linter rather than by good intentions. */
+const noElectronInServices = {
+  paths: [{ name: 'electron', message: 'electron/services is plain Node: inject Electron abilities through an interface.' }],
+  patterns: [{ group: ['electron/*', 'electron-store'], message: 'electron/services must not depend on Electron.' }],
+};
+const rendererBoundary = {
+  patterns: [
+    {
+      group: ['**/electron/main/**', '**/electron/services/**', '**/electron/preload/**', '**/electron/browser-host/**'],
+      message: 'The renderer talks to the backend only through renderer/src/lib/api and the shared contract.',
+    },
+    { group: ['node:*'], message: 'The renderer runs in a sandboxed page: no Node modules.' },
+  ],
+  paths: [
+    'electron',
+    'fs',
+    'child_process',
+    'net',
+    'os',
+    'path',
+    'dockerode',
+    'ssh2',
+  ].map((name) => ({ name, message: 'The renderer runs in a sandboxed page: no Node or backend modules.' })),
+};
+
+export default tseslint.config(
+  {
+    ignores: ['out/**', 'release/**', 'node_modules/**', '.testbed/**', 'test-results/**', 'test/fixtures/**/*.mjs', '**/*.d.mts'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  ...svelte.configs['flat/recommended'],
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: true,
+        tsconfigRootDir: import.meta.dirname,
+        extraFileExtensions: ['.svelte'],
+      },
+      globals: { ...globals.node },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { attributes: false } }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['**/*.svelte', '**/*.svelte.ts'],
+    languageOptions: {
+      parserOptions: { parser: tseslint.parser, projectService: true, extraFileExtensions: ['.svelte'] },
+      globals: { ...globals.browser },
+    },
+  },
+  {
+    files: ['renderer/**'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: { 'no-restricted-imports': ['error', rendererBoundary] },
+  },
+  {
+    files: ['electron/services/**'],
+    rules: { 'no-restricted-imports': ['error', noElectronInServices] },
+  },
+  {
+    files: ['scripts/**/*.mjs', '*.config.js'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);
