@@ -1,0 +1,72 @@
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { ExposedApi } from '../../../electron/shared/api';
+import { apiLayout } from '../../../electron/shared/api';
+import {
+  eventChannels,
+  invokeChannels,
+  invokeContract,
+  type EventPayload,
+  type InvokeInput,
+  type InvokeResponse,
+} from '../../../electron/shared/contract';
+import type { Result } from '../../../electron/shared/result';
+import type { Settings, SwarmContainer, SwarmStatus } from '../../../electron/shared/schemas';
+
+// These pins fail `npm run typecheck` when a signature changes without the contract test changing.
+describe('contract types', () => {
+  it('pins request and response types of the swarm channels', () => {
+    expectTypeOf<InvokeInput<'swarm:start'>>().toEqualTypeOf<{
+      engineId?: string | undefined;
+      image: string;
+      port?: number | undefined;
+      networkMode?: 'publish' | 'host' | undefined;
+      gpus?: boolean | undefined;
+      shmSizeGb?: number | undefined;
+    }>();
+    expectTypeOf<InvokeResponse<'swarm:start'>>().toEqualTypeOf<SwarmContainer>();
+    expectTypeOf<InvokeResponse<'swarm:list'>>().toEqualTypeOf<SwarmContainer[]>();
+    expectTypeOf<InvokeResponse<'swarm:remove'>>().toEqualTypeOf<{ removed: true }>();
+    expectTypeOf<InvokeResponse<'swarm:statuses'>>().toEqualTypeOf<SwarmStatus[]>();
+    expectTypeOf<InvokeResponse<'settings:update'>>().toEqualTypeOf<Settings>();
+    expectTypeOf<EventPayload<'swarm:status'>>().toEqualTypeOf<SwarmStatus>();
+    expectTypeOf<EventPayload<'swarm:containers-changed'>>().toEqualTypeOf<{ engineId: string }>();
+  });
+
+  it('pins the exposed api shape to the envelope', () => {
+    expectTypeOf<ExposedApi['swarm']['start']>().returns.toEqualTypeOf<Promise<Result<SwarmContainer>>>();
+    expectTypeOf<ExposedApi['settings']['get']>().returns.toEqualTypeOf<Promise<Result<Settings>>>();
+    expectTypeOf<ExposedApi['events']['on']>().parameter(0).toEqualTypeOf<
+      'swarm:status' | 'swarm:containers-changed' | 'settings:changed'
+    >();
+  });
+
+  it('maps every invoke channel to exactly one api method', () => {
+    const mapped = Object.values(apiLayout).flatMap((group) => Object.values(group) as string[]);
+    expect([...mapped].sort()).toEqual([...invokeChannels].sort());
+    expect(new Set(mapped).size).toBe(mapped.length);
+  });
+
+  it('names channels domain:verb and gives each a request and a response schema', () => {
+    for (const channel of [...invokeChannels, ...eventChannels]) expect(channel).toMatch(/^[a-z]+:[a-z-]+$/);
+    for (const channel of invokeChannels) {
+      expect(typeof invokeContract[channel].request.safeParse).toBe('function');
+      expect(typeof invokeContract[channel].response.safeParse).toBe('function');
+    }
+  });
+
+  it('fills request defaults and rejects bad input with field names', () => {
+    const parsed = invokeContract['swarm:start'].request.parse({ image: 'ghcr.io/modelscope/agentjet:main' });
+    expect(parsed).toEqual({
+      engineId: 'local',
+      image: 'ghcr.io/modelscope/agentjet:main',
+      port: 10086,
+      networkMode: 'publish',
+      gpus: false,
+      shmSizeGb: 32,
+    });
+    const bad = invokeContract['swarm:start'].request.safeParse({ image: 'rm -rf /', port: 70000 });
+    expect(bad.success).toBe(false);
+    const paths = bad.error?.issues.map((i) => i.path.join('.'));
+    expect(paths).toEqual(expect.arrayContaining(['image', 'port']));
+  });
+});
