@@ -1,0 +1,50 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const repoRoot = resolve(import.meta.dirname, '..', '..');
+export const rendererDir = join(repoRoot, 'out', 'renderer');
+export const screenshotDir = join(repoRoot, 'test-results', 'e2e');
+
+/**
+ * Debian's Chromium, headless. Background networking and friends are off: this machine has no
+ * network beyond loopback, and tests must not try to reach anything else.
+ */
+export async function launchChromium(): Promise<Browser> {
+  const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(executablePath)) {
+    throw new Error(`${executablePath} not found: run \`bash test/testbed/testbed.sh up\` (it installs Debian's chromium).`);
+  }
+  const userDataDir = await mkdtemp(join(tmpdir(), 'agentswarm-chromium-'));
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-default-apps',
+      '--disable-extensions',
+      `--user-data-dir=${userDataDir}`,
+    ],
+  });
+}
+
+export function requireBuiltRenderer(): void {
+  if (!existsSync(join(rendererDir, 'index.html'))) {
+    throw new Error('out/renderer/index.html is missing: run `npx electron-vite build` first (npm test does).');
+  }
+}
+
+export async function saveScreenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(screenshotDir, { recursive: true });
+  const path = join(screenshotDir, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}

@@ -1,0 +1,126 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startBrowserHost, type BrowserHost } from '../../electron/browser-host/server';
+import { createAppServices, type AppServices } from '../../electron/services/app-services';
+import { EventHub } from '../../electron/services/events';
+import { loadTestbed } from '../testbed/testbed';
+import { freePort } from '../integration/helpers';
+import { launchChromium, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
+
+// The whole slice, as a user would drive it: the built UI in Chromium, the browser host, the real
+// services, the real dockerd, and the fake swarm image (the only test double) from the local registry.
+describe('Servers page end to end (Chromium + browser host + real Docker)', () => {
+  const testbed = loadTestbed();
+  const docker = new Docker({ socketPath: testbed.dockerSocket });
+  let dir: string;
+  let services: AppServices;
+  let host: BrowserHost;
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    requireBuiltRenderer();
+    dir = await mkdtemp(join(tmpdir(), 'agentswarm-e2e-'));
+    const hub = new EventHub();
+    services = createAppServices({ dataDir: dir, host: 'browser', version: '0.0.0-e2e', events: hub, monitorIntervalMs: 300 });
+    await services.start();
+    host = await startBrowserHost({ handlers: services.handlers, hub, staticDir: rendererDir });
+    browser = await launchChromium();
+  });
+
+  beforeEach(async () => {
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
+    await page.goto(host.openUrl);
+  });
+
+  afterEach(async (context) => {
+    await saveScreenshot(page, context.task.name.replace(/[^a-z0-9]+/gi, '-').toLowerCase());
+    await page.close();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await host?.close();
+    await services?.dispose();
+    const ours = await docker.listContainers({ all: true, filters: { label: ['io.agentswarm.app-version=0.0.0-e2e'] } });
+    for (const c of ours) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function fillStartForm(port: number): Promise<void> {
+    await page.getByTestId('nav-servers').click();
+    await page.getByTestId('swarm-image-input').fill(testbed.fakeSwarmImage);
+    await page.getByTestId('swarm-port-input').fill(String(port));
+    await page.getByTestId('swarm-network-select').selectOption('host');
+    await page.getByTestId('swarm-gpus-checkbox').setChecked(false);
+  }
+
+  it('starts the fake swarm from the Servers page, shows ENGINE.OFFLINE, stops and removes it', async () => {
+    const port = await freePort();
+    await fillStartForm(port);
+    await expect.poll(async () => (await page.getByTestId('engine-card').textContent()) ?? '').toContain('Docker');
+    await page.getByTestId('swarm-start-button').click();
+
+    const row = page.getByTestId('swarm-container-row').filter({ hasText: String(port) });
+    await row.getByTestId('swarm-engine-status').filter({ hasText: 'ENGINE.OFFLINE' }).waitFor({ timeout: 30_000 });
+    expect((await row.getByTestId('swarm-engine-status').textContent())?.trim()).toBe('ENGINE.OFFLINE');
+    await expect.poll(async () => (await page.getByTestId('statusbar-swarm').textContent()) ?? '').toContain('ENGINE.OFFLINE');
+    await saveScreenshot(page, 'servers-running-engine-offline');
+
+    const containerId = await row.getAttribute('data-container-id');
+    expect(containerId).toMatch(/^[0-9a-f]{12,64}$/);
+    expect((await docker.getContainer(containerId ?? '').inspect()).State.Running).toBe(true);
+
+    await row.getByTestId('swarm-stop-button').click();
+    await expect.poll(async () => (await docker.getContainer(containerId ?? '').inspect()).State.Running, { timeout: 30_000 }).toBe(false);
+    await row.getByTestId('swarm-stop-button').waitFor({ state: 'detached', timeout: 15_000 });
+
+    await row.getByTestId('swarm-remove-button').click();
+    const confirm = page.getByTestId('swarm-remove-confirm-button');
+    if (await confirm.isVisible()) await confirm.click();
+    await row.waitFor({ state: 'detached', timeout: 15_000 });
+    await expect(docker.getContainer(containerId ?? '').inspect()).rejects.toMatchObject({ statusCode: 404 });
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows a clear PORT_IN_USE message when the port is taken', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      await fillStartForm(port);
+      await page.getByTestId('swarm-start-button').click();
+      const banner = page.getByTestId('error-banner');
+      await banner.waitFor({ timeout: 15_000 });
+      const text = (await banner.textContent()) ?? '';
+      expect(text).toContain(`Port ${port}`);
+      expect(text).not.toMatch(/\bat\s+\S+\s+\(/); // no stack trace
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('switches the UI to Simplified Chinese from Settings and keeps it after a reload', async () => {
+    const navBefore = (await page.getByTestId('nav-servers').textContent())?.trim();
+    await page.getByTestId('nav-settings').click();
+    await page.getByTestId('settings-language-select').selectOption('zh-CN');
+    await expect.poll(async () => (await page.getByTestId('nav-servers').textContent())?.trim()).not.toBe(navBefore);
+    const navZh = (await page.getByTestId('nav-servers').textContent()) ?? '';
+    expect(navZh).toMatch(/[\u4e00-\u9fff]/);
+    await page.reload();
+    await expect.poll(async () => (await page.getByTestId('nav-servers').textContent()) ?? '').toMatch(/[\u4e00-\u9fff]/);
+    await page.getByTestId('nav-settings').click();
+    await page.getByTestId('settings-language-select').selectOption('en');
+    await expect.poll(async () => (await page.getByTestId('nav-servers').textContent())?.trim()).toBe(navBefore);
+  });
+});

@@ -1,0 +1,152 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAppServices, type AppServices } from '../../electron/services/app-services';
+import { EventHub } from '../../electron/services/events';
+import type { Handlers } from '../../electron/services/ipc/handlers';
+import type { SwarmContainer } from '../../electron/shared/schemas';
+import { loadTestbed } from '../testbed/testbed';
+import { freePort, waitForEvent } from './helpers';
+
+// Real dockerd from test/testbed, the fake swarm image from the local registry, the app's own
+// services: nothing here is mocked except the swarm server itself (a labelled test double).
+describe('swarm server lifecycle on the local Docker engine', () => {
+  const testbed = loadTestbed();
+  const docker = new Docker({ socketPath: testbed.dockerSocket });
+  const created = new Set<string>();
+  let dir: string;
+  let hub: EventHub;
+  let services: AppServices;
+  let handlers: Handlers;
+
+  async function start(port: number, extra: { image?: string; gpus?: boolean } = {}): Promise<SwarmContainer> {
+    const container = await handlers['swarm:start']({
+      engineId: 'local',
+      image: extra.image ?? testbed.fakeSwarmImage,
+      port,
+      networkMode: 'host',
+      gpus: extra.gpus ?? false,
+      shmSizeGb: 1,
+    });
+    created.add(container.id);
+    return container;
+  }
+
+  async function ourContainerIds(): Promise<string[]> {
+    return (await handlers['swarm:list']({ engineId: 'local' })).map((c) => c.id);
+  }
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentswarm-lifecycle-'));
+    hub = new EventHub();
+    services = createAppServices({ dataDir: dir, host: 'browser', version: '0.0.0-test', events: hub, monitorIntervalMs: 200 });
+    await services.start();
+    handlers = services.handlers;
+  });
+
+  afterAll(async () => {
+    await services.dispose();
+    for (const id of created) await docker.getContainer(id).remove({ force: true }).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('starts a labelled, detached container with Init and reports ENGINE.OFFLINE from its API', async () => {
+    const port = await freePort();
+    const online = waitForEvent(hub, 'swarm:status', (s) => s.connection === 'online' && s.engineStatus === 'ENGINE.OFFLINE');
+    const container = await start(port);
+    expect(container).toMatchObject({ engineId: 'local', state: 'running', port, networkMode: 'host', image: testbed.fakeSwarmImage });
+    const status = await online;
+    expect(status).toMatchObject({ containerId: container.id, url: `http://127.0.0.1:${port}`, globalStep: null });
+
+    const info = await docker.getContainer(container.id).inspect();
+    expect(info.Config.Labels).toMatchObject({
+      'io.agentswarm.managed': 'true',
+      'io.agentswarm.role': 'swarm-server',
+      'io.agentswarm.port': String(port),
+    });
+    expect(info.HostConfig.Init).toBe(true);
+    expect(info.HostConfig.NetworkMode).toBe('host');
+    expect(info.Config.Cmd).toEqual(['ajet-swarm', 'start', '--swarm-port', String(port)]);
+    expect(await ourContainerIds()).toContain(container.id);
+
+    // A second server on the same port is refused before Docker is asked.
+    await expect(start(port)).rejects.toMatchObject({ code: 'CONTAINER_CONFLICT' });
+
+    // After an app restart, a fresh set of services finds the container by its labels again.
+    const hub2 = new EventHub();
+    const restarted = createAppServices({ dataDir: dir, host: 'browser', version: '0.0.0-test', events: hub2, monitorIntervalMs: 200 });
+    const refound = waitForEvent(hub2, 'swarm:status', (s) => s.containerId === container.id && s.engineStatus === 'ENGINE.OFFLINE');
+    await restarted.start();
+    await expect(refound).resolves.toMatchObject({ connection: 'online' });
+    await restarted.dispose();
+
+    const stoppedEvent = waitForEvent(hub, 'swarm:status', (s) => s.containerId === container.id && s.connection === 'stopped');
+    const startedAt = Date.now();
+    const stopped = await handlers['swarm:stop']({ engineId: 'local', containerId: container.id });
+    expect(Date.now() - startedAt).toBeLessThan(5000); // Init forwards SIGTERM: no 20 s kill timeout.
+    expect(stopped.state).toBe('exited');
+    await stoppedEvent;
+    expect((await handlers['swarm:statuses']({})).map((s) => s.containerId)).not.toContain(container.id);
+
+    await expect(handlers['swarm:remove']({ engineId: 'local', containerId: container.id })).resolves.toEqual({ removed: true });
+    expect(await ourContainerIds()).not.toContain(container.id);
+    await expect(docker.getContainer(container.id).inspect()).rejects.toMatchObject({ statusCode: 404 });
+  });
+
+  it('says PORT_IN_USE when something already listens on the port, and creates nothing', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
+    const port = (blocker.address() as net.AddressInfo).port;
+    const before = await ourContainerIds();
+    try {
+      await expect(start(port)).rejects.toMatchObject({ code: 'PORT_IN_USE', message: expect.stringContaining(`Port ${port}`) });
+    } finally {
+      blocker.close();
+    }
+    expect(await ourContainerIds()).toEqual(before);
+  });
+
+  it('says IMAGE_NOT_FOUND with the pull command for a missing image', async () => {
+    const image = '127.0.0.1:5000/agentswarm-test/not-there:1';
+    await expect(start(await freePort(), { image })).rejects.toMatchObject({
+      code: 'IMAGE_NOT_FOUND',
+      message: expect.stringContaining(`docker pull ${image}`),
+    });
+  });
+
+  it('removes the half-created container when Docker cannot start it (GPUs without NVIDIA runtime)', async () => {
+    const before = await ourContainerIds();
+    await expect(start(await freePort(), { gpus: true })).rejects.toMatchObject({
+      code: 'CONTAINER_START_FAILED',
+      message: expect.stringMatching(/GPU/),
+    });
+    expect(await ourContainerIds()).toEqual(before);
+  });
+
+  it('notices a swarm container that died on its own', async () => {
+    const port = await freePort();
+    const container = await start(port);
+    await waitForEvent(hub, 'swarm:status', (s) => s.containerId === container.id && s.connection === 'online');
+    const gone = waitForEvent(hub, 'swarm:status', (s) => s.containerId === container.id && s.connection === 'stopped');
+    const listChanged = waitForEvent(hub, 'swarm:containers-changed', (p) => p.engineId === 'local');
+    await docker.getContainer(container.id).kill();
+    await gone;
+    await listChanged;
+    const listed = (await handlers['swarm:list']({ engineId: 'local' })).find((c) => c.id === container.id);
+    expect(listed?.state).toBe('exited');
+  });
+
+  it('refuses to stop or remove a container the app did not start', async () => {
+    const foreign = await docker.createContainer({ Image: testbed.fakeSwarmImage, Cmd: ['ajet-swarm', 'start'], HostConfig: { NetworkMode: 'host' } });
+    created.add(foreign.id);
+    await expect(handlers['swarm:stop']({ engineId: 'local', containerId: foreign.id })).rejects.toMatchObject({
+      code: 'CONTAINER_NOT_FOUND',
+      message: expect.stringContaining('not started by AgentSwarm Desktop'),
+    });
+    await expect(handlers['swarm:remove']({ engineId: 'local', containerId: foreign.id })).rejects.toMatchObject({ code: 'CONTAINER_NOT_FOUND' });
+    await expect(docker.getContainer(foreign.id).inspect()).resolves.toBeDefined();
+  });
+});
