@@ -9,7 +9,7 @@ import { startBrowserHost, type BrowserHost } from '../../electron/browser-host/
 import { createAppServices, type AppServices } from '../../electron/services/app-services';
 import { EventHub } from '../../electron/services/events';
 import { loadTestbed } from '../testbed/testbed';
-import { freePort } from '../integration/helpers';
+import { freePort } from '../support/helpers';
 import { launchChromium, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
 
 // The whole slice, as a user would drive it: the built UI in Chromium, the browser host, the real

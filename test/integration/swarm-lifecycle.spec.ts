@@ -9,7 +9,7 @@ import { EventHub } from '../../electron/services/events';
 import type { Handlers } from '../../electron/services/ipc/handlers';
 import type { SwarmContainer } from '../../electron/shared/schemas';
 import { loadTestbed } from '../testbed/testbed';
-import { freePort, waitForEvent } from './helpers';
+import { freePort, waitForEvent } from '../support/helpers';
 
 // Real dockerd from test/testbed, the fake swarm image from the local registry, the app's own
 // services: nothing here is mocked except the swarm server itself (a labelled test double).
