@@ -1,0 +1,177 @@
+import { apiLayout, type ExposedApi } from '../../../../electron/shared/api';
+import {
+  eventContract,
+  isEventChannel,
+  type EventChannel,
+  type EventPayload,
+  type InvokeChannel,
+  type InvokeInput,
+  type InvokeResponse,
+} from '../../../../electron/shared/contract';
+import type { Result } from '../../../../electron/shared/result';
+import { EventSocket, type WebSocketLike } from './event-socket';
+
+export const BACKEND_UNREACHABLE_MESSAGE = 'The app backend is not reachable. Is `npm run web` still running?';
+
+/** The browser globals the client needs, injectable so tests can use fakes instead of a server. */
+export interface BrowserHost {
+  fetch: typeof fetch;
+  createWebSocket: (url: string) => WebSocketLike;
+  location: Pick<Location, 'hash' | 'host' | 'protocol' | 'pathname' | 'search'>;
+  history: Pick<History, 'replaceState' | 'state'>;
+  /** Tab-scoped storage for the token (see `takeTokenFromHash`); null where storage is blocked. */
+  sessionStorage: Pick<Storage, 'getItem' | 'setItem'> | null;
+  setTimeout: (fn: () => void, ms: number) => unknown;
+  clearTimeout: (handle: unknown) => void;
+}
+
+function defaultHost(): BrowserHost {
+  return {
+    fetch: (...args) => globalThis.fetch(...args),
+    createWebSocket: (url) => new WebSocket(url),
+    location: window.location,
+    history: window.history,
+    sessionStorage: openSessionStorage(),
+    setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
+    clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
+  };
+}
+
+function openSessionStorage(): Pick<Storage, 'getItem' | 'setItem'> | null {
+  try {
+    return window.sessionStorage;
+  } catch {
+    // Storage can be disabled by browser policy; the token then lives in memory only.
+    return null;
+  }
+}
+
+const TOKEN_KEY = 'agentswarm.token';
+
+/**
+ * Takes the access token from `#token=<hex>` and removes it from the address bar, so it does not
+ * end up in screenshots, bookmarks or the history list. Besides memory it goes to sessionStorage
+ * (never localStorage): that storage belongs to this one tab and is wiped when the tab closes, yet
+ * survives a reload, which would otherwise leave the page without a token and every call refused.
+ */
+export function takeTokenFromHash(
+  host: Pick<BrowserHost, 'location' | 'history' | 'sessionStorage'>,
+): string | null {
+  const params = new URLSearchParams(host.location.hash.replace(/^#/, ''));
+  const fromHash = params.get('token');
+  if (fromHash === null) return readStored(host.sessionStorage);
+  params.delete('token');
+  const rest = params.toString();
+  host.history.replaceState(
+    host.history.state,
+    '',
+    `${host.location.pathname}${host.location.search}${rest ? `#${rest}` : ''}`,
+  );
+  if (!fromHash) return readStored(host.sessionStorage);
+  try {
+    host.sessionStorage?.setItem(TOKEN_KEY, fromHash);
+  } catch {
+    // Quota or policy errors only cost the reload convenience.
+  }
+  return fromHash;
+}
+
+function readStored(storage: BrowserHost['sessionStorage']): string | null {
+  try {
+    return storage?.getItem(TOKEN_KEY) || null;
+  } catch {
+    return null;
+  }
+}
+
+function isEnvelope(value: unknown): value is Result<unknown> {
+  if (typeof value !== 'object' || value === null || !('ok' in value)) return false;
+  if (value.ok === true) return 'value' in value;
+  if (value.ok !== false || !('error' in value)) return false;
+  const error = value.error;
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    'code' in error &&
+    typeof error.code === 'string' &&
+    'message' in error &&
+    typeof error.message === 'string'
+  );
+}
+
+/**
+ * The `ExposedApi` over the browser host's HTTP + WebSocket endpoints, used when the UI runs in a
+ * normal browser (`npm run web`) rather than under Electron's preload.
+ */
+export function createBrowserApi(host: BrowserHost = defaultHost()): ExposedApi {
+  const token = takeTokenFromHash(host);
+
+  async function invoke(channel: InvokeChannel, request: unknown): Promise<Result<unknown>> {
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    let response: Response;
+    try {
+      response = await host.fetch(`/api/invoke/${channel}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(request ?? {}),
+      });
+    } catch {
+      return { ok: false, error: { code: 'INTERNAL', message: BACKEND_UNREACHABLE_MESSAGE } };
+    }
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch {
+      body = undefined;
+    }
+    if (isEnvelope(body)) return body;
+    // Something other than our host answered (a proxy error page, an old server): say so plainly.
+    return {
+      ok: false,
+      error: { code: 'INTERNAL', message: `Unexpected answer from the app backend (HTTP ${response.status}).` },
+    };
+  }
+
+  function call<C extends InvokeChannel>(channel: C) {
+    return (request?: InvokeInput<C>) => invoke(channel, request) as Promise<Result<InvokeResponse<C>>>;
+  }
+
+  const scheme = host.location.protocol === 'https:' ? 'wss' : 'ws';
+  const eventsUrl = `${scheme}://${host.location.host}/api/events?token=${encodeURIComponent(token ?? '')}`;
+  const listeners = new Map<EventChannel, Set<(payload: unknown) => void>>();
+  const socket = new EventSocket(eventsUrl, host, (message) => {
+    if (typeof message !== 'object' || message === null) return;
+    const { channel, payload } = message as { channel?: unknown; payload?: unknown };
+    if (typeof channel !== 'string' || !isEventChannel(channel)) return;
+    // Validate like the IPC path does, so a listener never sees a payload of the wrong shape.
+    const parsed = eventContract[channel].safeParse(payload);
+    if (!parsed.success) return;
+    for (const listener of listeners.get(channel) ?? []) listener(parsed.data);
+  });
+
+  return {
+    app: { info: call(apiLayout.app.info), rendererReady: () => {} },
+    engines: { list: call(apiLayout.engines.list), health: call(apiLayout.engines.health) },
+    swarm: {
+      list: call(apiLayout.swarm.list),
+      start: call(apiLayout.swarm.start),
+      stop: call(apiLayout.swarm.stop),
+      remove: call(apiLayout.swarm.remove),
+      statuses: call(apiLayout.swarm.statuses),
+    },
+    settings: { get: call(apiLayout.settings.get), update: call(apiLayout.settings.update) },
+    events: {
+      on<E extends EventChannel>(channel: E, listener: (payload: EventPayload<E>) => void) {
+        const set = listeners.get(channel) ?? new Set();
+        listeners.set(channel, set);
+        const untyped = listener as (payload: unknown) => void;
+        set.add(untyped);
+        socket.ensureOpen();
+        return () => {
+          set.delete(untyped);
+        };
+      },
+    },
+  };
+}

@@ -1,0 +1,23 @@
+import type { ExposedApi } from '../../../../electron/shared/api';
+import { createBrowserApi } from './browser-client';
+
+export type { ExposedApi };
+export { createBrowserApi, takeTokenFromHash, BACKEND_UNREACHABLE_MESSAGE } from './browser-client';
+export type { BrowserHost } from './browser-client';
+
+let current: ExposedApi | null = null;
+
+/**
+ * The one way the UI reaches the backend. Under Electron the preload has put the API on
+ * `window.api`; in a plain browser (`npm run web`) we build the HTTP + WebSocket client. Built
+ * once, because the browser client consumes the token from the URL when it is created.
+ */
+export function getApi(): ExposedApi {
+  if (!current) current = window.api ?? createBrowserApi();
+  return current;
+}
+
+/** Test seam: components under test talk to this fake instead of Electron or a server. */
+export function setApiForTests(api: ExposedApi | null): void {
+  current = api;
+}

@@ -1,0 +1,58 @@
+import type { ErrorCode } from '../../../../electron/shared/errors';
+import type { Language } from '../../../../electron/shared/schemas';
+import { en, type MessageKey } from './en';
+import { zhCN } from './zh-CN';
+
+export type { MessageKey };
+export type Params = Record<string, string | number>;
+
+// Compile-time guard: adding an error code to electron/shared/errors.ts without a title here fails
+// the type check rather than showing "Error X." to users.
+type MissingErrorTitles = Exclude<`errors.${ErrorCode}`, MessageKey>;
+const everyErrorCodeHasATitle: [MissingErrorTitles] extends [never] ? true : MissingErrorTitles = true;
+void everyErrorCodeHasATitle;
+
+const dictionaries: Record<Language, Record<MessageKey, string>> = { en, 'zh-CN': zhCN };
+
+export const languages: readonly Language[] = ['en', 'zh-CN'];
+
+/**
+ * The current language lives in one module-level rune, so every `t()` call made while rendering
+ * reads it and re-renders when it changes. It starts as English and is set from backend settings
+ * on start; the backend, not localStorage, is the source of truth.
+ */
+const state = $state<{ language: Language }>({ language: 'en' });
+
+export function getLocale(): Language {
+  return state.language;
+}
+
+export function setLocale(language: Language): void {
+  state.language = language;
+  // Lets screen readers and the browser's font fallback pick Chinese glyphs for zh-CN.
+  if (typeof document !== 'undefined') document.documentElement.lang = language;
+}
+
+export function isMessageKey(key: string): key is MessageKey {
+  return Object.prototype.hasOwnProperty.call(en, key);
+}
+
+/** Translates `key` into the current language, replacing `{name}` with `params.name`. */
+export function t(key: MessageKey, params?: Params): string {
+  const template = dictionaries[state.language][key];
+  if (!params) return template;
+  // A placeholder without a value stays visible as `{name}`, which makes the omission obvious.
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const value = params[name];
+    return value === undefined ? whole : String(value);
+  });
+}
+
+/**
+ * The short, actionable sentence for a backend error code. Codes arrive as plain strings at run
+ * time (engine health carries any string), so an unknown code gets a neutral title naming it.
+ */
+export function errorTitle(code: ErrorCode | string, params?: Params): string {
+  const key = `errors.${code}`;
+  return isMessageKey(key) ? t(key, params) : t('errors.unknown', { code });
+}

@@ -1,0 +1,39 @@
+import type { ExposedApi } from '../../../../electron/shared/api';
+import type { AppErrorShape } from '../../../../electron/shared/errors';
+import type { Settings, SettingsPatch } from '../../../../electron/shared/schemas';
+import { setLocale } from '../i18n';
+
+/**
+ * The backend's settings as the UI last saw them. The language follows them: whatever the
+ * backend says (on start, after a save, or via `settings:changed` from another window) wins.
+ */
+export class SettingsState {
+  value = $state<Settings | null>(null);
+  loadError = $state<AppErrorShape | null>(null);
+
+  start(api: ExposedApi): () => void {
+    const off = api.events.on('settings:changed', (settings) => this.apply(settings));
+    void api.settings.get().then((result) => {
+      if (result.ok) {
+        this.loadError = null;
+        this.apply(result.value);
+      } else {
+        this.loadError = result.error;
+      }
+    });
+    return off;
+  }
+
+  /** Saves a patch; resolves to the error to show, or null when saved. */
+  async update(api: ExposedApi, patch: SettingsPatch): Promise<AppErrorShape | null> {
+    const result = await api.settings.update(patch);
+    if (!result.ok) return result.error;
+    this.apply(result.value);
+    return null;
+  }
+
+  private apply(settings: Settings): void {
+    this.value = settings;
+    setLocale(settings.language);
+  }
+}

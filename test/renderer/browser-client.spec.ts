@@ -1,0 +1,207 @@
+import { describe, expect, it, vi } from 'vitest';
+import {
+  BACKEND_UNREACHABLE_MESSAGE,
+  createBrowserApi,
+  getApi,
+  setApiForTests,
+  type BrowserHost,
+} from '../../renderer/src/lib/api';
+import type { WebSocketLike } from '../../renderer/src/lib/api/event-socket';
+import { FakeApi, makeStatus } from './fake-api';
+
+/** A stand-in WebSocket the test drives by hand: open, message, close. */
+class FakeSocket implements WebSocketLike {
+  onopen: ((event: Event) => void) | null = null;
+  onmessage: ((event: MessageEvent) => void) | null = null;
+  onclose: ((event: CloseEvent) => void) | null = null;
+  onerror: ((event: Event) => void) | null = null;
+  closed = false;
+  constructor(readonly url: string) {}
+  close(): void {
+    this.closed = true;
+  }
+  open(): void {
+    this.onopen?.(new Event('open'));
+  }
+  receive(data: unknown): void {
+    this.onmessage?.(new MessageEvent('message', { data: typeof data === 'string' ? data : JSON.stringify(data) }));
+  }
+  drop(): void {
+    this.onclose?.(new CloseEvent('close'));
+  }
+}
+
+/** In-memory stand-in for window.sessionStorage (shared across "reloads" when passed in). */
+class MemoryStorage {
+  readonly items = new Map<string, string>();
+  getItem(key: string): string | null {
+    return this.items.get(key) ?? null;
+  }
+  setItem(key: string, value: string): void {
+    this.items.set(key, value);
+  }
+}
+
+function makeHost(hash = '#token=00ff00ff', sessionStorage = new MemoryStorage()) {
+  const sockets: FakeSocket[] = [];
+  const timers: { fn: () => void; ms: number }[] = [];
+  const replaceState = vi.fn();
+  const fetch = vi.fn(
+    async (_url: string | URL | Request, _init?: RequestInit) =>
+      ({ status: 200, json: async () => ({ ok: true, value: [] }) }) as unknown as Response,
+  );
+  const host: BrowserHost = {
+    fetch: fetch as unknown as typeof globalThis.fetch,
+    createWebSocket: (url) => {
+      const socket = new FakeSocket(url);
+      sockets.push(socket);
+      return socket;
+    },
+    location: { hash, host: '127.0.0.1:47100', protocol: 'http:', pathname: '/', search: '' },
+    history: { state: null, replaceState },
+    sessionStorage,
+    setTimeout: (fn, ms) => timers.push({ fn, ms }),
+    clearTimeout: () => {},
+  };
+  return { host, fetch, sockets, timers, replaceState, sessionStorage };
+}
+
+describe('browser-host API client', () => {
+  it('reads the token from the hash, hides it from the URL and sends it as a Bearer header', async () => {
+    const { host, fetch, replaceState } = makeHost('#token=00ff00ff');
+    const api = createBrowserApi(host);
+    expect(replaceState).toHaveBeenCalledWith(null, '', '/');
+
+    const result = await api.swarm.list({ engineId: 'local' });
+
+    expect(result).toEqual({ ok: true, value: [] });
+    expect(fetch).toHaveBeenCalledTimes(1);
+    const [url, init] = fetch.mock.calls[0]!;
+    expect(url).toBe('/api/invoke/swarm:list');
+    expect(init?.method).toBe('POST');
+    expect(init?.headers).toEqual({ 'Content-Type': 'application/json', Authorization: 'Bearer 00ff00ff' });
+    expect(init?.body).toBe(JSON.stringify({ engineId: 'local' }));
+    expect(window.localStorage.length).toBe(0);
+  });
+
+  it('keeps the token for a reload of the same tab (sessionStorage), never in localStorage', async () => {
+    const first = makeHost('#token=abc123');
+    createBrowserApi(first.host);
+    expect([...first.sessionStorage.items.values()]).toEqual(['abc123']);
+
+    // After the reload the hash is gone; the token comes back from this tab's session storage.
+    const reloaded = makeHost('', first.sessionStorage);
+    await createBrowserApi(reloaded.host).settings.get();
+    expect(reloaded.fetch.mock.calls[0]![1]?.headers).toMatchObject({ Authorization: 'Bearer abc123' });
+    expect(window.localStorage.length).toBe(0);
+  });
+
+  it('keeps other hash parameters when removing the token', () => {
+    const { host, replaceState } = makeHost('#token=abc123&view=servers');
+    createBrowserApi(host);
+    expect(replaceState).toHaveBeenCalledWith(null, '', '/#view=servers');
+  });
+
+  it('sends {} when a call has no request', async () => {
+    const { host, fetch } = makeHost();
+    await createBrowserApi(host).settings.get();
+    expect(fetch.mock.calls[0]![1]?.body).toBe('{}');
+    expect(fetch.mock.calls[0]![0]).toBe('/api/invoke/settings:get');
+  });
+
+  it('passes backend error envelopes through unchanged', async () => {
+    const { host, fetch } = makeHost();
+    const envelope = { ok: false, error: { code: 'PORT_IN_USE', message: 'port 10086 is taken' } };
+    fetch.mockResolvedValueOnce({ status: 200, json: async () => envelope } as unknown as Response);
+    expect(await createBrowserApi(host).swarm.start({ image: 'x/y:1' })).toEqual(envelope);
+  });
+
+  it('turns a network failure into an INTERNAL error that says the backend is gone', async () => {
+    const { host, fetch } = makeHost();
+    fetch.mockRejectedValueOnce(new TypeError('Failed to fetch'));
+    expect(await createBrowserApi(host).engines.list()).toEqual({
+      ok: false,
+      error: { code: 'INTERNAL', message: BACKEND_UNREACHABLE_MESSAGE },
+    });
+  });
+
+  it('turns a non-envelope answer into an INTERNAL error naming the HTTP status', async () => {
+    const { host, fetch } = makeHost();
+    fetch.mockResolvedValueOnce({
+      status: 502,
+      json: async () => {
+        throw new SyntaxError('Unexpected token <');
+      },
+    } as unknown as Response);
+    const result = await createBrowserApi(host).engines.list();
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.error.message).toContain('HTTP 502');
+  });
+
+  it('delivers valid events from one WebSocket and reconnects with backoff when it closes', () => {
+    const { host, sockets, timers } = makeHost('#token=abc123');
+    const api = createBrowserApi(host);
+    const statuses: unknown[] = [];
+    const changes: unknown[] = [];
+    const offStatus = api.events.on('swarm:status', (s) => statuses.push(s));
+    api.events.on('swarm:containers-changed', (c) => changes.push(c));
+
+    expect(sockets).toHaveLength(1);
+    expect(sockets[0]!.url).toBe('ws://127.0.0.1:47100/api/events?token=abc123');
+    sockets[0]!.open();
+    const status = makeStatus('0123456789ab');
+    sockets[0]!.receive({ channel: 'swarm:status', payload: status });
+    sockets[0]!.receive({ channel: 'swarm:containers-changed', payload: { engineId: 'local' } });
+    // Malformed, unknown or wrongly shaped messages are dropped, not passed to listeners.
+    sockets[0]!.receive('not json');
+    sockets[0]!.receive({ channel: 'nope', payload: {} });
+    sockets[0]!.receive({ channel: 'swarm:status', payload: { containerId: 'zz' } });
+    expect(statuses).toEqual([status]);
+    expect(changes).toEqual([{ engineId: 'local' }]);
+
+    sockets[0]!.drop();
+    expect(timers.map((t) => t.ms)).toEqual([500]);
+    timers[0]!.fn();
+    expect(sockets).toHaveLength(2);
+    sockets[1]!.drop();
+    expect(timers.map((t) => t.ms)).toEqual([500, 1000]);
+    timers[1]!.fn();
+    sockets[2]!.open();
+    sockets[2]!.drop();
+    // A successful open resets the delay.
+    expect(timers.map((t) => t.ms)).toEqual([500, 1000, 500]);
+    timers[2]!.fn();
+
+    offStatus();
+    sockets[3]!.receive({ channel: 'swarm:status', payload: status });
+    expect(statuses).toHaveLength(1);
+  });
+
+  it('works without a token (the backend then answers FORBIDDEN) and leaves the URL alone', async () => {
+    const { host, fetch, replaceState } = makeHost('');
+    await createBrowserApi(host).app.info();
+    expect(replaceState).not.toHaveBeenCalled();
+    expect(fetch.mock.calls[0]![1]?.headers).toEqual({ 'Content-Type': 'application/json' });
+  });
+
+  it('rendererReady is a no-op in the browser', () => {
+    const { host, fetch } = makeHost();
+    createBrowserApi(host).app.rendererReady();
+    expect(fetch).not.toHaveBeenCalled();
+  });
+});
+
+describe('getApi', () => {
+  it('prefers the Electron preload API on window.api', () => {
+    setApiForTests(null);
+    const preload = new FakeApi();
+    window.api = preload;
+    expect(getApi()).toBe(preload);
+  });
+
+  it('returns an injected test API', () => {
+    const fake = new FakeApi();
+    setApiForTests(fake);
+    expect(getApi()).toBe(fake);
+  });
+});

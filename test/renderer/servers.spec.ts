@@ -1,0 +1,165 @@
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import { beforeEach, describe, expect, it } from 'vitest';
+import App from '../../renderer/src/App.svelte';
+import { setApiForTests } from '../../renderer/src/lib/api';
+import { FakeApi, makeStatus } from './fake-api';
+
+let api: FakeApi;
+
+beforeEach(() => {
+  api = new FakeApi();
+  setApiForTests(api);
+});
+
+async function rowFor(containerId: string): Promise<HTMLElement> {
+  const rows = await screen.findAllByTestId('swarm-container-row');
+  const row = rows.find((r) => r.dataset.containerId === containerId);
+  if (!row) throw new Error(`no row for ${containerId}`);
+  return row;
+}
+
+describe('Servers page', () => {
+  it('lists containers and shows the live engine status from a swarm:status event', async () => {
+    const container = api.makeContainer({ name: 'agentjet-swarm-a', port: 10086 });
+    api.containers = [container];
+    render(App);
+
+    const row = await rowFor(container.id);
+    expect(within(row).getByText('agentjet-swarm-a')).toBeTruthy();
+    expect(within(row).getByText('ghcr.io/modelscope/agentjet:main')).toBeTruthy();
+    expect(within(row).getByText('running')).toBeTruthy();
+    expect(within(row).getByTestId('swarm-engine-status').textContent).toBe('unknown yet');
+    expect(screen.getByTestId('statusbar-swarm').textContent).toBe('Swarm: not running');
+    expect(api.requestsOn('swarm:list')).toEqual([{ engineId: 'local' }]);
+    await waitFor(() => expect(api.listenerCount('swarm:status')).toBe(1));
+
+    api.emit('swarm:status', makeStatus(container.id, { engineStatus: 'ENGINE.ROLLING', globalStep: 7 }));
+
+    await waitFor(() => expect(within(row).getByTestId('swarm-engine-status').textContent).toBe('ENGINE.ROLLING'));
+    expect(within(row).getByTestId('swarm-connection').textContent).toBe('online');
+    expect(row.textContent).toContain('step 7');
+    expect(screen.getByTestId('statusbar-swarm').textContent).toBe('Swarm: ENGINE.ROLLING · 127.0.0.1:10086');
+  });
+
+  it('shows statuses already known at start (swarm:statuses) and tells the app the renderer is ready', async () => {
+    const container = api.makeContainer();
+    api.containers = [container];
+    api.statusList = [makeStatus(container.id, { engineStatus: 'ENGINE.OFFLINE', url: 'http://127.0.0.1:10090' })];
+    render(App);
+
+    const row = await rowFor(container.id);
+    await waitFor(() => expect(within(row).getByTestId('swarm-engine-status').textContent).toBe('ENGINE.OFFLINE'));
+    expect(screen.getByTestId('statusbar-swarm').textContent).toBe('Swarm: ENGINE.OFFLINE · 127.0.0.1:10090');
+    expect(api.rendererReadyCalls).toBe(1);
+  });
+
+  it('says in the status bar when the watched swarm server stops answering', async () => {
+    const container = api.makeContainer();
+    api.statusList = [makeStatus(container.id, { checkedAt: '2025-01-01T00:00:00.000Z' })];
+    render(App);
+    const bar = screen.getByTestId('statusbar-swarm');
+    await waitFor(() => expect(bar.textContent).toBe('Swarm: ENGINE.OFFLINE · 127.0.0.1:10086'));
+
+    api.emit('swarm:status', makeStatus(container.id, { connection: 'unreachable', lastError: 'ECONNREFUSED' }));
+    await waitFor(() => expect(bar.textContent).toBe('Swarm: unreachable · 127.0.0.1:10086'));
+
+    api.emit('swarm:status', makeStatus(container.id, { connection: 'stopped', engineStatus: null }));
+    await waitFor(() => expect(bar.textContent).toBe('Swarm: not running'));
+  });
+
+  it('refetches the list once for a burst of swarm:containers-changed events', async () => {
+    render(App);
+    await screen.findByText('No swarm server containers yet. Start one above.');
+    const added = api.makeContainer();
+    api.containers = [added];
+
+    api.emit('swarm:containers-changed', { engineId: 'local' });
+    api.emit('swarm:containers-changed', { engineId: 'local' });
+    api.emit('swarm:containers-changed', { engineId: 'local' });
+    // Another engine's changes are not this list's business.
+    api.emit('swarm:containers-changed', { engineId: 'other' });
+
+    await rowFor(added.id);
+    expect(api.requestsOn('swarm:list')).toHaveLength(2);
+  });
+
+  it('shows the Docker engine as reachable with its version', async () => {
+    render(App);
+    const card = screen.getByTestId('engine-card');
+    await waitFor(() => expect(card.textContent).toContain('Docker 27.5.1 (API 1.47)'));
+    expect(card.textContent).toContain('Local Docker');
+    expect(api.requestsOn('engines:health')).toEqual([{ engineId: 'local' }]);
+  });
+
+  it('shows an unreachable engine with the translated error and the backend message', async () => {
+    api.health = {
+      id: 'local',
+      reachable: false,
+      version: null,
+      apiVersion: null,
+      error: { code: 'ENGINE_PERMISSION_DENIED', message: 'connect EACCES /var/run/docker.sock' },
+    };
+    render(App);
+    const banner = await within(screen.getByTestId('engine-card')).findByTestId('error-banner');
+    expect(banner.textContent).toContain('No permission to use Docker.');
+    expect(banner.textContent).toContain('connect EACCES /var/run/docker.sock');
+  });
+
+  it('stops a running container', async () => {
+    const container = api.makeContainer();
+    api.containers = [container];
+    render(App);
+    const row = await rowFor(container.id);
+
+    await fireEvent.click(within(row).getByTestId('swarm-stop-button'));
+
+    await waitFor(() => expect(api.requestsOn('swarm:stop')).toEqual([{ engineId: 'local', containerId: container.id }]));
+    // After a stop the list is refetched and the stopped container no longer offers Stop.
+    await waitFor(() => expect(within(row).queryByTestId('swarm-stop-button')).toBeNull());
+    expect(within(row).getByText('exited')).toBeTruthy();
+  });
+
+  it('asks for confirmation in the page before removing a running container', async () => {
+    const container = api.makeContainer({ state: 'running' });
+    api.containers = [container];
+    render(App);
+    const row = await rowFor(container.id);
+
+    await fireEvent.click(within(row).getByTestId('swarm-remove-button'));
+    expect(api.requestsOn('swarm:remove')).toHaveLength(0);
+    expect(row.textContent).toContain('Remove this running container?');
+
+    await fireEvent.click(within(row).getByTestId('swarm-remove-confirm-button'));
+    await waitFor(() =>
+      expect(api.requestsOn('swarm:remove')).toEqual([{ engineId: 'local', containerId: container.id }]),
+    );
+    await waitFor(() => expect(screen.queryAllByTestId('swarm-container-row')).toHaveLength(0));
+  });
+
+  it('removes a stopped container without asking', async () => {
+    const container = api.makeContainer({ state: 'exited', statusText: 'Exited (0) 1 minute ago' });
+    api.containers = [container];
+    render(App);
+    const row = await rowFor(container.id);
+    expect(within(row).queryByTestId('swarm-stop-button')).toBeNull();
+
+    await fireEvent.click(within(row).getByTestId('swarm-remove-button'));
+
+    expect(screen.queryByTestId('swarm-remove-confirm-button')).toBeNull();
+    await waitFor(() => expect(api.requestsOn('swarm:remove')).toHaveLength(1));
+  });
+
+  it('shows a failed stop as a translated banner in the row', async () => {
+    const container = api.makeContainer();
+    api.containers = [container];
+    api.failNext('swarm:stop', { code: 'ENGINE_UNREACHABLE', message: 'connect ENOENT /var/run/docker.sock' });
+    render(App);
+    const row = await rowFor(container.id);
+
+    await fireEvent.click(within(row).getByTestId('swarm-stop-button'));
+
+    const banner = await within(row).findByTestId('error-banner');
+    expect(banner.textContent).toContain('Docker is not reachable.');
+    expect(banner.textContent).toContain('connect ENOENT /var/run/docker.sock');
+  });
+});

@@ -1,0 +1,104 @@
+import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
+import { beforeEach, describe, expect, it } from 'vitest';
+import App from '../../renderer/src/App.svelte';
+import { setApiForTests } from '../../renderer/src/lib/api';
+import { FakeApi } from './fake-api';
+
+let api: FakeApi;
+
+beforeEach(() => {
+  api = new FakeApi();
+  setApiForTests(api);
+});
+
+function input(testId: string): HTMLInputElement {
+  return screen.getByTestId(testId) as HTMLInputElement;
+}
+
+describe('Start form', () => {
+  it('fills its defaults from settings and sends the full start request', async () => {
+    api.settingsValue.swarm = { ...api.settingsValue.swarm, image: '127.0.0.1:5000/agentjet:test', port: 10099 };
+    render(App);
+    await waitFor(() => expect(input('swarm-image-input').value).toBe('127.0.0.1:5000/agentjet:test'));
+    expect(input('swarm-port-input').value).toBe('10099');
+    expect((screen.getByTestId('swarm-network-select') as HTMLSelectElement).value).toBe('publish');
+
+    await fireEvent.input(input('swarm-port-input'), { target: { value: '10100' } });
+    await fireEvent.change(screen.getByTestId('swarm-network-select'), { target: { value: 'host' } });
+    await fireEvent.click(input('swarm-gpus-checkbox'));
+    await fireEvent.click(screen.getByTestId('swarm-start-button'));
+
+    await waitFor(() => expect(api.requestsOn('swarm:start')).toHaveLength(1));
+    expect(api.requestsOn('swarm:start')[0]).toEqual({
+      engineId: 'local',
+      image: '127.0.0.1:5000/agentjet:test',
+      port: 10100,
+      networkMode: 'host',
+      gpus: true,
+      shmSizeGb: 32,
+    });
+    // The new container appears via the containers-changed event / refetch.
+    await screen.findByTestId('swarm-container-row');
+  });
+
+  it('disables Start and says "Starting…" while the request runs', async () => {
+    const release = api.hold('swarm:start');
+    render(App);
+    await waitFor(() => expect(api.requestsOn('settings:get')).toHaveLength(1));
+    const button = screen.getByTestId('swarm-start-button') as HTMLButtonElement;
+
+    await fireEvent.click(button);
+
+    await waitFor(() => expect(button.textContent?.trim()).toBe('Starting…'));
+    expect(button.disabled).toBe(true);
+    release();
+    await waitFor(() => expect(button.textContent?.trim()).toBe('Start'));
+    expect(button.disabled).toBe(false);
+  });
+
+  it('shows a translated PORT_IN_USE banner with the backend message when start fails', async () => {
+    api.failNext('swarm:start', {
+      code: 'PORT_IN_USE',
+      message: 'Bind for 127.0.0.1:10086 failed: port is already allocated',
+    });
+    render(App);
+    await waitFor(() => expect(input('swarm-port-input').value).toBe('10086'));
+
+    await fireEvent.click(screen.getByTestId('swarm-start-button'));
+
+    const banner = await screen.findByTestId('error-banner');
+    expect(banner.textContent).toContain(
+      'Port 10086 is already in use on this machine. Stop whatever uses it or choose another port.',
+    );
+    expect(banner.textContent).toContain('Bind for 127.0.0.1:10086 failed: port is already allocated');
+  });
+
+  it('blocks a port outside 1024–65535 before calling the backend', async () => {
+    render(App);
+    await waitFor(() => expect(input('swarm-port-input').value).toBe('10086'));
+
+    for (const bad of ['80', '70000', 'abc', '']) {
+      await fireEvent.input(input('swarm-port-input'), { target: { value: bad } });
+      await fireEvent.click(screen.getByTestId('swarm-start-button'));
+      expect(screen.getByText('The port must be a whole number from 1024 to 65535.')).toBeTruthy();
+    }
+    expect(api.requestsOn('swarm:start')).toHaveLength(0);
+
+    // Fixing the field clears the message live.
+    await fireEvent.input(input('swarm-port-input'), { target: { value: '10087' } });
+    expect(screen.queryByText('The port must be a whole number from 1024 to 65535.')).toBeNull();
+  });
+
+  it('blocks an empty or malformed image with a clear message', async () => {
+    render(App);
+    await waitFor(() => expect(input('swarm-image-input').value).not.toBe(''));
+
+    await fireEvent.input(input('swarm-image-input'), { target: { value: '   ' } });
+    await fireEvent.click(screen.getByTestId('swarm-start-button'));
+    expect(screen.getByText('Enter an image, e.g. ghcr.io/modelscope/agentjet:main.')).toBeTruthy();
+
+    await fireEvent.input(input('swarm-image-input'), { target: { value: 'agentjet; rm -rf /' } });
+    expect(screen.getByText(/The image must look like registry\/name:tag/)).toBeTruthy();
+    expect(api.requestsOn('swarm:start')).toHaveLength(0);
+  });
+});
