@@ -12,6 +12,11 @@ import {
   SwarmStartRequest,
   SwarmStatus,
 } from './schemas';
+import { EVENT_CHANNELS, INVOKE_CHANNELS, type EventChannel, type InvokeChannel } from './channels';
+
+export * from './channels';
+
+type ChannelSchemas = { request: z.ZodType; response: z.ZodType };
 
 /**
  * The one contract between the UI and the backend. Every request channel names its request and
@@ -29,17 +34,14 @@ export const invokeContract = {
   'swarm:statuses': { request: Empty, response: z.array(SwarmStatus) },
   'settings:get': { request: Empty, response: Settings },
   'settings:update': { request: SettingsPatch, response: Settings },
-} as const;
+} as const satisfies Record<InvokeChannel, ChannelSchemas>;
 
 /** Push events from the backend. Payload-free "changed" events tell the UI to refetch a list. */
 export const eventContract = {
   'swarm:status': SwarmStatus,
   'swarm:containers-changed': z.object({ engineId: z.string() }),
   'settings:changed': Settings,
-} as const;
-
-export type InvokeChannel = keyof typeof invokeContract;
-export type EventChannel = keyof typeof eventContract;
+} as const satisfies Record<EventChannel, z.ZodType>;
 
 /** What a caller may send (defaults still optional). */
 export type InvokeInput<C extends InvokeChannel> = z.input<(typeof invokeContract)[C]['request']>;
@@ -48,18 +50,5 @@ export type InvokeRequest<C extends InvokeChannel> = z.infer<(typeof invokeContr
 export type InvokeResponse<C extends InvokeChannel> = z.infer<(typeof invokeContract)[C]['response']>;
 export type EventPayload<E extends EventChannel> = z.infer<(typeof eventContract)[E]>;
 
-export const invokeChannels = Object.keys(invokeContract) as InvokeChannel[];
-export const eventChannels = Object.keys(eventContract) as EventChannel[];
-
-export function isInvokeChannel(name: string): name is InvokeChannel {
-  return Object.prototype.hasOwnProperty.call(invokeContract, name);
-}
-
-export function isEventChannel(name: string): name is EventChannel {
-  return Object.prototype.hasOwnProperty.call(eventContract, name);
-}
-
-/** The single Electron IPC channel that carries every push event as `{ channel, payload }`. */
-export const EVENT_BRIDGE_CHANNEL = 'api:event';
-/** Sent by the renderer once it has subscribed, so queued events can be flushed. */
-export const RENDERER_READY_CHANNEL = 'api:renderer-ready';
+export const invokeChannels: readonly InvokeChannel[] = INVOKE_CHANNELS;
+export const eventChannels: readonly EventChannel[] = EVENT_CHANNELS;

@@ -1,0 +1,130 @@
+import { app, type BrowserWindow } from 'electron';
+import type { AppServices, AppServicesOptions } from '../services/app-services';
+import type { Logger } from '../services/ipc/run-handler';
+import { EventQueue, listenForRendererReady, registerIpc, trustedSender } from './ipc';
+import { installSecurity } from './security';
+import { createMainWindow, resolveRendererTarget } from './window';
+
+export interface BootDeps {
+  /** Injected so the boot wiring can be tested with fake services (and no Docker). */
+  createAppServices: (options: AppServicesOptions) => AppServices;
+  /** Folder of the main bundle (`out/main`); the preload and renderer are found relative to it. */
+  mainDir: string;
+  env?: Record<string, string | undefined>;
+  platform?: NodeJS.Platform;
+  logger?: Logger;
+  /** Longest we wait for services to shut down before quitting anyway (default 5 s). */
+  disposeTimeoutMs?: number;
+}
+
+export interface BootedApp {
+  services: AppServices;
+  events: EventQueue;
+  window(): BrowserWindow | null;
+}
+
+const consoleLogger: Logger = {
+  warn: (message, meta) => console.warn(`[main] ${message}`, meta ?? ''),
+};
+
+/**
+ * Boots the desktop app: single-instance lock, security policy, services, IPC, window. Returns
+ * null when another instance already runs (that one gets focused instead and this one quits).
+ * Kept free of business logic: everything the UI can do lives in the services.
+ */
+export async function boot(deps: BootDeps): Promise<BootedApp | null> {
+  const logger = deps.logger ?? consoleLogger;
+  const platform = deps.platform ?? process.platform;
+
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return null;
+  }
+  // Every renderer sandboxed, whatever options some code path might pass to a BrowserWindow.
+  app.enableSandbox();
+
+  let window: BrowserWindow | null = null;
+  app.on('second-instance', () => {
+    if (!window) return;
+    if (window.isMinimized()) window.restore();
+    window.focus();
+  });
+
+  await app.whenReady();
+
+  const target = resolveRendererTarget({
+    mainDir: deps.mainDir,
+    isPackaged: app.isPackaged,
+    env: deps.env ?? process.env,
+  });
+  installSecurity(target);
+
+  const events = new EventQueue(undefined, logger);
+  const services = deps.createAppServices({
+    dataDir: app.getPath('userData'),
+    host: 'electron',
+    version: app.getVersion(),
+    events,
+  });
+  const isTrustedSender = trustedSender(target);
+  registerIpc(services.handlers, { isTrustedSender, logger });
+  listenForRendererReady(events, isTrustedSender);
+
+  const openWindow = (): void => {
+    const created = createMainWindow({ mainDir: deps.mainDir, target });
+    window = created;
+    events.attach(created.webContents);
+    created.on('closed', () => {
+      if (window === created) window = null;
+    });
+  };
+  openWindow();
+
+  // macOS keeps the app (and its services) alive without windows; the dock icon reopens one.
+  app.on('activate', () => {
+    if (!window) openWindow();
+  });
+  app.on('window-all-closed', () => {
+    if (platform !== 'darwin') app.quit();
+  });
+  installDisposeOnQuit(services, logger, deps.disposeTimeoutMs ?? 5000);
+
+  try {
+    await services.start();
+  } catch (error) {
+    // The window is up: the UI reports engine and settings problems itself, so keep running.
+    logger.warn('services failed to start', { message: error instanceof Error ? error.message : String(error) });
+  }
+
+  return { services, events, window: () => window };
+}
+
+/**
+ * Electron does not wait for async work in 'before-quit', so the first quit is held back until
+ * the services have stopped (containers keep running; only watchers and connections close), then
+ * quit is requested again. A hung dispose cannot block quitting for longer than `timeoutMs`.
+ */
+function installDisposeOnQuit(services: AppServices, logger: Logger, timeoutMs: number): void {
+  let state: 'running' | 'disposing' | 'disposed' = 'running';
+  app.on('before-quit', (event) => {
+    if (state === 'disposed') return;
+    event.preventDefault();
+    if (state === 'disposing') return;
+    state = 'disposing';
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        logger.warn('services did not stop in time; quitting anyway', { timeoutMs });
+        resolve();
+      }, timeoutMs);
+    });
+    const disposing = services.dispose().catch((error: unknown) => {
+      logger.warn('services failed to stop cleanly', { name: error instanceof Error ? error.name : typeof error });
+    });
+    void Promise.race([disposing, timeout]).then(() => {
+      clearTimeout(timer);
+      state = 'disposed';
+      app.quit();
+    });
+  });
+}

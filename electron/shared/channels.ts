@@ -1,0 +1,34 @@
+/**
+ * Channel names only, without zod, so the preload bundle stays a few kilobytes. `contract.ts`
+ * attaches a schema to each name and fails to compile if a name lacks one or has an extra one.
+ */
+export const INVOKE_CHANNELS = [
+  'app:info',
+  'engines:list',
+  'engines:health',
+  'swarm:list',
+  'swarm:start',
+  'swarm:stop',
+  'swarm:remove',
+  'swarm:statuses',
+  'settings:get',
+  'settings:update',
+] as const;
+
+export const EVENT_CHANNELS = ['swarm:status', 'swarm:containers-changed', 'settings:changed'] as const;
+
+export type InvokeChannel = (typeof INVOKE_CHANNELS)[number];
+export type EventChannel = (typeof EVENT_CHANNELS)[number];
+
+export function isInvokeChannel(name: string): name is InvokeChannel {
+  return (INVOKE_CHANNELS as readonly string[]).includes(name);
+}
+
+export function isEventChannel(name: string): name is EventChannel {
+  return (EVENT_CHANNELS as readonly string[]).includes(name);
+}
+
+/** The single Electron IPC channel that carries every push event as `{ channel, payload }`. */
+export const EVENT_BRIDGE_CHANNEL = 'api:event';
+/** Sent by the renderer once it has subscribed, so queued events can be flushed. */
+export const RENDERER_READY_CHANNEL = 'api:renderer-ready';

@@ -1,0 +1,294 @@
+/**
+ * STAND-IN for the `electron` module. NOT ELECTRON.
+ *
+ * The real module cannot be loaded under plain Node/vitest here: `require('electron')` tries to
+ * download the Electron binary and throws. vitest's `unit` and `integration` projects alias
+ * `electron` to this file, so main-process and preload code run against these recorders instead.
+ * Each fake keeps only what the tests need to observe (options passed in, handlers registered,
+ * messages sent) and offers a way to trigger events. `resetElectronStub()` clears everything.
+ */
+import { EventEmitter } from 'node:events';
+
+type Handler = (...args: unknown[]) => unknown;
+
+// ---------------------------------------------------------------------------------------------
+// app
+
+class FakeApp extends EventEmitter {
+  isPackaged = false;
+  singleInstanceLock = true;
+  quitCalls = 0;
+  paths: Record<string, string> = { userData: '/tmp/agentswarm-stub/userData' };
+  version = '0.0.0-stub';
+  private readyResolve: (() => void) | null = null;
+  private ready: Promise<void> = Promise.resolve();
+
+  requestSingleInstanceLock(): boolean {
+    return this.singleInstanceLock;
+  }
+  whenReady(): Promise<void> {
+    return this.ready;
+  }
+  /** Makes `whenReady()` pend until `fireReady()`, to test what happens before ready. */
+  holdReady(): void {
+    this.ready = new Promise((resolve) => (this.readyResolve = resolve));
+  }
+  fireReady(): void {
+    this.readyResolve?.();
+  }
+  getPath(name: string): string {
+    const path = this.paths[name];
+    if (path === undefined) throw new Error(`stub app.getPath: no path for ${name}`);
+    return path;
+  }
+  getVersion(): string {
+    return this.version;
+  }
+  quit(): void {
+    this.quitCalls += 1;
+  }
+  exitCode: number | null = null;
+  exit(code = 0): void {
+    this.exitCode = code;
+  }
+  sandboxEnabled = false;
+  enableSandbox(): void {
+    this.sandboxEnabled = true;
+  }
+  /** Emits like Electron does for app events that can be vetoed; returns whether one was. */
+  emitPreventable(name: string, ...args: unknown[]): boolean {
+    let prevented = false;
+    this.emit(name, { preventDefault: () => (prevented = true) }, ...args);
+    return prevented;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// BrowserWindow + webContents
+
+export interface SentMessage {
+  channel: string;
+  args: unknown[];
+}
+
+let nextContentsId = 1;
+
+export class FakeWebContents extends EventEmitter {
+  readonly id = nextContentsId++;
+  readonly sent: SentMessage[] = [];
+  windowOpenHandler: Handler | null = null;
+  destroyed = false;
+  url = '';
+
+  send(channel: string, ...args: unknown[]): void {
+    if (this.destroyed) throw new Error('stub webContents: send after destroy');
+    this.sent.push({ channel, args });
+  }
+  setWindowOpenHandler(handler: Handler): void {
+    this.windowOpenHandler = handler;
+  }
+  isDestroyed(): boolean {
+    return this.destroyed;
+  }
+  getURL(): string {
+    return this.url;
+  }
+  destroy(): void {
+    this.destroyed = true;
+    this.emit('destroyed');
+  }
+  /**
+   * Emits like Electron does for guarded events (`will-navigate`, `will-attach-webview`…): the first
+   * argument is an event object carrying `fields` (e.g. `{ url }`) and `preventDefault()`.
+   * Returns whether a listener prevented the default.
+   */
+  emitPreventable(name: string, fields: Record<string, unknown> = {}, ...args: unknown[]): boolean {
+    let prevented = false;
+    const event = { ...fields, preventDefault: () => (prevented = true) };
+    this.emit(name, event, ...args);
+    return prevented;
+  }
+}
+
+export class BrowserWindow extends EventEmitter {
+  static readonly instances: BrowserWindow[] = [];
+  static getAllWindows(): BrowserWindow[] {
+    return BrowserWindow.instances.filter((w) => !w.destroyed);
+  }
+
+  readonly options: Record<string, unknown>;
+  readonly webContents = new FakeWebContents();
+  loaded: { kind: 'url' | 'file'; target: string } | null = null;
+  shown = false;
+  focused = false;
+  minimized = false;
+  destroyed = false;
+
+  constructor(options: Record<string, unknown> = {}) {
+    super();
+    this.options = options;
+    BrowserWindow.instances.push(this);
+    app.emit('browser-window-created', {}, this);
+    app.emit('web-contents-created', {}, this.webContents);
+  }
+  loadURL(url: string): Promise<void> {
+    this.loaded = { kind: 'url', target: url };
+    this.webContents.url = url;
+    return Promise.resolve();
+  }
+  loadFile(file: string): Promise<void> {
+    this.loaded = { kind: 'file', target: file };
+    this.webContents.url = `file://${file}`;
+    return Promise.resolve();
+  }
+  show(): void {
+    this.shown = true;
+  }
+  focus(): void {
+    this.focused = true;
+  }
+  isMinimized(): boolean {
+    return this.minimized;
+  }
+  restore(): void {
+    this.minimized = false;
+  }
+  isDestroyed(): boolean {
+    return this.destroyed;
+  }
+  /** Simulates the user closing the window. */
+  close(): void {
+    this.destroyed = true;
+    this.webContents.destroy();
+    this.emit('closed');
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// ipcMain
+
+class FakeIpcMain extends EventEmitter {
+  readonly handlers = new Map<string, Handler>();
+
+  handle(channel: string, handler: Handler): void {
+    if (this.handlers.has(channel)) {
+      // Electron throws on a second handler for the same channel; so does the stand-in.
+      throw new Error(`Attempted to register a second handler for '${channel}'`);
+    }
+    this.handlers.set(channel, handler);
+  }
+  removeHandler(channel: string): void {
+    this.handlers.delete(channel);
+  }
+  /** Calls the registered handler like `ipcRenderer.invoke` would, with a fake event. */
+  async invoke(channel: string, event: unknown, ...args: unknown[]): Promise<unknown> {
+    const handler = this.handlers.get(channel);
+    if (!handler) throw new Error(`No handler registered for '${channel}'`);
+    return handler(event, ...args);
+  }
+}
+
+/** Builds the IPC event main-process handlers receive, as sent from a frame at `url`. */
+export function fakeIpcEvent(
+  url: string | null,
+  options: { sender?: FakeWebContents; isSubFrame?: boolean } = {},
+): { senderFrame: { url: string; parent: object | null } | null; sender: FakeWebContents } {
+  return {
+    senderFrame: url === null ? null : { url, parent: options.isSubFrame ? {} : null },
+    sender: options.sender ?? new FakeWebContents(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// session
+
+type HeadersListener = (
+  details: { url: string; resourceType?: string; responseHeaders?: Record<string, string[]> },
+  callback: (response: { responseHeaders?: Record<string, string[]>; cancel?: boolean }) => void,
+) => void;
+
+class FakeSession {
+  headersListener: HeadersListener | null = null;
+  permissionRequestHandler: Handler | null = null;
+  permissionCheckHandler: Handler | null = null;
+  readonly webRequest = {
+    onHeadersReceived: (listener: HeadersListener): void => {
+      this.headersListener = listener;
+    },
+  };
+  setPermissionRequestHandler(handler: Handler | null): void {
+    this.permissionRequestHandler = handler;
+  }
+  setPermissionCheckHandler(handler: Handler | null): void {
+    this.permissionCheckHandler = handler;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// renderer side: contextBridge + ipcRenderer
+
+class FakeContextBridge {
+  readonly exposed = new Map<string, unknown>();
+  exposeInMainWorld(key: string, api: unknown): void {
+    if (this.exposed.has(key)) throw new Error(`Cannot bind an API on top of an existing property '${key}'`);
+    this.exposed.set(key, api);
+  }
+}
+
+class FakeIpcRenderer extends EventEmitter {
+  readonly invocations: { channel: string; args: unknown[] }[] = [];
+  readonly sent: SentMessage[] = [];
+  invokeResult: unknown = { ok: true, value: null };
+
+  invoke(channel: string, ...args: unknown[]): Promise<unknown> {
+    this.invocations.push({ channel, args });
+    return Promise.resolve(this.invokeResult);
+  }
+  send(channel: string, ...args: unknown[]): void {
+    this.sent.push({ channel, args });
+  }
+  /** Delivers a message from main, with a fake IpcRendererEvent as the first argument. */
+  deliver(channel: string, ...args: unknown[]): void {
+    this.emit(channel, { sender: this, senderId: 0 }, ...args);
+  }
+}
+
+class FakeShell {
+  readonly opened: string[] = [];
+  openExternal(url: string): Promise<void> {
+    this.opened.push(url);
+    return Promise.resolve();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// exports, named like the real module
+
+export let app = new FakeApp();
+export let ipcMain = new FakeIpcMain();
+export let session = { defaultSession: new FakeSession() };
+export let contextBridge = new FakeContextBridge();
+export let ipcRenderer = new FakeIpcRenderer();
+export let shell = new FakeShell();
+
+/** Fresh fakes for every test; module bindings are live, so importers see the new objects. */
+export function resetElectronStub(): void {
+  app = new FakeApp();
+  ipcMain = new FakeIpcMain();
+  session = { defaultSession: new FakeSession() };
+  contextBridge = new FakeContextBridge();
+  ipcRenderer = new FakeIpcRenderer();
+  shell = new FakeShell();
+  BrowserWindow.instances.length = 0;
+}
+
+// Getters, so a default import sees the fakes of the current test rather than the first ones.
+export default {
+  get app() { return app; },
+  get ipcMain() { return ipcMain; },
+  get session() { return session; },
+  get contextBridge() { return contextBridge; },
+  get ipcRenderer() { return ipcRenderer; },
+  get shell() { return shell; },
+  BrowserWindow,
+};

@@ -1,0 +1,182 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  BrowserWindow,
+  app,
+  fakeIpcEvent,
+  ipcMain,
+  resetElectronStub,
+  session,
+} from '../../stubs/electron';
+import { boot, type BootDeps } from '../../../electron/main/boot';
+import { buildCsp } from '../../../electron/main/security';
+import type { AppServices, AppServicesOptions } from '../../../electron/services/app-services';
+import type { Handlers } from '../../../electron/services/ipc/handlers';
+import { EVENT_BRIDGE_CHANNEL, RENDERER_READY_CHANNEL, invokeChannels } from '../../../electron/shared/contract';
+
+const mainDir = '/opt/app/out/main';
+const APP_URL = 'file:///opt/app/out/renderer/index.html';
+
+function fakeServices() {
+  const created: AppServicesOptions[] = [];
+  const services = {
+    handlers: Object.fromEntries(invokeChannels.map((c) => [c, vi.fn(async () => ({ from: c }))])) as unknown as Handlers,
+    settings: {} as AppServices['settings'],
+    start: vi.fn(async () => undefined),
+    dispose: vi.fn(async () => undefined),
+  } satisfies AppServices;
+  const createAppServices = (options: AppServicesOptions): AppServices => {
+    created.push(options);
+    return services;
+  };
+  return { services, created, createAppServices };
+}
+
+function deps(overrides: Partial<BootDeps> = {}) {
+  const fake = fakeServices();
+  const logger = { warn: vi.fn() };
+  return {
+    fake,
+    logger,
+    deps: { createAppServices: fake.createAppServices, mainDir, env: {}, platform: 'linux', logger, ...overrides } as BootDeps,
+  };
+}
+
+beforeEach(() => {
+  resetElectronStub();
+  app.paths['userData'] = '/home/u/.config/AgentSwarm Desktop';
+  app.version = '1.2.3';
+});
+
+describe('boot', () => {
+  it('wires services, IPC, security and one window', async () => {
+    const { deps: d, fake } = deps();
+    const booted = await boot(d);
+    expect(booted).not.toBeNull();
+
+    expect(app.sandboxEnabled).toBe(true);
+    expect(fake.created).toHaveLength(1);
+    expect(fake.created[0]).toMatchObject({ dataDir: '/home/u/.config/AgentSwarm Desktop', host: 'electron', version: '1.2.3' });
+    expect(fake.created[0]?.events).toBe(booted?.events);
+
+    expect([...ipcMain.handlers.keys()].sort()).toEqual([...invokeChannels].sort());
+    expect(BrowserWindow.instances).toHaveLength(1);
+    const window = BrowserWindow.instances[0];
+    expect(window?.loaded).toEqual({ kind: 'file', target: '/opt/app/out/renderer/index.html' });
+    expect((window?.options['webPreferences'] as { preload: string }).preload).toBe('/opt/app/out/preload/index.cjs');
+    expect(window?.webContents.windowOpenHandler).not.toBeNull();
+
+    let csp: string[] | undefined;
+    session.defaultSession.headersListener?.({ url: APP_URL }, (r) => (csp = r.responseHeaders?.['Content-Security-Policy']));
+    expect(csp).toEqual([buildCsp({ kind: 'file', file: '/opt/app/out/renderer/index.html' })]);
+    expect(fake.services.start).toHaveBeenCalledOnce();
+  });
+
+  it('routes calls from the window to the services and refuses foreign frames', async () => {
+    const { deps: d, fake } = deps();
+    await boot(d);
+    await expect(ipcMain.invoke('app:info', fakeIpcEvent(APP_URL))).resolves.toEqual({
+      ok: true,
+      value: { from: 'app:info' },
+    });
+    await expect(ipcMain.invoke('app:info', fakeIpcEvent('https://evil.example/'))).resolves.toMatchObject({
+      ok: false,
+      error: { code: 'FORBIDDEN' },
+    });
+    expect(fake.services.handlers['app:info']).toHaveBeenCalledOnce();
+  });
+
+  it('holds service events until the window says ready, then delivers them over the bridge', async () => {
+    const { deps: d } = deps();
+    const booted = await boot(d);
+    booted?.events.emit('swarm:containers-changed', { engineId: 'local' });
+    const contents = BrowserWindow.instances[0]!.webContents;
+    expect(contents.sent).toEqual([]);
+    ipcMain.emit(RENDERER_READY_CHANNEL, fakeIpcEvent(APP_URL, { sender: contents }));
+    expect(contents.sent).toEqual([
+      { channel: EVENT_BRIDGE_CHANNEL, args: [{ channel: 'swarm:containers-changed', payload: { engineId: 'local' } }] },
+    ]);
+  });
+
+  it('quits when another instance holds the lock, creating nothing', async () => {
+    app.singleInstanceLock = false;
+    const { deps: d, fake } = deps();
+    await expect(boot(d)).resolves.toBeNull();
+    expect(app.quitCalls).toBe(1);
+    expect(fake.created).toHaveLength(0);
+    expect(BrowserWindow.instances).toHaveLength(0);
+  });
+
+  it('focuses (and restores) the window when a second instance starts', async () => {
+    const { deps: d } = deps();
+    await boot(d);
+    const window = BrowserWindow.instances[0]!;
+    window.minimized = true;
+    app.emit('second-instance', {}, [], '/');
+    expect(window.minimized).toBe(false);
+    expect(window.focused).toBe(true);
+  });
+
+  it('quits when the last window closes, except on macOS where activate reopens one', async () => {
+    const linux = deps();
+    await boot(linux.deps);
+    BrowserWindow.instances[0]!.close();
+    app.emit('window-all-closed');
+    expect(app.quitCalls).toBe(1);
+
+    resetElectronStub();
+    const mac = deps({ platform: 'darwin' });
+    const booted = await boot(mac.deps);
+    BrowserWindow.instances[0]!.close();
+    app.emit('window-all-closed');
+    expect(app.quitCalls).toBe(0);
+    expect(booted?.window()).toBeNull();
+    app.emit('activate');
+    expect(BrowserWindow.instances).toHaveLength(2);
+    expect(booted?.window()).toBe(BrowserWindow.instances[1]);
+  });
+
+  it('holds the first quit until services are disposed, then quits for real', async () => {
+    const { deps: d, fake } = deps();
+    let finish!: () => void;
+    fake.services.dispose.mockImplementationOnce(() => new Promise<undefined>((r) => (finish = () => r(undefined))));
+    await boot(d);
+
+    expect(app.emitPreventable('before-quit')).toBe(true);
+    expect(app.emitPreventable('before-quit')).toBe(true); // a second quit while disposing waits too
+    expect(fake.services.dispose).toHaveBeenCalledOnce();
+    expect(app.quitCalls).toBe(0);
+
+    finish();
+    await vi.waitFor(() => expect(app.quitCalls).toBe(1));
+    expect(app.emitPreventable('before-quit')).toBe(false);
+  });
+
+  it('quits anyway when disposing hangs', async () => {
+    const { deps: d, fake, logger } = deps({ disposeTimeoutMs: 20 });
+    fake.services.dispose.mockImplementationOnce(() => new Promise<undefined>(() => undefined));
+    await boot(d);
+    app.emitPreventable('before-quit');
+    await vi.waitFor(() => expect(app.quitCalls).toBe(1));
+    expect(logger.warn).toHaveBeenCalledWith('services did not stop in time; quitting anyway', { timeoutMs: 20 });
+  });
+
+  it('keeps the window up when services fail to start', async () => {
+    const { deps: d, fake, logger } = deps();
+    fake.services.start.mockRejectedValueOnce(new Error('settings file is corrupt'));
+    const booted = await boot(d);
+    expect(booted?.window()).toBe(BrowserWindow.instances[0]);
+    expect(logger.warn).toHaveBeenCalledWith('services failed to start', { message: 'settings file is corrupt' });
+  });
+
+  it('does not create services or windows before the app is ready', async () => {
+    app.holdReady();
+    const { deps: d, fake } = deps();
+    const booting = boot(d);
+    await Promise.resolve();
+    expect(fake.created).toHaveLength(0);
+    expect(BrowserWindow.instances).toHaveLength(0);
+    app.fireReady();
+    await booting;
+    expect(BrowserWindow.instances).toHaveLength(1);
+  });
+});
