@@ -69,7 +69,13 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', noElectronInServices] },
   },
   {
-    files: ['scripts/**/*.mjs', '*.config.js'],
+    files: ['scripts/**/*.mjs', '**/*.cjs', '*.config.js'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // CommonJS helper scripts (run with plain node): require() is how they load modules.
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },
+    rules: { '@typescript-eslint/no-require-imports': 'off', 'svelte/no-inner-declarations': 'off' },
   },
 );

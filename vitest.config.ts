@@ -12,6 +12,9 @@ const root = import.meta.dirname;
  */
 export default defineConfig({
   test: {
+    // One file at a time across all projects: the e2e suite serves out/renderer while the
+    // packaging and `npm start` tests rebuild it, and the integration suites share one dockerd.
+    maxWorkers: 1,
     projects: [
       {
         resolve: { alias: { electron: resolve(root, 'test/stubs/electron.ts') } },

@@ -3,7 +3,9 @@ import type { ExposedApi } from '../../../electron/shared/api';
 import { apiLayout } from '../../../electron/shared/api';
 import { EVENT_BRIDGE_CHANNEL, RENDERER_READY_CHANNEL } from '../../../electron/shared/contract';
 
-type Stub = typeof import('../../stubs/electron');
+import type * as ElectronStub from '../../stubs/electron';
+
+type Stub = typeof ElectronStub;
 
 let stub: Stub;
 let api: ExposedApi;
