@@ -30,9 +30,10 @@ function run(command, args, options = {}) {
 function summarise() {
   if (!existsSync(report)) return null;
   const json = JSON.parse(readFileSync(report, 'utf8'));
-  // A file that fails to load has no test results but is a failure all the same.
+  // A file that fails to load, or whose beforeAll fails, reports no failed test (its tests show
+  // as skipped) but is a failure all the same: count one per such file.
   const brokenFiles = (json.testResults ?? []).filter(
-    (file) => file.status === 'failed' && (file.assertionResults ?? []).length === 0,
+    (file) => file.status === 'failed' && !(file.assertionResults ?? []).some((t) => t.status === 'failed'),
   ).length;
   return { passed: json.numPassedTests ?? 0, failed: (json.numFailedTests ?? 0) + brokenFiles, skipped: json.numPendingTests ?? 0 };
 }

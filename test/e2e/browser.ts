@@ -1,6 +1,4 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
@@ -10,14 +8,14 @@ export const screenshotDir = join(repoRoot, 'test-results', 'e2e');
 
 /**
  * Debian's Chromium, headless. Background networking and friends are off: this machine has no
- * network beyond loopback, and tests must not try to reach anything else.
+ * network beyond loopback, and tests must not try to reach anything else. Playwright gives each
+ * launch a fresh, empty profile of its own.
  */
 export async function launchChromium(): Promise<Browser> {
   const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
   if (!existsSync(executablePath)) {
     throw new Error(`${executablePath} not found: run \`bash test/testbed/testbed.sh up\` (it installs Debian's chromium).`);
   }
-  const userDataDir = await mkdtemp(join(tmpdir(), 'agentswarm-chromium-'));
   return chromium.launch({
     executablePath,
     headless: true,
@@ -31,7 +29,6 @@ export async function launchChromium(): Promise<Browser> {
       '--disable-sync',
       '--disable-default-apps',
       '--disable-extensions',
-      `--user-data-dir=${userDataDir}`,
     ],
   });
 }
