@@ -1,0 +1,138 @@
+// The real-service test bed itself: dockerd on the default socket, the local registry and sshd with the
+// swarmtest user in every auth mode. Needs `bash test/testbed/testbed.sh up`.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import Docker from 'dockerode';
+import { Client, type ConnectConfig } from 'ssh2';
+import { describe, expect, it } from 'vitest';
+import { loadTestbed } from '../testbed/testbed';
+
+const tb = loadTestbed();
+
+function fingerprint(key: Buffer): string {
+  return 'SHA256:' + createHash('sha256').update(key).digest('base64').replace(/=+$/, '');
+}
+
+interface SshError extends Error {
+  level?: string;
+}
+
+/** Connects with the given auth, checking the host key against `expected`; resolves the ready client. */
+function connect(auth: Partial<ConnectConfig>, expected = tb.ssh.hostKeyFingerprint): Promise<{ conn: Client; seen: string[] }> {
+  const seen: string[] = [];
+  return new Promise((resolve, reject) => {
+    const conn = new Client();
+    conn.once('ready', () => resolve({ conn, seen }));
+    conn.once('error', (err) => {
+      conn.end();
+      reject(err);
+    });
+    conn.connect({
+      host: tb.ssh.host,
+      port: tb.ssh.port,
+      username: tb.ssh.user,
+      readyTimeout: 20_000,
+      hostVerifier: (key: Buffer) => {
+        seen.push(fingerprint(key));
+        return fingerprint(key) === expected;
+      },
+      ...auth,
+    });
+  });
+}
+
+function exec(conn: Client, command: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    conn.exec(command, (err, stream) => {
+      if (err) return reject(err);
+      let stdout = '';
+      let stderr = '';
+      stream.on('data', (d: Buffer) => (stdout += d.toString()));
+      stream.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      stream.on('close', (code: number | null) => resolve({ code, stdout, stderr }));
+    });
+  });
+}
+
+describe('test bed: docker', () => {
+  it('answers _ping and version on the default socket', async () => {
+    expect(tb.dockerSocket).toBe('/var/run/docker.sock');
+    const docker = new Docker({ socketPath: tb.dockerSocket });
+    expect(String(await docker.ping())).toBe('OK');
+    const image = await docker.getImage(tb.fakeSwarmImage).inspect();
+    expect(image.Config.Labels?.['io.agentswarm.fixture-hash']).toBe(tb.fakeSwarmFixtureHash);
+    expect(image.Config.Cmd).toEqual(['ajet-swarm', 'start']);
+  });
+
+  // The network rule: the test daemon has no bridge (--bridge=none), so containers get only host or none.
+  it('runs without a bridge network', async () => {
+    const docker = new Docker({ socketPath: tb.dockerSocket });
+    const names = (await docker.listNetworks()).map((n) => n.Name).sort();
+    expect(names).toEqual(['host', 'none']);
+  });
+});
+
+describe('test bed: registry', () => {
+  it('serves the v2 API on 127.0.0.1:5000 without auth and lists the fake swarm image', async () => {
+    expect(tb.registry).toBe('127.0.0.1:5000');
+    const v2 = await fetch(`${tb.registryUrl}/v2/`);
+    expect(v2.status).toBe(200);
+    expect(v2.headers.get('docker-distribution-api-version')).toBe('registry/2.0');
+    const catalog = (await (await fetch(`${tb.registryUrl}/v2/_catalog`)).json()) as { repositories: string[] };
+    expect(catalog.repositories).toContain('agentswarm-test/fake-swarm');
+    const tags = (await (await fetch(`${tb.registryUrl}/v2/agentswarm-test/fake-swarm/tags/list`)).json()) as { tags: string[] };
+    expect(tags).toEqual({ name: 'agentswarm-test/fake-swarm', tags: ['1'] });
+  });
+});
+
+describe('test bed: sshd', () => {
+  const docker = new Docker({ socketPath: tb.dockerSocket });
+  const modes: Array<[string, () => Partial<ConnectConfig>]> = [
+    ['plain key', () => ({ privateKey: readFileSync(tb.ssh.plainKeyPath) })],
+    ['encrypted key + passphrase', () => ({ privateKey: readFileSync(tb.ssh.encryptedKeyPath), passphrase: tb.ssh.encryptedKeyPassphrase })],
+    ['password', () => ({ password: tb.ssh.password })],
+  ];
+
+  it('publishes the host key fingerprint of the host public key file', () => {
+    const [, b64] = readFileSync(tb.ssh.hostPublicKeyPath, 'utf8').trim().split(/\s+/);
+    expect(fingerprint(Buffer.from(b64 ?? '', 'base64'))).toBe(tb.ssh.hostKeyFingerprint);
+    expect(tb.ssh.hostKeyFingerprint).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
+  });
+
+  it.each(modes)('logs in with %s, verifies the host key and reaches the docker daemon', async (_name, auth) => {
+    const { conn, seen } = await connect(auth());
+    try {
+      expect(seen).toEqual([tb.ssh.hostKeyFingerprint]);
+      const who = await exec(conn, 'id -un; id -Gn');
+      expect(who.code).toBe(0);
+      const [user, groups] = who.stdout.trim().split('\n');
+      expect(user).toBe(tb.ssh.user);
+      expect(groups?.split(' ')).toContain('docker');
+      const version = await exec(conn, "docker version --format '{{.Server.Version}}'");
+      expect(version.stderr).toBe('');
+      expect(version.code).toBe(0);
+      expect(version.stdout.trim()).toBe((await docker.version()).Version);
+    } finally {
+      conn.end();
+    }
+  });
+
+  it('rejects a wrong host fingerprint during the handshake', async () => {
+    const wrong = 'SHA256:' + 'A'.repeat(43);
+    const err = (await connect({ privateKey: readFileSync(tb.ssh.plainKeyPath) }, wrong).then(
+      () => new Error('connected'),
+      (e: unknown) => e,
+    )) as SshError;
+    expect(err.message).toBe('Host denied (verification failed)');
+    expect(err.level).toBe('handshake');
+  });
+
+  it('rejects a wrong password', async () => {
+    const err = (await connect({ password: 'not-the-password' }).then(
+      () => new Error('connected'),
+      (e: unknown) => e,
+    )) as SshError;
+    expect(err.message).toBe('All configured authentication methods failed');
+    expect(err.level).toBe('client-authentication');
+  });
+});

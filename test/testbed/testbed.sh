@@ -1,0 +1,369 @@
+#!/usr/bin/env bash
+# Real-service test bed for AgentSwarm Desktop: dockerd on the default socket, a registry on 127.0.0.1:5000,
+# sshd on 127.0.0.1:2222 with a test user, and the fake swarm server image (a TEST DOUBLE of AgentJet).
+#   bash test/testbed/testbed.sh up|down|status
+# State lives in $AGENTSWARM_TESTBED_DIR (default <repo>/.testbed). `up` is idempotent; `down` stops only
+# the daemons this script started (tracked by PID files under <state>/run).
+# Network rule: everything binds 127.0.0.1; dockerd has no bridge and touches no iptables; no image is
+# ever pulled from a public registry (images are built with `docker import`).
+# Recipes and gotchas: /work/shared/reference/toolchain-facts.md sections 2, 3, 4 and 7.
+set -Eeuo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+STATE=$(realpath -m "${AGENTSWARM_TESTBED_DIR:-$REPO/.testbed}")
+RUN=$STATE/run
+LOGS=$STATE/logs
+LOG=$LOGS/testbed.log
+SOCK=/var/run/docker.sock
+REG=127.0.0.1:5000
+SSH_HOST=127.0.0.1
+SSH_PORT=2222
+SSH_USER=swarmtest
+# Fixed, non-secret test credentials: this user exists only for the loopback-only sshd below.
+SSH_PASSWORD=swarmtest-password
+KEY_PASSPHRASE=swarmtest-passphrase
+FIXTURE_DIR=$REPO/test/fixtures/fake-swarm
+IMAGE_LOCAL=agentswarm-test/fake-swarm:1
+IMAGE=$REG/$IMAGE_LOCAL
+# The docker CLI must talk to the default socket, whatever the caller's environment says.
+unset DOCKER_HOST DOCKER_CONTEXT
+DOCKERD_STATE='' REGISTRY_STATE='' SSHD_STATE='' IMAGE_STATE='' FIXTURE_HASH=''
+PACKAGES=(docker.io openssh-server docker-registry chromium curl ca-certificates)
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+secs() { awk -v ms="$1" 'BEGIN { printf "%.2fs", ms / 1000 }'; }
+log() { echo "[$(date +%T)] $*" >>"$LOG"; }
+die() {
+  local tail_of=${2:-$LOG}
+  echo "testbed: ERROR: $1" >&2
+  if [[ -f $tail_of ]]; then
+    echo "---- last lines of $tail_of ----" >&2
+    tail -n 25 "$tail_of" >&2
+  fi
+  exit 1
+}
+trap 'die "command failed (line $LINENO): $BASH_COMMAND"' ERR
+
+# A PID file counts only while its process is alive and runs the expected binary, so a reused PID
+# never makes `down` kill an unrelated process.
+pid_alive() {
+  local file=$1 exe=$2 pid
+  [[ -s $file ]] || return 1
+  pid=$(<"$file")
+  [[ $pid =~ ^[0-9]+$ ]] && [[ -d /proc/$pid ]] || return 1
+  [[ $(readlink "/proc/$pid/exe" 2>/dev/null) == "$exe" ]]
+}
+docker_ping() { curl -sf --max-time 2 --unix-socket "$SOCK" http://localhost/_ping >/dev/null 2>&1; }
+registry_ping() { curl -sf --max-time 2 "http://$REG/v2/" >/dev/null 2>&1; }
+port_open() { timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
+ssh_ping() { timeout 2 bash -c "exec 3<>/dev/tcp/$SSH_HOST/$SSH_PORT && head -c 4 <&3" 2>/dev/null | grep -q '^SSH-'; }
+wait_for() { # wait_for <seconds> <check> <what> <log>
+  local deadline=$(($(date +%s) + $1))
+  until $2; do
+    (($(date +%s) < deadline)) || die "$3 did not come up within $1 s" "$4"
+    sleep 0.05
+  done
+}
+
+ensure_packages() {
+  local missing=() p
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  ((${#missing[@]} == 0)) && return 0
+  [[ $(id -u) == 0 ]] || die "missing Debian packages (${missing[*]}); run as root so the script can install them"
+  log "apt-get install ${missing[*]}"
+  # policy-rc.d stops the packages' init scripts from starting a default dockerd (with its 172.17 bridge)
+  # or an sshd on 0.0.0.0:22 during installation.
+  local made_policy=0
+  if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && made_policy=1
+  fi
+  local rc=0
+  { DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >>"$LOG" 2>&1 || rc=$?
+  ((made_policy)) && rm -f /usr/sbin/policy-rc.d
+  ((rc == 0)) || die "apt-get install ${missing[*]} failed"
+}
+
+start_dockerd() {
+  if docker_ping; then
+    pid_alive "$RUN/dockerd.pid" /usr/sbin/dockerd && DOCKERD_STATE=reused || DOCKERD_STATE=foreign
+    return 0
+  fi
+  pid_alive "$RUN/dockerd.pid" /usr/sbin/dockerd && die "our dockerd (pid $(<"$RUN/dockerd.pid")) runs but does not answer" "$LOGS/dockerd.log"
+  [[ -S $SOCK ]] && rm -f "$SOCK" # stale socket of a dead daemon
+  mkdir -p "$STATE/docker/data" "$STATE/docker/exec"
+  log "starting dockerd"
+  setsid /usr/sbin/dockerd --host "unix://$SOCK" --group docker \
+    --data-root "$STATE/docker/data" --exec-root "$STATE/docker/exec" --pidfile "$RUN/dockerd.pid" \
+    --bridge=none --iptables=false --ip-masq=false --ip6tables=false \
+    >>"$LOGS/dockerd.log" 2>&1 </dev/null 9>&- &
+  wait_for 60 docker_ping dockerd "$LOGS/dockerd.log"
+  DOCKERD_STATE=started
+}
+
+start_registry() {
+  if registry_ping; then
+    pid_alive "$RUN/registry.pid" /usr/bin/docker-registry && REGISTRY_STATE=reused || REGISTRY_STATE=foreign
+    return 0
+  fi
+  port_open 5000 && die "$REG answers but is not a docker registry (port taken by another process)"
+  mkdir -p "$STATE/registry/data"
+  # Debian's shipped config enables htpasswd auth and listens on all interfaces; this one does neither.
+  cat >"$STATE/registry/config.yml" <<EOF
+version: 0.1
+log: {level: warn}
+storage: {filesystem: {rootdirectory: $STATE/registry/data}, delete: {enabled: true}}
+http: {addr: $REG, secret: agentswarm-testbed-not-secret}
+EOF
+  log "starting registry"
+  setsid /usr/bin/docker-registry serve "$STATE/registry/config.yml" >>"$LOGS/registry.log" 2>&1 </dev/null 9>&- &
+  echo $! >"$RUN/registry.pid"
+  wait_for 30 registry_ping "registry on $REG" "$LOGS/registry.log"
+  REGISTRY_STATE=started
+}
+
+setup_ssh_user() {
+  local home=$STATE/home/$SSH_USER s=$STATE/ssh
+  getent group docker >/dev/null || groupadd -r docker
+  if id "$SSH_USER" >/dev/null 2>&1; then
+    usermod -d "$home" -s /bin/bash -aG docker "$SSH_USER" >>"$LOG" 2>&1
+  else
+    useradd -M -d "$home" -s /bin/bash -G docker "$SSH_USER" >>"$LOG" 2>&1
+  fi
+  echo "$SSH_USER:$SSH_PASSWORD" | chpasswd
+  mkdir -p "$s" "$home/.ssh"
+  chmod 755 "$STATE" "$STATE/home" "$home" # StrictModes: no group/world-writable dir above authorized_keys
+  # Keys are generated here, never committed: git does not keep the 600 mode sshd insists on.
+  [[ -f $s/host_ed25519 ]] || ssh-keygen -q -t ed25519 -N '' -C agentswarm-testbed-host -f "$s/host_ed25519"
+  [[ -f $s/id_ed25519 ]] || ssh-keygen -q -t ed25519 -N '' -C swarmtest-plain -f "$s/id_ed25519"
+  [[ -f $s/id_ed25519_enc ]] || ssh-keygen -q -t ed25519 -N "$KEY_PASSPHRASE" -C swarmtest-encrypted -f "$s/id_ed25519_enc"
+  chmod 600 "$s/host_ed25519" "$s/id_ed25519" "$s/id_ed25519_enc"
+  cat "$s/id_ed25519.pub" "$s/id_ed25519_enc.pub" >"$home/.ssh/authorized_keys"
+  chown -R "$SSH_USER:" "$home"
+  chmod 700 "$home/.ssh"
+  chmod 600 "$home/.ssh/authorized_keys"
+}
+
+start_sshd() {
+  setup_ssh_user
+  if pid_alive "$RUN/sshd.pid" /usr/sbin/sshd && ssh_ping; then
+    SSHD_STATE=reused
+    return 0
+  fi
+  port_open "$SSH_PORT" && die "127.0.0.1:$SSH_PORT is already taken by a process this script did not start"
+  cat >"$STATE/ssh/sshd_config" <<EOF
+Port $SSH_PORT
+ListenAddress $SSH_HOST
+HostKey $STATE/ssh/host_ed25519
+PidFile $RUN/sshd.pid
+AllowUsers $SSH_USER
+PubkeyAuthentication yes
+PasswordAuthentication yes
+KbdInteractiveAuthentication no
+UsePAM no
+PermitRootLogin no
+StrictModes yes
+AllowTcpForwarding yes
+AllowStreamLocalForwarding yes
+MaxStartups 200:30:400
+MaxSessions 100
+Subsystem sftp /usr/lib/openssh/sftp-server
+EOF
+  mkdir -p /run/sshd && chmod 755 /run/sshd # sshd exits 255 without its privilege separation dir
+  /usr/sbin/sshd -t -f "$STATE/ssh/sshd_config" >>"$LOGS/sshd.log" 2>&1 || die "sshd_config rejected" "$LOGS/sshd.log"
+  log "starting sshd"
+  /usr/sbin/sshd -f "$STATE/ssh/sshd_config" -E "$LOGS/sshd.log" 9>&- || die "sshd failed to start" "$LOGS/sshd.log"
+  wait_for 15 ssh_ping "sshd on $SSH_HOST:$SSH_PORT" "$LOGS/sshd.log"
+  SSHD_STATE=started
+}
+
+fixture_hash() {
+  # Everything that ends up in the image: the fake's sources, node itself and this build recipe.
+  { cat "$FIXTURE_DIR"/*.mjs; /usr/bin/node --version; sed -n '/^build_image()/,/^}/p' "${BASH_SOURCE[0]}"; } |
+    sha256sum | cut -c1-16
+}
+
+image_current() {
+  local hash=$1
+  [[ $(docker image inspect -f '{{index .Config.Labels "io.agentswarm.fixture-hash"}}' "$IMAGE" 2>/dev/null) == "$hash" ]] &&
+    [[ $(docker image inspect -f '{{.Id}}' "$IMAGE_LOCAL" 2>/dev/null) == $(docker image inspect -f '{{.Id}}' "$IMAGE" 2>/dev/null) ]] &&
+    curl -sf -o /dev/null -H 'Accept: application/vnd.docker.distribution.manifest.v2+json' \
+      "http://$REG/v2/agentswarm-test/fake-swarm/manifests/1" &&
+    [[ $(cat "$STATE/image/pushed-hash" 2>/dev/null) == "$hash" ]]
+}
+
+build_image() {
+  local hash=$1 root=$STATE/image/rootfs lib old new
+  old=$(docker image inspect -f '{{.Id}}' "$IMAGE_LOCAL" 2>/dev/null || true)
+  rm -rf "$root"
+  mkdir -p "$root"/{usr/bin,usr/local/bin,etc,sbin,opt/fake-swarm,workspace,root,proc,sys,dev}
+  # Self-contained: node plus exactly the libraries and loader it links against, so the app can create
+  # the container without bind mounts. /sbin is a real directory: Init:true bind-mounts /sbin/docker-init.
+  cp /usr/bin/node "$root/usr/bin/node"
+  for lib in $(ldd /usr/bin/node | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
+    cp -L --parents "$lib" "$root/"
+  done
+  install -d -m 1777 "$root/tmp"
+  printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' >"$root/etc/passwd"
+  printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+  cp "$FIXTURE_DIR"/*.mjs "$root/opt/fake-swarm/"
+  cat >"$root/usr/local/bin/ajet-swarm" <<'EOF'
+#!/usr/bin/node
+// TEST DOUBLE launcher: `ajet-swarm start --swarm-port N` runs the fake AgentJet swarm server.
+import('/opt/fake-swarm/cli.mjs').then((m) => m.main()).then(
+  (code) => { if (code !== undefined) process.exit(code); },
+  (e) => { console.error(e); process.exit(1); },
+);
+EOF
+  chmod 755 "$root/usr/local/bin/ajet-swarm"
+  tar --numeric-owner --owner=0 --group=0 -C "$root" -c . |
+    docker import \
+      -c 'ENV PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin' \
+      -c 'ENV NO_COLOR=1' -c 'ENV LOGURU_COLORIZE=NO' \
+      -c 'WORKDIR /workspace' \
+      -c 'CMD ["ajet-swarm","start"]' \
+      -c "LABEL io.agentswarm.fixture-hash=$hash io.agentswarm.test-double=fake-swarm" \
+      - "$IMAGE_LOCAL" >>"$LOG" 2>&1
+  docker tag "$IMAGE_LOCAL" "$IMAGE"
+  docker push -q "$IMAGE" >>"$LOG" 2>&1
+  new=$(docker image inspect -f '{{.Id}}' "$IMAGE_LOCAL")
+  # Each import makes a new 100 MB image; drop the previous one unless a container still uses it.
+  [[ -n $old && $old != "$new" ]] && { docker rmi "$old" >>"$LOG" 2>&1 || true; }
+  rm -rf "$root"
+  echo "$hash" >"$STATE/image/pushed-hash"
+}
+
+ensure_image() {
+  FIXTURE_HASH=$(fixture_hash)
+  mkdir -p "$STATE/image"
+  if image_current "$FIXTURE_HASH"; then
+    IMAGE_STATE=cached
+  else
+    log "building $IMAGE (fixture hash $FIXTURE_HASH)"
+    build_image "$FIXTURE_HASH"
+    IMAGE_STATE=built
+  fi
+}
+
+write_outputs() {
+  local s=$STATE/ssh fp
+  fp=$(ssh-keygen -lf "$s/host_ed25519.pub" | awk '{ print $2 }')
+  cat >"$STATE/env" <<EOF
+# Generated by test/testbed/testbed.sh up; source it to reach the test bed.
+export AGENTSWARM_TESTBED_DIR='$STATE'
+export AGENTSWARM_TESTBED_JSON='$STATE/testbed.json'
+export AGENTSWARM_TEST_DOCKER_SOCKET='$SOCK'
+export AGENTSWARM_TEST_REGISTRY='$REG'
+export AGENTSWARM_TEST_SSH_HOST='$SSH_HOST'
+export AGENTSWARM_TEST_SSH_PORT='$SSH_PORT'
+export AGENTSWARM_TEST_SSH_USER='$SSH_USER'
+export AGENTSWARM_TEST_SSH_PASSWORD='$SSH_PASSWORD'
+export AGENTSWARM_TEST_SSH_KEY='$s/id_ed25519'
+export AGENTSWARM_TEST_SSH_KEY_ENCRYPTED='$s/id_ed25519_enc'
+export AGENTSWARM_TEST_SSH_KEY_PASSPHRASE='$KEY_PASSPHRASE'
+export AGENTSWARM_TEST_SSH_HOST_PUBKEY='$s/host_ed25519.pub'
+export AGENTSWARM_TEST_SSH_HOST_FINGERPRINT='$fp'
+export AGENTSWARM_TEST_FAKE_SWARM_IMAGE='$IMAGE'
+EOF
+  STATE=$STATE SOCK=$SOCK REG=$REG SSH_HOST=$SSH_HOST SSH_PORT=$SSH_PORT SSH_USER=$SSH_USER \
+    SSH_PASSWORD=$SSH_PASSWORD KEY_PASSPHRASE=$KEY_PASSPHRASE FP=$fp IMAGE=$IMAGE IMAGE_LOCAL=$IMAGE_LOCAL \
+    FIXTURE_HASH=$FIXTURE_HASH STARTED="$DOCKERD_STATE $REGISTRY_STATE $SSHD_STATE" /usr/bin/node -e '
+      const e = process.env, s = e.STATE + "/ssh";
+      const [dockerd, registry, sshd] = e.STARTED.split(" ");
+      const out = {
+        version: 1, stateDir: e.STATE,
+        dockerSocket: e.SOCK, registry: e.REG, registryUrl: "http://" + e.REG,
+        fakeSwarmImage: e.IMAGE, fakeSwarmLocalImage: e.IMAGE_LOCAL, fakeSwarmFixtureHash: e.FIXTURE_HASH,
+        startedByTestbed: { dockerd: dockerd !== "foreign", registry: registry !== "foreign", sshd: sshd !== "foreign" },
+        ssh: { host: e.SSH_HOST, port: Number(e.SSH_PORT), user: e.SSH_USER, password: e.SSH_PASSWORD,
+               plainKeyPath: s + "/id_ed25519", encryptedKeyPath: s + "/id_ed25519_enc",
+               encryptedKeyPassphrase: e.KEY_PASSPHRASE, hostPublicKeyPath: s + "/host_ed25519.pub",
+               hostKeyFingerprint: e.FP },
+      };
+      require("fs").writeFileSync(e.STATE + "/testbed.json", JSON.stringify(out, null, 2) + "\n");'
+}
+
+cmd_up() {
+  [[ $(id -u) == 0 ]] || die "testbed.sh up needs root (dockerd, sshd and useradd)"
+  local t0 t d_docker d_reg d_ssh d_img d_pkg
+  t0=$(now_ms)
+  t=$t0; ensure_packages; d_pkg=$(($(now_ms) - t))
+  t=$(now_ms); start_dockerd; d_docker=$(($(now_ms) - t))
+  t=$(now_ms); start_registry; d_reg=$(($(now_ms) - t))
+  t=$(now_ms); start_sshd; d_ssh=$(($(now_ms) - t))
+  t=$(now_ms); ensure_image; d_img=$(($(now_ms) - t))
+  write_outputs
+  echo "testbed up in $(secs $(($(now_ms) - t0))): packages $(secs "$d_pkg"), dockerd $DOCKERD_STATE $(secs "$d_docker")," \
+    "registry $REGISTRY_STATE $(secs "$d_reg"), sshd $SSHD_STATE $(secs "$d_ssh"), image $IMAGE_STATE $(secs "$d_img") -> $STATE/testbed.json"
+}
+
+# Sends SIGTERM to a daemon this script started; prints its PID (nothing when it is not ours or not running).
+signal_ours() { # signal_ours <name> <exe>
+  local file=$RUN/$1.pid pid
+  if pid_alive "$file" "$2"; then
+    pid=$(<"$file") # read first: sshd and dockerd delete their PID file as soon as they get the signal
+    kill -TERM "$pid" && echo "$pid"
+  else
+    rm -f "$file"
+  fi
+}
+
+wait_gone() { # wait_gone <name> <pid> <timeout s>
+  local i
+  for ((i = 0; i < $3 * 20; i++)); do
+    [[ -d /proc/$2 ]] || break
+    sleep 0.05
+  done
+  if [[ -d /proc/$2 ]]; then
+    kill -KILL "$2" && log "$1 (pid $2) needed SIGKILL"
+  fi
+  rm -f "$RUN/$1.pid"
+}
+
+cmd_down() {
+  local t0 sshd_pid reg_pid docker_pid stopped=()
+  t0=$(now_ms)
+  if pid_alive "$RUN/dockerd.pid" /usr/sbin/dockerd && docker_ping; then
+    # Test containers would otherwise wait out their stop timeout during daemon shutdown.
+    docker ps -aq --filter label=io.agentswarm.test=true | xargs -r docker rm -f >>"$LOG" 2>&1 || true
+  fi
+  # Signal all three first, then wait: the registry and dockerd each take 1-2 s to shut down.
+  sshd_pid=$(signal_ours sshd /usr/sbin/sshd)
+  reg_pid=$(signal_ours registry /usr/bin/docker-registry)
+  docker_pid=$(signal_ours dockerd /usr/sbin/dockerd)
+  [[ -n $sshd_pid ]] && wait_gone sshd "$sshd_pid" 10 && stopped+=(sshd)
+  [[ -n $reg_pid ]] && wait_gone registry "$reg_pid" 10 && stopped+=(registry)
+  if [[ -n $docker_pid ]]; then
+    wait_gone dockerd "$docker_pid" 30 && stopped+=(dockerd)
+    # dockerd leaves its default network namespace (nsfs) mounted under the exec root after shutdown,
+    # which makes the state dir impossible to delete. Only mounts under our own state dir are touched.
+    awk -v p="$STATE/docker/" 'index($2, p) == 1 { print $2 }' /proc/mounts | sort -r | while read -r m; do
+      umount "$m" >>"$LOG" 2>&1 || umount -l "$m" >>"$LOG" 2>&1 || true
+    done
+  fi
+  echo "testbed down in $(secs $(($(now_ms) - t0))): stopped ${stopped[*]:-nothing} (only daemons started by testbed.sh up are stopped)"
+}
+
+cmd_status() {
+  trap - ERR # a down service is a result here, not a script failure
+  local ok=0
+  owner() { pid_alive "$RUN/$1.pid" "$2" && echo "ours, pid $(<"$RUN/$1.pid")" || echo "not started by testbed"; }
+  if docker_ping; then echo "dockerd  up ($(owner dockerd /usr/sbin/dockerd)) on $SOCK"; else echo "dockerd  DOWN"; ok=1; fi
+  if registry_ping; then echo "registry up ($(owner registry /usr/bin/docker-registry)) on $REG"; else echo "registry DOWN"; ok=1; fi
+  if ssh_ping; then echo "sshd     up ($(owner sshd /usr/sbin/sshd)) on $SSH_HOST:$SSH_PORT"; else echo "sshd     DOWN"; ok=1; fi
+  if docker_ping && docker image inspect "$IMAGE" >/dev/null 2>&1; then echo "image    $IMAGE present"; else echo "image    $IMAGE MISSING"; ok=1; fi
+  [[ -f $STATE/testbed.json ]] && echo "config   $STATE/testbed.json" || { echo "config   MISSING"; ok=1; }
+  return $ok
+}
+
+mkdir -p "$RUN" "$LOGS"
+exec 9>"$STATE/.lock"
+flock 9 # two concurrent `up`s (parallel test runners) must not race on the same daemons
+case "${1:-}" in
+  up) cmd_up ;;
+  down) cmd_down ;;
+  status) cmd_status ;;
+  *) echo "usage: $0 up|down|status   (state: $STATE)" >&2; exit 2 ;;
+esac

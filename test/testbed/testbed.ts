@@ -1,0 +1,48 @@
+// Typed view of <state>/testbed.json, written by `bash test/testbed/testbed.sh up`.
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export interface Testbed {
+  version: 1;
+  stateDir: string;
+  /** The default socket, /var/run/docker.sock (the app's "Local Docker" engine). */
+  dockerSocket: string;
+  /** host:port of the local registry, 127.0.0.1:5000. */
+  registry: string;
+  registryUrl: string;
+  /** 127.0.0.1:5000/agentswarm-test/fake-swarm:1, a TEST DOUBLE of the AgentJet swarm image. */
+  fakeSwarmImage: string;
+  /** The same image under its local-only tag, agentswarm-test/fake-swarm:1. */
+  fakeSwarmLocalImage: string;
+  fakeSwarmFixtureHash: string;
+  /** false when `up` found the service already running and reused it (then `down` leaves it alone). */
+  startedByTestbed: { dockerd: boolean; registry: boolean; sshd: boolean };
+  ssh: {
+    host: string;
+    port: number;
+    user: string;
+    password: string;
+    plainKeyPath: string;
+    encryptedKeyPath: string;
+    encryptedKeyPassphrase: string;
+    hostPublicKeyPath: string;
+    /** `SHA256:<base64 without padding>`, as `ssh-keygen -lf` prints it. */
+    hostKeyFingerprint: string;
+  };
+}
+
+export function testbedDir(): string {
+  return process.env.AGENTSWARM_TESTBED_DIR ?? resolve(import.meta.dirname, '../../.testbed');
+}
+
+export function loadTestbed(): Testbed {
+  const file = resolve(testbedDir(), 'testbed.json');
+  if (!existsSync(file)) {
+    throw new Error(`test bed not found (${file} is missing): run \`bash test/testbed/testbed.sh up\` first`);
+  }
+  const data = JSON.parse(readFileSync(file, 'utf8')) as Testbed;
+  if (data.version !== 1 || typeof data.ssh?.port !== 'number' || typeof data.fakeSwarmImage !== 'string') {
+    throw new Error(`${file} has an unexpected shape: re-run \`bash test/testbed/testbed.sh up\``);
+  }
+  return data;
+}
