@@ -9,7 +9,7 @@ import { EventHub } from '../../electron/services/events';
 import type { Handlers } from '../../electron/services/ipc/handlers';
 import type { SwarmContainer } from '../../electron/shared/schemas';
 import { loadTestbed } from '../testbed/testbed';
-import { freePort, waitForEvent } from '../support/helpers';
+import { contractCheckedHandlers, freePort, waitForEvent } from '../support/helpers';
 
 // Real dockerd from test/testbed, the fake swarm image from the local registry, the app's own
 // services: nothing here is mocked except the swarm server itself (a labelled test double).
@@ -44,7 +44,7 @@ describe('swarm server lifecycle on the local Docker engine', () => {
     hub = new EventHub();
     services = createAppServices({ dataDir: dir, host: 'browser', version: '0.0.0-test', events: hub, monitorIntervalMs: 200 });
     await services.start();
-    handlers = services.handlers;
+    handlers = contractCheckedHandlers(services.handlers);
   });
 
   afterAll(async () => {

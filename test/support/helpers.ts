@@ -1,5 +1,6 @@
 import net from 'node:net';
-import type { EventChannel, EventPayload } from '../../electron/shared/contract';
+import { invokeChannels, invokeContract, type EventChannel, type EventPayload, type InvokeChannel } from '../../electron/shared/contract';
+import type { Handlers } from '../../electron/services/ipc/handlers';
 import type { EventHub } from '../../electron/services/events';
 
 /** A port that was free a moment ago on 127.0.0.1 (the OS picks it). */
@@ -38,4 +39,17 @@ export function waitForEvent<E extends EventChannel>(
       }
     });
   });
+}
+
+/**
+ * Wraps the app's handlers so every response is checked against the contract's response schema:
+ * a service that drifts from what the UI was promised fails the test that called it.
+ */
+export function contractCheckedHandlers(handlers: Handlers): Handlers {
+  const checked = {} as Record<InvokeChannel, (request: unknown) => Promise<unknown>>;
+  for (const channel of invokeChannels) {
+    const handler = handlers[channel] as (request: unknown) => Promise<unknown>;
+    checked[channel] = async (request: unknown) => invokeContract[channel].response.parse(await handler(request));
+  }
+  return checked as unknown as Handlers;
 }
