@@ -69,6 +69,7 @@ describe('swarm server lifecycle on the local Docker engine', () => {
     });
     expect(info.HostConfig.Init).toBe(true);
     expect(info.HostConfig.NetworkMode).toBe('host');
+    expect(info.HostConfig.RestartPolicy?.Name).toBe('no');
     expect(info.Config.Cmd).toEqual(['ajet-swarm', 'start', '--swarm-port', String(port)]);
     expect(await ourContainerIds()).toContain(container.id);
 

@@ -120,8 +120,10 @@ export class DockerApiEngine implements ContainerEngine {
           PortBindings: bindings,
           ShmSize: spec.shmSizeBytes,
           DeviceRequests: spec.gpus ? [{ Driver: '', Count: -1, Capabilities: [['gpu']] }] : [],
-          // Survives a reboot of the engine host like a service would, but not an explicit stop.
-          RestartPolicy: { Name: 'unless-stopped' },
+          // No automatic restart: a crashed server comes back OFFLINE with its training state
+          // gone, and a restart loop would hide the crash. An exited container (with its exit
+          // code and logs) is the honest signal.
+          RestartPolicy: { Name: 'no' },
         },
       });
       return container.id;
