@@ -177,6 +177,36 @@ describe('browser-host API client', () => {
     expect(statuses).toHaveLength(1);
   });
 
+  it('replays statuses, list refreshes and settings after the socket reconnects', async () => {
+    const { host, sockets, timers, fetch } = makeHost('#token=abc123');
+    const status = makeStatus('0123456789ab');
+    const settings = { language: 'zh-CN', swarm: { image: 'a/b:1', port: 10086, networkMode: 'publish', gpus: false, shmSizeGb: 32 } };
+    const answers: Record<string, unknown> = {
+      '/api/invoke/swarm:statuses': [status],
+      '/api/invoke/engines:list': [{ id: 'local', kind: 'local-docker', label: 'Local Docker', endpoint: 'unix:///x' }],
+      '/api/invoke/settings:get': settings,
+    };
+    fetch.mockImplementation(async (url) => ({ status: 200, json: async () => ({ ok: true, value: answers[String(url)] ?? [] }) }) as unknown as Response);
+    const api = createBrowserApi(host);
+    const seen: unknown[] = [];
+    api.events.on('swarm:status', (s) => seen.push(['status', s]));
+    api.events.on('swarm:containers-changed', (c) => seen.push(['changed', c]));
+    api.events.on('settings:changed', (s) => seen.push(['settings', s]));
+
+    sockets[0]!.open();
+    await Promise.resolve();
+    expect(fetch).not.toHaveBeenCalled(); // the first open has nothing to catch up on
+    sockets[0]!.drop();
+    timers[0]!.fn();
+    sockets[1]!.open();
+    await vi.waitFor(() => expect(seen).toHaveLength(3));
+    expect(seen).toEqual([
+      ['status', status],
+      ['changed', { engineId: 'local' }],
+      ['settings', settings],
+    ]);
+  });
+
   it('works without a token (the backend then answers FORBIDDEN) and leaves the URL alone', async () => {
     const { host, fetch, replaceState } = makeHost('');
     await createBrowserApi(host).app.info();

@@ -32,11 +32,9 @@ describe('dictionaries', () => {
 
 describe('t()', () => {
   it('interpolates {name} parameters in the current language', () => {
-    expect(t('errors.PORT_IN_USE', { port: 10086 })).toBe(
-      'Port 10086 is already in use on this machine. Stop whatever uses it or choose another port.',
-    );
+    expect(t('engine.version', { version: '20.10.24', apiVersion: '1.41' })).toBe('Docker 20.10.24 (API 1.41)');
     setLocale('zh-CN');
-    expect(t('errors.PORT_IN_USE', { port: 10086 })).toBe('本机端口 10086 已被占用。请停止占用它的程序，或换一个端口。');
+    expect(t('engine.version', { version: '20.10.24', apiVersion: '1.41' })).toBe('Docker 20.10.24（API 1.41）');
   });
 
   it('names an unknown error code instead of failing', () => {

@@ -140,7 +140,7 @@ export function createBrowserApi(host: BrowserHost = defaultHost()): ExposedApi 
   const scheme = host.location.protocol === 'https:' ? 'wss' : 'ws';
   const eventsUrl = `${scheme}://${host.location.host}/api/events?token=${encodeURIComponent(token ?? '')}`;
   const listeners = new Map<EventChannel, Set<(payload: unknown) => void>>();
-  const socket = new EventSocket(eventsUrl, host, (message) => {
+  function dispatch(message: unknown): void {
     if (typeof message !== 'object' || message === null) return;
     const { channel, payload } = message as { channel?: unknown; payload?: unknown };
     if (typeof channel !== 'string' || !isEventChannel(channel)) return;
@@ -148,7 +148,28 @@ export function createBrowserApi(host: BrowserHost = defaultHost()): ExposedApi 
     const parsed = eventContract[channel].safeParse(payload);
     if (!parsed.success) return;
     for (const listener of listeners.get(channel) ?? []) listener(parsed.data);
-  });
+  }
+
+  /**
+   * After a reconnect, replay the current state as events (statuses, a list refresh per engine,
+   * settings), so every view catches up through the paths it already listens on.
+   */
+  async function replayState(): Promise<void> {
+    const [statuses, engines, settings] = await Promise.all([
+      invoke('swarm:statuses', {}),
+      invoke('engines:list', {}),
+      invoke('settings:get', {}),
+    ]);
+    if (statuses.ok) for (const status of statuses.value as unknown[]) dispatch({ channel: 'swarm:status', payload: status });
+    if (engines.ok) {
+      for (const engine of engines.value as { id: string }[]) {
+        dispatch({ channel: 'swarm:containers-changed', payload: { engineId: engine.id } });
+      }
+    }
+    if (settings.ok) dispatch({ channel: 'settings:changed', payload: settings.value });
+  }
+
+  const socket = new EventSocket(eventsUrl, host, dispatch, () => void replayState());
 
   return {
     app: { info: call(apiLayout.app.info), rendererReady: () => {} },

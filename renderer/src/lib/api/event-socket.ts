@@ -25,11 +25,17 @@ export class EventSocket {
   private socket: WebSocketLike | null = null;
   private retryHandle: unknown = null;
   private delay = FIRST_RETRY_MS;
+  private openedBefore = false;
 
+  /**
+   * `onReopen` runs when a connection opens again after one was lost: events sent in the gap are
+   * gone, so the caller refreshes what it shows instead of trusting a stale view.
+   */
   constructor(
     private readonly url: string,
     private readonly host: Timers,
     private readonly onMessage: (message: unknown) => void,
+    private readonly onReopen: () => void = () => {},
   ) {}
 
   ensureOpen(): void {
@@ -49,6 +55,8 @@ export class EventSocket {
     this.socket = socket;
     socket.onopen = () => {
       this.delay = FIRST_RETRY_MS;
+      if (this.openedBefore) this.onReopen();
+      this.openedBefore = true;
     };
     socket.onmessage = (event) => {
       if (typeof event.data !== 'string') return;

@@ -114,9 +114,8 @@ export const en = {
   'errors.ENGINE_PERMISSION_DENIED':
     'No permission to use Docker. Add your user to the "docker" group, then log out and in again.',
   'errors.ENGINE_NOT_FOUND': 'This container engine is not configured.',
-  'errors.IMAGE_NOT_FOUND': 'The image could not be found or pulled. Check its name and your registry access.',
-  'errors.PORT_IN_USE':
-    'Port {port} is already in use on this machine. Stop whatever uses it or choose another port.',
+  'errors.IMAGE_NOT_FOUND': 'Image not found on this engine.',
+  'errors.PORT_IN_USE': 'Port already in use.',
   'errors.CONTAINER_NOT_FOUND': 'The container no longer exists. The list has been refreshed.',
   'errors.CONTAINER_CONFLICT': 'A container with this name or port already exists. Stop or remove it first.',
   'errors.CONTAINER_START_FAILED': 'The container did not start. The details below come from Docker.',
