@@ -62,6 +62,14 @@ function sendJson(response: ServerResponse, status: number, body: Result<unknown
   response.end(JSON.stringify(body));
 }
 
+function safeDecode(text: string): string | null {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
+}
+
 async function readJsonBody(request: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -86,6 +94,11 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       `Refusing to listen on ${host}: the browser host controls Docker and must stay on loopback. ` +
         'Pass --allow-non-loopback only if you really mean to expose it (and use an SSH tunnel instead if you can).',
     );
+  }
+  if (host === '0.0.0.0' || host === '::' || host === '[::]') {
+    // Requests must name the address in their Host header (our DNS-rebinding guard), and a
+    // wildcard bind has no single such name: ask for the one address to serve on instead.
+    throw new Error(`Refusing to listen on the wildcard address ${host}: pass the one address to serve on, e.g. --host 192.168.1.20.`);
   }
   const token = options.token ?? randomBytes(32).toString('hex');
   const allowedHosts = new Set<string>();
@@ -121,9 +134,9 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       sendJson(response, 404, fail({ code: 'UNKNOWN_CHANNEL', message: `No API at ${request.method} ${path}.` }), headers);
       return;
     }
-    const channel = decodeURIComponent(path.slice(INVOKE_PREFIX.length));
-    if (!isInvokeChannel(channel)) {
-      sendJson(response, 404, fail({ code: 'UNKNOWN_CHANNEL', message: `Unknown channel "${channel}".` }), headers);
+    const channel = safeDecode(path.slice(INVOKE_PREFIX.length));
+    if (channel === null || !isInvokeChannel(channel)) {
+      sendJson(response, 404, fail({ code: 'UNKNOWN_CHANNEL', message: `Unknown channel "${channel ?? '?'}".` }), headers);
       return;
     }
     let payload: unknown;

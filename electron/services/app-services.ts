@@ -1,4 +1,4 @@
-import { AppError } from '../shared/errors';
+import { AppError, isAppError } from '../shared/errors';
 import { createLocalDockerEngine, LOCAL_ENGINE_ID } from './engines/local-docker';
 import { EngineRegistry } from './engines/engine-registry';
 import type { EventSink } from './events';
@@ -35,8 +35,15 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const monitor = new SwarmMonitor({
     events: options.events,
     ...(options.monitorIntervalMs ? { intervalMs: options.monitorIntervalMs } : {}),
-    isContainerRunning: async (target) =>
-      (await engines.get(target.engineId).inspectContainer(target.containerId)).state === 'running',
+    isContainerRunning: async (target) => {
+      try {
+        return (await engines.get(target.engineId).inspectContainer(target.containerId)).state === 'running';
+      } catch (error) {
+        // Removed behind our back (docker rm -f): gone, not "unreachable" forever.
+        if (isAppError(error) && error.code === 'CONTAINER_NOT_FOUND') return false;
+        throw error;
+      }
+    },
     onContainerGone: (target) => options.events.emit('swarm:containers-changed', { engineId: target.engineId }),
   });
   const containers = new SwarmContainers({ engines, monitor, events: options.events, appVersion: options.version });

@@ -17,6 +17,8 @@ export const ErrorCodes = [
   'SWARM_UNREACHABLE',
   'SETTINGS_INVALID',
   'INTERNAL',
+  /** Only the browser client raises it: the `npm run web` process that serves the API is gone. */
+  'BACKEND_UNREACHABLE',
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

@@ -43,7 +43,8 @@ export const SwarmStartRequest = z.object({
   image: ImageRef,
   port: Port.default(10086),
   networkMode: NetworkMode.default('publish'),
-  gpus: z.boolean().default(false),
+  /** On by default: the swarm server cannot train without GPUs, so fail fast where none exist. */
+  gpus: z.boolean().default(true),
   /** Shared memory in GiB; the AgentJet docs use 32 (vLLM/NCCL need a large /dev/shm). */
   shmSizeGb: z.number().int().min(1).max(1024).default(32),
 });

@@ -94,13 +94,10 @@ describe('fake swarm container', () => {
     expect(afterBoot).toContain('[update_engine_status] Engine status set to ENGINE.BOOTING');
     expect(afterBoot).toContain('[update_engine_status] Engine status set to ENGINE.ROLLING');
 
-    const t0 = Date.now();
     await container.stop({ t: 10 });
-    const stopMs = Date.now() - t0;
     const state = (await container.inspect()).State;
     // With Init the SIGTERM reaches the server, which dies by it: 143, and well before the 10 s SIGKILL (137).
     expect(state.ExitCode).toBe(143);
-    expect(stopMs).toBeLessThan(3000);
     await container.remove();
     await expect(container.inspect()).rejects.toMatchObject({ statusCode: 404 });
   });

@@ -49,7 +49,8 @@ export interface ContainerEngine {
   inspectContainer(id: string): Promise<ContainerSummary>;
   imageExists(image: string): Promise<boolean>;
   createContainer(spec: ContainerSpec): Promise<string>;
-  startContainer(id: string): Promise<void>;
+  /** `hint.port` lets a "port already allocated" error name the port Docker does not name. */
+  startContainer(id: string, hint?: { port?: number }): Promise<void>;
   stopContainer(id: string, timeoutSeconds: number): Promise<void>;
   removeContainer(id: string): Promise<void>;
   /** Whether nothing listens on `port` on the engine's host loopback. */

@@ -132,11 +132,11 @@ export class DockerApiEngine implements ContainerEngine {
     }
   }
 
-  async startContainer(id: string): Promise<void> {
+  async startContainer(id: string, hint: { port?: number } = {}): Promise<void> {
     try {
       await this.docker.getContainer(id).start();
     } catch (error) {
-      throw this.fail(error);
+      throw this.fail(error, hint);
     }
   }
 

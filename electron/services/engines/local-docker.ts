@@ -1,6 +1,8 @@
 import net from 'node:net';
 import Docker from 'dockerode';
+import type { ContainerEngine } from './container-engine';
 import { DockerApiEngine } from './docker-api-engine';
+import { UnavailableEngine } from './unavailable-engine';
 
 export const LOCAL_ENGINE_ID = 'local';
 
@@ -30,12 +32,30 @@ export function isLoopbackPortFree(port: number): Promise<boolean> {
   });
 }
 
-export function createLocalDockerEngine(dockerHost?: string): DockerApiEngine {
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+export function createLocalDockerEngine(dockerHost?: string): ContainerEngine {
   const endpoint = resolveLocalDockerHost(dockerHost);
+  let options: Docker.DockerOptions;
+  try {
+    options = dockerOptionsFor(endpoint);
+  } catch {
+    // Show only the scheme: the rest of DOCKER_HOST may name users or hosts the user did not
+    // mean to put on screen.
+    const scheme = /^([a-z0-9+.-]+):\/\//i.exec(endpoint)?.[1] ?? 'unknown';
+    return new UnavailableEngine(
+      { id: LOCAL_ENGINE_ID, kind: 'local-docker', label: 'Local Docker', endpoint: `${scheme}://…` },
+      `DOCKER_HOST uses "${scheme}://", which the Local Docker engine cannot use. Set DOCKER_HOST to ` +
+        'unix:///path/to/docker.sock or tcp://host:port, or unset it (remote servers over SSH get their own engine).',
+    );
+  }
+  // With DOCKER_HOST=tcp://otherhost the containers, and so the swarm port, live on that host.
+  const remoteHost = options.host && !LOOPBACK.has(options.host) ? options.host : null;
   return new DockerApiEngine({
     summary: { id: LOCAL_ENGINE_ID, kind: 'local-docker', label: 'Local Docker', endpoint },
-    docker: new Docker(dockerOptionsFor(endpoint)),
-    isHostPortFree: isLoopbackPortFree,
-    urlForHostPort: (port) => Promise.resolve(`http://127.0.0.1:${port}`),
+    docker: new Docker(options),
+    // A port on another host cannot be probed from here; Docker reports publish conflicts itself.
+    isHostPortFree: remoteHost ? () => Promise.resolve(true) : isLoopbackPortFree,
+    urlForHostPort: (port) => Promise.resolve(`http://${remoteHost ?? '127.0.0.1'}:${port}`),
   });
 }

@@ -78,6 +78,8 @@ export interface SwarmContainersOptions {
 
 /** Start, stop, remove and list the swarm-server containers the app manages, on any engine. */
 export class SwarmContainers {
+  private readonly starting = new Set<string>();
+
   constructor(private readonly options: SwarmContainersOptions) {}
 
   async list(engineId: string): Promise<SwarmContainer[]> {
@@ -87,6 +89,21 @@ export class SwarmContainers {
   }
 
   async start(request: SwarmStartRequest): Promise<SwarmContainer> {
+    // Two Starts for one port (two windows, Electron and the browser host) would both pass the
+    // checks below before either container exists; hold the port until this one is done.
+    const key = `${request.engineId}:${request.port}`;
+    if (this.starting.has(key)) {
+      throw new AppError('CONTAINER_CONFLICT', `A swarm server is already being started on port ${request.port}. Wait for it to finish.`);
+    }
+    this.starting.add(key);
+    try {
+      return await this.startUnlocked(request);
+    } finally {
+      this.starting.delete(key);
+    }
+  }
+
+  private async startUnlocked(request: SwarmStartRequest): Promise<SwarmContainer> {
     const engine = this.options.engines.get(request.engineId);
     const health = await engine.health();
     if (!health.reachable) {
@@ -107,7 +124,7 @@ export class SwarmContainers {
 
     const id = await engine.createContainer(buildSwarmSpec(request, this.options.appVersion));
     try {
-      await engine.startContainer(id);
+      await engine.startContainer(id, { port: request.port });
     } catch (error) {
       // Never leave a half-created container behind: it would block the name and confuse the list.
       await engine.removeContainer(id).catch(() => undefined);
@@ -123,8 +140,9 @@ export class SwarmContainers {
   async stop(engineId: string, containerId: string): Promise<SwarmContainer> {
     const engine = this.options.engines.get(engineId);
     const container = await this.requireManaged(engine, containerId);
-    this.options.monitor.unwatch(container.id);
+    // Unwatch only once Docker confirmed the stop: a failed stop leaves a running, watched server.
     await engine.stopContainer(container.id, STOP_TIMEOUT_SECONDS);
+    this.options.monitor.unwatch(container.id);
     this.changed(engineId);
     return toSwarmContainer(engineId, await engine.inspectContainer(container.id));
   }

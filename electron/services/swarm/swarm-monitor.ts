@@ -82,9 +82,15 @@ export class SwarmMonitor {
   unwatch(containerId: string): void {
     const watch = this.watches.get(containerId);
     if (!watch) return;
+    this.end(watch);
+  }
+
+  private end(watch: Watch): void {
+    // Only the current watch of a container may end it: an old poll must not end a newer watch.
+    if (watch.stopped || this.watches.get(watch.target.containerId) !== watch) return;
     watch.stopped = true;
     if (watch.timer) clearTimeout(watch.timer);
-    this.watches.delete(containerId);
+    this.watches.delete(watch.target.containerId);
     this.publish(watch, { ...watch.status, connection: 'stopped', lastError: null });
   }
 
@@ -129,8 +135,10 @@ export class SwarmMonitor {
       if (watch.stopped) return;
       const message = error instanceof Error ? error.message : String(error);
       const running = await this.options.isContainerRunning(watch.target).catch(() => true);
+      // The user may have stopped it while we asked: never overwrite "stopped" with "unreachable".
+      if (watch.stopped) return;
       if (!running) {
-        this.unwatch(watch.target.containerId);
+        this.end(watch);
         this.options.onContainerGone?.(watch.target);
         return;
       }

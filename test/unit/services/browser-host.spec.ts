@@ -64,7 +64,10 @@ describe('browser host (real HTTP + WebSocket on loopback)', () => {
   });
 
   it('refuses to bind a non-loopback address unless asked explicitly', async () => {
-    await expect(startBrowserHost({ handlers: services.handlers, hub, staticDir, host: '0.0.0.0' })).rejects.toThrow(/loopback/);
+    await expect(startBrowserHost({ handlers: services.handlers, hub, staticDir, host: '192.0.2.10' })).rejects.toThrow(/loopback/);
+    await expect(
+      startBrowserHost({ handlers: services.handlers, hub, staticDir, host: '0.0.0.0', allowNonLoopback: true }),
+    ).rejects.toThrow(/wildcard/);
   });
 
   it('answers a valid call with the ok envelope', async () => {
@@ -96,6 +99,9 @@ describe('browser host (real HTTP + WebSocket on loopback)', () => {
     const unknown = await invoke('swarm:explode', {});
     expect(unknown.status).toBe(404);
     expect(JSON.parse(unknown.body).error.code).toBe('UNKNOWN_CHANNEL');
+    const badEscape = await invoke('app%E0%A4%A', {});
+    expect(badEscape.status).toBe(404);
+    expect(JSON.parse(badEscape.body).error.code).toBe('UNKNOWN_CHANNEL');
     const badJson = await rawRequest(host.port, { method: 'POST', path: '/api/invoke/app:info', headers: auth(), body: '{oops' });
     expect(JSON.parse(badJson.body).error.code).toBe('VALIDATION_FAILED');
   });
@@ -117,6 +123,7 @@ describe('browser host (real HTTP + WebSocket on loopback)', () => {
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
     expect(page.headers['content-security-policy']).not.toContain('unsafe');
     const traversal = await rawRequest(host.port, { path: '/..%2Fsecret.txt' });
+    expect(traversal.status).toBe(400);
     expect(traversal.body).not.toContain('outside the static root');
     const fallback = await rawRequest(host.port, { path: '/servers' });
     expect(fallback.body).toContain('AgentSwarm');
@@ -129,6 +136,17 @@ describe('browser host (real HTTP + WebSocket on loopback)', () => {
       refused.on('error', () => resolve('error'));
     });
     expect(refusedOutcome).toBe('error');
+
+    // A page on another site may know nothing of the token, but even with it the Origin check holds
+    // (cross-site WebSocket hijacking).
+    for (const origin of ['http://evil.example', 'null']) {
+      const hijack = new WebSocket(`ws://127.0.0.1:${host.port}/api/events?token=${host.token}`, { origin });
+      const outcome = await new Promise<string>((resolve) => {
+        hijack.on('open', () => resolve('open'));
+        hijack.on('error', () => resolve('error'));
+      });
+      expect(outcome).toBe('error');
+    }
 
     const ws = new WebSocket(`ws://127.0.0.1:${host.port}/api/events?token=${host.token}`);
     await new Promise<void>((resolve, reject) => {

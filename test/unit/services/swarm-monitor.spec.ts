@@ -83,6 +83,32 @@ describe('SwarmMonitor', () => {
     expect(monitor.isWatching(target.containerId)).toBe(false);
   });
 
+  it('never sends "unreachable" after "stopped" when the user stops during a failed poll', async () => {
+    const hub = new EventHub();
+    const seen: SwarmStatus[] = [];
+    hub.subscribe((channel, payload) => channel === 'swarm:status' && seen.push(payload as SwarmStatus));
+    let answer!: (running: boolean) => void;
+    let asked!: () => void;
+    const question = new Promise<void>((resolve) => (asked = resolve));
+    const monitor = new SwarmMonitor({
+      events: hub,
+      intervalMs: 50,
+      startGraceMs: 0,
+      isContainerRunning: () => {
+        asked();
+        return new Promise<boolean>((resolve) => (answer = resolve));
+      },
+    });
+    cleanups.push(() => monitor.dispose());
+    const containerId = 'e'.repeat(64);
+    monitor.watch({ engineId: 'local', containerId, url: `http://127.0.0.1:${await freePort()}` });
+    await question; // the poll failed and is now asking whether the container still runs
+    monitor.unwatch(containerId);
+    answer(true);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(seen.map((s) => s.connection)).toEqual(['starting', 'stopped']);
+  });
+
   it('stays "starting" during the grace period, then says unreachable', async () => {
     const hub = new EventHub();
     const monitor = monitorFor(hub, () => true, [], 300);

@@ -61,7 +61,7 @@ describe('contract types', () => {
       image: 'ghcr.io/modelscope/agentjet:main',
       port: 10086,
       networkMode: 'publish',
-      gpus: false,
+      gpus: true,
       shmSizeGb: 32,
     });
     const bad = invokeContract['swarm:start'].request.safeParse({ image: 'rm -rf /', port: 70000 });

@@ -1,0 +1,152 @@
+import type Docker from 'dockerode';
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../../electron/shared/errors';
+import type { ContainerEngine, ContainerSpec, ContainerSummary } from '../../../electron/services/engines/container-engine';
+import { DockerApiEngine } from '../../../electron/services/engines/docker-api-engine';
+import { EngineRegistry } from '../../../electron/services/engines/engine-registry';
+import { createLocalDockerEngine } from '../../../electron/services/engines/local-docker';
+import { EventHub } from '../../../electron/services/events';
+import { buildSwarmSpec, SwarmContainers } from '../../../electron/services/swarm/swarm-containers';
+import { SwarmMonitor } from '../../../electron/services/swarm/swarm-monitor';
+
+/**
+ * TEST DOUBLE: an in-memory ContainerEngine for the orderings real Docker cannot be made to
+ * produce on demand (a stop that fails, two Starts racing). Real-Docker behaviour is covered by
+ * test/integration/swarm-lifecycle.spec.ts.
+ */
+class MemoryEngine implements ContainerEngine {
+  readonly summary = { id: 'local', kind: 'local-docker' as const, label: 'Memory', endpoint: 'memory://' };
+  readonly containers = new Map<string, ContainerSummary>();
+  failStop = false;
+  createDelay: Promise<void> = Promise.resolve();
+  private next = 0;
+
+  async health() {
+    return { id: 'local', reachable: true, version: 'mem', apiVersion: 'mem', error: null };
+  }
+  async listContainers() {
+    return [...this.containers.values()];
+  }
+  async inspectContainer(id: string) {
+    const c = this.containers.get(id);
+    if (!c) throw new AppError('CONTAINER_NOT_FOUND', 'gone');
+    return c;
+  }
+  async imageExists() {
+    return true;
+  }
+  async createContainer(spec: ContainerSpec) {
+    await this.createDelay;
+    const id = (++this.next).toString(16).padStart(12, '0');
+    this.containers.set(id, { id, name: spec.name, image: spec.image, state: 'created', statusText: 'Created', labels: spec.labels, createdAt: new Date(0).toISOString() });
+    return id;
+  }
+  async startContainer(id: string) {
+    const c = await this.inspectContainer(id);
+    c.state = 'running';
+  }
+  async stopContainer(id: string) {
+    if (this.failStop) throw new AppError('ENGINE_UNREACHABLE', 'Docker went away');
+    (await this.inspectContainer(id)).state = 'exited';
+  }
+  async removeContainer(id: string) {
+    this.containers.delete(id);
+  }
+  async isHostPortFree() {
+    return true;
+  }
+  async urlForHostPort(port: number) {
+    // Nothing listens there: the monitor stays in "starting", which is all these tests need.
+    return `http://127.0.0.1:${port}`;
+  }
+  async dispose() {}
+}
+
+function setup() {
+  const engine = new MemoryEngine();
+  const engines = new EngineRegistry();
+  engines.add(engine);
+  const hub = new EventHub();
+  const monitor = new SwarmMonitor({ events: hub, intervalMs: 60_000, isContainerRunning: async () => true });
+  const containers = new SwarmContainers({ engines, monitor, events: hub, appVersion: 'test' });
+  const request = { engineId: 'local', image: 'x/y:1', port: 12000, networkMode: 'host' as const, gpus: false, shmSizeGb: 1 };
+  return { engine, monitor, containers, request };
+}
+
+describe('SwarmContainers', () => {
+  it('refuses a second Start on the same port while the first is still creating', async () => {
+    const { engine, containers, request, monitor } = setup();
+    let release!: () => void;
+    engine.createDelay = new Promise((resolve) => (release = resolve));
+    const first = containers.start(request);
+    await expect(containers.start(request)).rejects.toMatchObject({ code: 'CONTAINER_CONFLICT', message: expect.stringContaining('already being started') });
+    release();
+    await expect(first).resolves.toMatchObject({ state: 'running', port: 12000 });
+    expect(engine.containers.size).toBe(1);
+    // Once the first is running, the running-container check takes over.
+    await expect(containers.start(request)).rejects.toMatchObject({ code: 'CONTAINER_CONFLICT', message: expect.stringContaining('already runs') });
+    monitor.dispose();
+  });
+
+  it('keeps watching a server whose stop failed, and stops watching once a stop succeeds', async () => {
+    const { engine, containers, request, monitor } = setup();
+    const started = await containers.start(request);
+    expect(monitor.isWatching(started.id)).toBe(true);
+    engine.failStop = true;
+    await expect(containers.stop('local', started.id)).rejects.toMatchObject({ code: 'ENGINE_UNREACHABLE' });
+    expect(monitor.isWatching(started.id)).toBe(true);
+    engine.failStop = false;
+    await expect(containers.stop('local', started.id)).resolves.toMatchObject({ state: 'exited' });
+    expect(monitor.isWatching(started.id)).toBe(false);
+    monitor.dispose();
+  });
+});
+
+describe('the container Docker is asked to create', () => {
+  it('publishes the swarm port on 127.0.0.1 only by default, with Init and labels', async () => {
+    const bodies: Docker.ContainerCreateOptions[] = [];
+    // TEST DOUBLE for dockerode's createContainer only: the publish mode needs a bridge network,
+    // which the test bed's dockerd deliberately lacks (network rule), so its body is checked here.
+    const fakeDocker = {
+      createContainer: async (options: Docker.ContainerCreateOptions) => {
+        bodies.push(options);
+        return { id: 'f'.repeat(64) };
+      },
+    } as unknown as Docker;
+    const engine = new DockerApiEngine({
+      summary: { id: 'local', kind: 'local-docker', label: 'Local Docker', endpoint: 'unix:///x' },
+      docker: fakeDocker,
+      isHostPortFree: async () => true,
+      urlForHostPort: async (port) => `http://127.0.0.1:${port}`,
+    });
+    const spec = buildSwarmSpec({ engineId: 'local', image: 'ghcr.io/modelscope/agentjet:main', port: 10086, networkMode: 'publish', gpus: true, shmSizeGb: 32 }, '1.2.3');
+    await engine.createContainer(spec);
+    const body = bodies[0];
+    expect(body?.Cmd).toEqual(['ajet-swarm', 'start', '--swarm-port', '10086']);
+    expect(body?.ExposedPorts).toEqual({ '10086/tcp': {} });
+    expect(body?.HostConfig?.PortBindings).toEqual({ '10086/tcp': [{ HostIp: '127.0.0.1', HostPort: '10086' }] });
+    expect(body?.HostConfig?.NetworkMode).toBe('bridge');
+    expect(body?.HostConfig?.Init).toBe(true);
+    expect(body?.HostConfig?.ShmSize).toBe(32 * 1024 ** 3);
+    expect(body?.HostConfig?.DeviceRequests).toEqual([{ Driver: '', Count: -1, Capabilities: [['gpu']] }]);
+    expect(body?.Labels).toMatchObject({ 'io.agentswarm.managed': 'true', 'io.agentswarm.role': 'swarm-server', 'io.agentswarm.port': '10086', 'io.agentswarm.network': 'publish', 'io.agentswarm.app-version': '1.2.3' });
+    expect(body?.name).toMatch(/^agentswarm-swarm-10086-[0-9a-f]{6}$/);
+  });
+});
+
+describe('Local Docker with a DOCKER_HOST it cannot use', () => {
+  it('still registers, reports why, and does not echo the whole value', async () => {
+    const engine = createLocalDockerEngine('ssh://alice@gpu-box.example');
+    const health = await engine.health();
+    expect(health.reachable).toBe(false);
+    expect(health.error?.code).toBe('ENGINE_UNREACHABLE');
+    expect(health.error?.message).toContain('"ssh://"');
+    expect(JSON.stringify(health) + engine.summary.endpoint).not.toContain('alice');
+    await expect(engine.listContainers({})).rejects.toMatchObject({ code: 'ENGINE_UNREACHABLE' });
+  });
+
+  it('reaches the swarm port on the Docker host named by a tcp:// DOCKER_HOST', async () => {
+    await expect(createLocalDockerEngine('tcp://127.0.0.2:2375').urlForHostPort(10086)).resolves.toBe('http://127.0.0.2:10086');
+    await expect(createLocalDockerEngine('tcp://localhost:2375').urlForHostPort(10086)).resolves.toBe('http://127.0.0.1:10086');
+  });
+});
