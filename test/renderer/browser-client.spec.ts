@@ -116,13 +116,14 @@ describe('browser-host API client', () => {
     expect(await createBrowserApi(host).swarm.start({ image: 'x/y:1' })).toEqual(envelope);
   });
 
-  it('turns a network failure into an INTERNAL error that says the backend is gone', async () => {
+  it('turns a network failure into a BACKEND_UNREACHABLE error that says to check `npm run web`', async () => {
     const { host, fetch } = makeHost();
     fetch.mockRejectedValueOnce(new TypeError('Failed to fetch'));
     expect(await createBrowserApi(host).engines.list()).toEqual({
       ok: false,
-      error: { code: 'INTERNAL', message: BACKEND_UNREACHABLE_MESSAGE },
+      error: { code: 'BACKEND_UNREACHABLE', message: BACKEND_UNREACHABLE_MESSAGE },
     });
+    expect(BACKEND_UNREACHABLE_MESSAGE).toContain('npm run web');
   });
 
   it('turns a non-envelope answer into an INTERNAL error naming the HTTP status', async () => {
@@ -177,7 +178,7 @@ describe('browser-host API client', () => {
     expect(statuses).toHaveLength(1);
   });
 
-  it('replays statuses, list refreshes and settings after the socket reconnects', async () => {
+  it('replays statuses, list refreshes and settings on the first open and again after a reconnect', async () => {
     const { host, sockets, timers, fetch } = makeHost('#token=abc123');
     const status = makeStatus('0123456789ab');
     const settings = { language: 'zh-CN', swarm: { image: 'a/b:1', port: 10086, networkMode: 'publish', gpus: false, shmSizeGb: 32 } };
@@ -192,19 +193,26 @@ describe('browser-host API client', () => {
     api.events.on('swarm:status', (s) => seen.push(['status', s]));
     api.events.on('swarm:containers-changed', (c) => seen.push(['changed', c]));
     api.events.on('settings:changed', (s) => seen.push(['settings', s]));
-
-    sockets[0]!.open();
-    await Promise.resolve();
-    expect(fetch).not.toHaveBeenCalled(); // the first open has nothing to catch up on
-    sockets[0]!.drop();
-    timers[0]!.fn();
-    sockets[1]!.open();
-    await vi.waitFor(() => expect(seen).toHaveLength(3));
-    expect(seen).toEqual([
+    const replay = [
       ['status', status],
       ['changed', { engineId: 'local' }],
       ['settings', settings],
-    ]);
+    ];
+    expect(fetch).not.toHaveBeenCalled(); // nothing is fetched before the socket is open
+
+    // The stores' first snapshot races the socket's connect: the first open already catches up.
+    sockets[0]!.open();
+    await vi.waitFor(() => expect(seen).toHaveLength(3));
+    expect(seen).toEqual(replay);
+    expect(fetch).toHaveBeenCalledTimes(3);
+
+    sockets[0]!.drop();
+    timers[0]!.fn();
+    expect(fetch).toHaveBeenCalledTimes(3); // a new socket that has not opened yet replays nothing
+    sockets[1]!.open();
+    await vi.waitFor(() => expect(seen).toHaveLength(6));
+    expect(seen).toEqual([...replay, ...replay]);
+    expect(fetch).toHaveBeenCalledTimes(6);
   });
 
   it('works without a token (the backend then answers FORBIDDEN) and leaves the URL alone', async () => {

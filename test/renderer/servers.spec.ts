@@ -162,4 +162,38 @@ describe('Servers page', () => {
     expect(banner.textContent).toContain('Docker is not reachable.');
     expect(banner.textContent).toContain('connect ENOENT /var/run/docker.sock');
   });
+
+  it('shows the Docker state translated, keeping the raw state in data-state', async () => {
+    const running = api.makeContainer({ state: 'running' });
+    const exited = api.makeContainer({ state: 'exited', statusText: 'Exited (137) 1 minute ago' });
+    api.containers = [running, exited];
+    api.settingsValue.language = 'zh-CN';
+    render(App);
+
+    const exitedRow = await rowFor(exited.id);
+    const state = within(exitedRow).getByTestId('swarm-container-state');
+    await waitFor(() => expect(state.textContent).toBe('已退出'));
+    expect(state.dataset.state).toBe('exited');
+    const runningState = within(await rowFor(running.id)).getByTestId('swarm-container-state');
+    expect(runningState.textContent).toBe('运行中');
+    expect(runningState.dataset.state).toBe('running');
+  });
+
+  it('frames the monitor\'s last error with a translated label', async () => {
+    const container = api.makeContainer();
+    api.containers = [container];
+    render(App);
+    const row = await rowFor(container.id);
+    await waitFor(() => expect(api.listenerCount('swarm:status')).toBe(1));
+
+    api.emit('swarm:status', makeStatus(container.id, { connection: 'unreachable', lastError: 'connect ECONNREFUSED' }));
+    const lastError = await within(row).findByTestId('swarm-last-error');
+    expect(lastError.textContent).toBe('Last error: connect ECONNREFUSED');
+
+    await fireEvent.click(screen.getByTestId('nav-settings'));
+    await fireEvent.change(await screen.findByTestId('settings-language-select'), { target: { value: 'zh-CN' } });
+    await fireEvent.click(screen.getByTestId('nav-servers'));
+    const translated = await within(await rowFor(container.id)).findByTestId('swarm-last-error');
+    await waitFor(() => expect(translated.textContent).toBe('最近错误： connect ECONNREFUSED'));
+  });
 });

@@ -99,4 +99,35 @@ describe('Start form', () => {
     expect(screen.getByText(/The image must look like registry\/name:tag/)).toBeTruthy();
     expect(api.requestsOn('swarm:start')).toHaveLength(0);
   });
+
+  it('points aria-describedby at a field error only while that error is shown', async () => {
+    render(App);
+    await waitFor(() => expect(input('swarm-port-input').value).toBe('10086'));
+    expect(input('swarm-port-input').hasAttribute('aria-describedby')).toBe(false);
+    expect(input('swarm-image-input').hasAttribute('aria-describedby')).toBe(false);
+
+    await fireEvent.input(input('swarm-port-input'), { target: { value: '80' } });
+    await fireEvent.click(screen.getByTestId('swarm-start-button'));
+    const describedBy = input('swarm-port-input').getAttribute('aria-describedby');
+    expect(describedBy).toBe('start-port-error');
+    expect(document.getElementById(describedBy!)?.textContent).toBe('The port must be a whole number from 1024 to 65535.');
+    expect(input('swarm-image-input').hasAttribute('aria-describedby')).toBe(false);
+
+    await fireEvent.input(input('swarm-port-input'), { target: { value: '10087' } });
+    expect(input('swarm-port-input').hasAttribute('aria-describedby')).toBe(false);
+  });
+
+  it('warns plainly that host mode exposes the unauthenticated swarm API on every interface', async () => {
+    render(App);
+    await waitFor(() => expect(input('swarm-port-input').value).toBe('10086'));
+    const hint = screen.getByTestId('swarm-network-hint');
+    expect(hint.textContent).toContain('Only this machine can reach the port.');
+
+    await fireEvent.change(screen.getByTestId('swarm-network-select'), { target: { value: 'host' } });
+
+    expect(hint.textContent).toContain('no authentication');
+    expect(hint.textContent).toContain('all network interfaces');
+    expect(hint.textContent).toContain('start or stop training');
+    expect(hint.textContent).toContain('Publish on 127.0.0.1');
+  });
 });

@@ -11,7 +11,8 @@ import {
 import type { Result } from '../../../../electron/shared/result';
 import { EventSocket, type WebSocketLike } from './event-socket';
 
-export const BACKEND_UNREACHABLE_MESSAGE = 'The app backend is not reachable. Is `npm run web` still running?';
+/** Detail under the translated `errors.BACKEND_UNREACHABLE` title when fetch itself fails. */
+export const BACKEND_UNREACHABLE_MESSAGE = 'The request did not reach the app backend. Check that `npm run web` is still running.';
 
 /** The browser globals the client needs, injectable so tests can use fakes instead of a server. */
 export interface BrowserHost {
@@ -117,7 +118,7 @@ export function createBrowserApi(host: BrowserHost = defaultHost()): ExposedApi 
         body: JSON.stringify(request ?? {}),
       });
     } catch {
-      return { ok: false, error: { code: 'INTERNAL', message: BACKEND_UNREACHABLE_MESSAGE } };
+      return { ok: false, error: { code: 'BACKEND_UNREACHABLE', message: BACKEND_UNREACHABLE_MESSAGE } };
     }
     let body: unknown;
     try {
@@ -151,8 +152,10 @@ export function createBrowserApi(host: BrowserHost = defaultHost()): ExposedApi 
   }
 
   /**
-   * After a reconnect, replay the current state as events (statuses, a list refresh per engine,
-   * settings), so every view catches up through the paths it already listens on.
+   * On every open of the socket (the first one included), replay the current state as events
+   * (statuses, a list refresh per engine, settings), so every view catches up through the paths it
+   * already listens on. The stores take their first snapshot while the socket is still connecting,
+   * and events pushed before the open, or while it was down, never reach them otherwise.
    */
   async function replayState(): Promise<void> {
     const [statuses, engines, settings] = await Promise.all([

@@ -25,17 +25,17 @@ export class EventSocket {
   private socket: WebSocketLike | null = null;
   private retryHandle: unknown = null;
   private delay = FIRST_RETRY_MS;
-  private openedBefore = false;
 
   /**
-   * `onReopen` runs when a connection opens again after one was lost: events sent in the gap are
-   * gone, so the caller refreshes what it shows instead of trusting a stale view.
+   * `onOpen` runs on every successful open, the first one included: events sent before the socket
+   * was connected (or while it was down) are gone, so the caller refreshes what it shows instead of
+   * trusting a snapshot taken before the socket was listening.
    */
   constructor(
     private readonly url: string,
     private readonly host: Timers,
     private readonly onMessage: (message: unknown) => void,
-    private readonly onReopen: () => void = () => {},
+    private readonly onOpen: () => void = () => {},
   ) {}
 
   ensureOpen(): void {
@@ -55,8 +55,7 @@ export class EventSocket {
     this.socket = socket;
     socket.onopen = () => {
       this.delay = FIRST_RETRY_MS;
-      if (this.openedBefore) this.onReopen();
-      this.openedBefore = true;
+      this.onOpen();
     };
     socket.onmessage = (event) => {
       if (typeof event.data !== 'string') return;

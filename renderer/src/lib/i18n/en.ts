@@ -49,7 +49,8 @@ export const en = {
   'start.network.publish': 'Publish on 127.0.0.1',
   'start.network.host': 'Host network',
   'start.networkHint.publish': 'Only this machine can reach the port. Recommended: the swarm API has no password.',
-  'start.networkHint.host': 'The container shares the host network; other machines may reach the port.',
+  'start.networkHint.host':
+    'Risk: in host mode the swarm API, which has no authentication, listens on all network interfaces of the Docker engine host, so anyone who can reach that network can start or stop training. Use "Publish on 127.0.0.1" unless the engine has no bridge network.',
   'start.gpus': 'Use all GPUs',
   'start.shm': 'Shared memory (GiB)',
   'start.submit': 'Start',
@@ -80,6 +81,16 @@ export const en = {
   'containers.cancel': 'Cancel',
   'containers.step': 'step {step}',
   'containers.engineUnknown': 'unknown yet',
+  'containers.lastError': 'Last error:',
+
+  'containerState.created': 'created',
+  'containerState.running': 'running',
+  'containerState.paused': 'paused',
+  'containerState.restarting': 'restarting',
+  'containerState.removing': 'removing',
+  'containerState.exited': 'exited',
+  'containerState.dead': 'dead',
+  'containerState.unknown': 'unknown',
 
   'connection.starting': 'starting',
   'connection.online': 'online',
@@ -122,6 +133,7 @@ export const en = {
   'errors.SWARM_UNREACHABLE': 'The swarm server does not answer. It may still be starting, or it has stopped.',
   'errors.SETTINGS_INVALID': 'The settings could not be saved. Check the values and try again.',
   'errors.INTERNAL': 'Something went wrong inside the app.',
+  'errors.BACKEND_UNREACHABLE': 'The app backend is not reachable.',
   'errors.unknown': 'Error {code}.',
 } as const;
 

@@ -50,7 +50,8 @@ export const zhCN: Record<MessageKey, string> = {
   'start.network.publish': '仅发布到 127.0.0.1',
   'start.network.host': '主机网络（host）',
   'start.networkHint.publish': '只有本机可以访问该端口。推荐：Swarm API 没有密码保护。',
-  'start.networkHint.host': '容器共享主机网络，其他机器可能访问到该端口。',
+  'start.networkHint.host':
+    '风险：host 模式下，没有任何身份验证的 Swarm API 会监听 Docker 引擎所在主机的所有网络接口，同一网络中的任何人都能启动或停止训练。除非该引擎没有 bridge 网络，否则请选择“仅发布到 127.0.0.1”。',
   'start.gpus': '使用全部 GPU',
   'start.shm': '共享内存（GiB）',
   'start.submit': '启动',
@@ -81,6 +82,16 @@ export const zhCN: Record<MessageKey, string> = {
   'containers.cancel': '取消',
   'containers.step': '第 {step} 步',
   'containers.engineUnknown': '暂未知',
+  'containers.lastError': '最近错误：',
+
+  'containerState.created': '已创建',
+  'containerState.running': '运行中',
+  'containerState.paused': '已暂停',
+  'containerState.restarting': '重启中',
+  'containerState.removing': '删除中',
+  'containerState.exited': '已退出',
+  'containerState.dead': '已失效',
+  'containerState.unknown': '未知',
 
   'connection.starting': '启动中',
   'connection.online': '在线',
@@ -122,5 +133,6 @@ export const zhCN: Record<MessageKey, string> = {
   'errors.SWARM_UNREACHABLE': 'Swarm 服务器没有响应。它可能仍在启动，或已经停止。',
   'errors.SETTINGS_INVALID': '无法保存设置。请检查各项的值后重试。',
   'errors.INTERNAL': '应用内部出错。',
+  'errors.BACKEND_UNREACHABLE': '无法连接应用后端。',
   'errors.unknown': '错误 {code}。',
 };
