@@ -53,7 +53,7 @@ describe('registerIpc', () => {
       image: 'ghcr.io/modelscope/agentjet:main',
       port: 10086,
       networkMode: 'publish',
-      gpus: false,
+      gpus: true,
       shmSizeGb: 32,
     });
   });
