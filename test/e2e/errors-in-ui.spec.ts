@@ -1,0 +1,81 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startBrowserHost, type BrowserHost } from '../../electron/browser-host/server';
+import { createAppServices, type AppServices } from '../../electron/services/app-services';
+import { EventHub } from '../../electron/services/events';
+import { freePort } from '../support/helpers';
+import { launchChromium, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
+
+/** A browser host over real services, with the Docker endpoint chosen by the test. */
+async function hostWith(dockerHost: string | undefined): Promise<{ services: AppServices; host: BrowserHost; dir: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'agentswarm-e2e-errors-'));
+  const hub = new EventHub();
+  const services = createAppServices({ dataDir: dir, host: 'browser', version: '0.0.0-e2e-errors', events: hub, ...(dockerHost ? { dockerHost } : {}) });
+  await services.start();
+  const host = await startBrowserHost({ handlers: services.handlers, hub, staticDir: rendererDir });
+  return { services, host, dir };
+}
+
+// The error cases the issue names, as a user meets them in the real UI: no stack traces, the
+// translated title, and Docker's or our own explanation with the fix.
+describe('errors shown in the UI (Chromium + browser host)', () => {
+  let browser: Browser;
+  let page: Page | undefined;
+  const stops: (() => Promise<void>)[] = [];
+
+  beforeAll(async () => {
+    requireBuiltRenderer();
+    browser = await launchChromium();
+  });
+  afterEach(async (context) => {
+    if (page) await saveScreenshot(page, context.task.name.replace(/[^a-z0-9]+/gi, '-').toLowerCase());
+    await page?.close();
+    for (const stop of stops.splice(0)) await stop();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  async function open(dockerHost: string | undefined): Promise<Page> {
+    const { services, host, dir } = await hostWith(dockerHost);
+    stops.push(async () => {
+      await host.close();
+      await services.dispose();
+      await rm(dir, { recursive: true, force: true });
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(host.openUrl);
+    await page.getByTestId('nav-servers').click();
+    return page;
+  }
+
+  it('says Docker is unreachable, naming the socket, when no engine answers', async () => {
+    const p = await open('unix:///nonexistent/agentswarm-test-docker.sock');
+    const card = p.getByTestId('engine-card');
+    await expect.poll(async () => (await card.textContent()) ?? '', { timeout: 15_000 }).toContain('/nonexistent/agentswarm-test-docker.sock');
+    expect((await card.textContent()) ?? '').toMatch(/Is the Docker daemon running/);
+
+    await p.getByTestId('swarm-port-input').fill(String(await freePort()));
+    await p.getByTestId('swarm-start-button').click();
+    const banner = p.getByTestId('error-banner').last();
+    await banner.waitFor({ timeout: 15_000 });
+    expect((await banner.textContent()) ?? '').toMatch(/Is the Docker daemon running/);
+    expect((await banner.textContent()) ?? '').not.toMatch(/\n\s+at /);
+  });
+
+  it('says the image is missing and how to pull it', async () => {
+    const p = await open(undefined);
+    const image = '127.0.0.1:5000/agentswarm-test/not-there:1';
+    await p.getByTestId('swarm-image-input').fill(image);
+    await p.getByTestId('swarm-port-input').fill(String(await freePort()));
+    await p.getByTestId('swarm-network-select').selectOption('host');
+    await p.getByTestId('swarm-gpus-checkbox').setChecked(false);
+    await p.getByTestId('swarm-start-button').click();
+    const banner = p.getByTestId('error-banner');
+    await banner.waitFor({ timeout: 15_000 });
+    expect((await banner.textContent()) ?? '').toContain(`docker pull ${image}`);
+  });
+});
