@@ -44,6 +44,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
         throw error;
       }
     },
+    describeExit: (target) => describeExit(engines, target.engineId, target.containerId),
     onContainerGone: (target) => options.events.emit('swarm:containers-changed', { engineId: target.engineId }),
   });
   const containers = new SwarmContainers({ engines, monitor, events: options.events, appVersion: options.version });
@@ -80,3 +81,17 @@ export function createAppServices(options: AppServicesOptions): AppServices {
 }
 
 export { LOCAL_ENGINE_ID };
+
+/**
+ * "Exited with code 1. Last output: RuntimeError: …" for a server that ended on its own, so the
+ * user sees why at a glance instead of only "stopped". Null when the container is gone entirely.
+ */
+async function describeExit(engines: EngineRegistry, engineId: string, containerId: string): Promise<string | null> {
+  const engine = engines.get(engineId);
+  const info = await engine.inspectContainer(containerId).catch(() => null);
+  if (!info) return null;
+  const tail = await engine.logTail(containerId, 3).catch(() => [] as string[]);
+  const code = info.exitCode === null ? '' : ` with code ${info.exitCode}`;
+  const output = tail.map((line) => (line.length > 300 ? `${line.slice(0, 300)}…` : line)).join(' | ');
+  return `The swarm server exited${code}.${output ? ` Last output: ${output}` : ''}`;
+}

@@ -138,10 +138,29 @@ describe('swarm server lifecycle on the local Docker engine', () => {
     const gone = waitForEvent(hub, 'swarm:status', (s) => s.containerId === container.id && s.connection === 'stopped');
     const listChanged = waitForEvent(hub, 'swarm:containers-changed', (p) => p.engineId === 'local');
     await docker.getContainer(container.id).kill();
-    await gone;
+    expect((await gone).lastError).toMatch(/^The swarm server exited with code 137\./);
     await listChanged;
     const listed = (await handlers['swarm:list']({ engineId: 'local' })).find((c) => c.id === container.id);
     expect(listed?.state).toBe('exited');
+  });
+
+  it('says why a swarm server that crashed at start ended: exit code and last output', async () => {
+    // A variant of the fake image whose `ajet-swarm start` fails like a broken install would.
+    const base = await docker.createContainer({ Image: testbed.fakeSwarmImage, Cmd: ['ajet-swarm', 'start'], Labels: { 'io.agentswarm.app-version': '0.0.0-test' } });
+    created.add(base.id);
+    const crashImage = 'agentswarm-test/fake-swarm-crashing:1';
+    await base.commit({ repo: 'agentswarm-test/fake-swarm-crashing', tag: '1', changes: ['ENV AJET_FAKE_EXIT_ON_START=3'] });
+    try {
+      const crashed = waitForEvent(hub, 'swarm:status', (s) => s.connection === 'stopped' && (s.lastError ?? '').includes('code 3'));
+      const container = await start(await freePort(), { image: crashImage });
+      const status = await crashed;
+      expect(status.containerId).toBe(container.id);
+      expect(status.lastError).toContain('RuntimeError: fake swarm server told to fail at start');
+      const listed = (await handlers['swarm:list']({ engineId: 'local' })).find((c) => c.id === container.id);
+      expect(listed?.state).toBe('exited'); // kept, so its logs stay readable
+    } finally {
+      await docker.getImage(crashImage).remove({ force: true }).catch(() => undefined);
+    }
   });
 
   it('stops watching a swarm container removed behind its back (docker rm -f)', async () => {

@@ -196,4 +196,21 @@ describe('Servers page', () => {
     const translated = await within(await rowFor(container.id)).findByTestId('swarm-last-error');
     await waitFor(() => expect(translated.textContent).toBe('最近错误： connect ECONNREFUSED'));
   });
+
+  it('shows why a server stopped on its own, and nothing for a clean stop', async () => {
+    const container = api.makeContainer();
+    api.containers = [container];
+    render(App);
+    const row = await rowFor(container.id);
+    await waitFor(() => expect(api.listenerCount('swarm:status')).toBe(1));
+
+    api.emit('swarm:status', makeStatus(container.id, { connection: 'stopped', lastError: null, checkedAt: '2026-12-02T10:00:00.000Z' }));
+    await waitFor(() => expect(within(row).getByTestId('swarm-connection').textContent).toBe('stopped'));
+    expect(within(row).queryByTestId('swarm-last-error')).toBeNull();
+
+    const reason = 'The swarm server exited with code 3. Last output: RuntimeError: boom';
+    api.emit('swarm:status', makeStatus(container.id, { connection: 'stopped', lastError: reason, checkedAt: '2026-12-02T10:00:01.000Z' }));
+    const lastError = await within(row).findByTestId('swarm-last-error');
+    expect(lastError.textContent).toBe(`Last error: ${reason}`);
+  });
 });

@@ -35,6 +35,8 @@ export interface ContainerSummary {
   statusText: string;
   labels: Record<string, string>;
   createdAt: string;
+  /** Known from inspect once the container has exited; null while running or when unknown. */
+  exitCode: number | null;
 }
 
 /**
@@ -53,6 +55,8 @@ export interface ContainerEngine {
   startContainer(id: string, hint?: { port?: number }): Promise<void>;
   stopContainer(id: string, timeoutSeconds: number): Promise<void>;
   removeContainer(id: string): Promise<void>;
+  /** The last `lines` lines of the container's stdout and stderr, oldest first. */
+  logTail(id: string, lines: number): Promise<string[]>;
   /** Whether nothing listens on `port` on the engine's host loopback. */
   isHostPortFree(port: number): Promise<boolean>;
   /** The URL under which the app reaches `port` of the engine's host (a tunnel for remote engines). */

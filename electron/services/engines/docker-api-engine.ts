@@ -10,6 +10,25 @@ function toState(value: string | undefined): ContainerState {
   return value && KNOWN_STATES.has(value as ContainerState) ? (value as ContainerState) : 'unknown';
 }
 
+/**
+ * Docker multiplexes stdout and stderr of a non-TTY container into frames with an 8-byte header
+ * (stream type, 3 zero bytes, big-endian length). A buffer without such headers is returned as is.
+ */
+export function demuxLogBuffer(buffer: Buffer): string {
+  const parts: Buffer[] = [];
+  let offset = 0;
+  while (offset + 8 <= buffer.length) {
+    const stream = buffer[offset];
+    if ((stream !== 0 && stream !== 1 && stream !== 2) || buffer[offset + 1] !== 0 || buffer[offset + 2] !== 0 || buffer[offset + 3] !== 0) {
+      return buffer.toString('utf8');
+    }
+    const size = buffer.readUInt32BE(offset + 4);
+    parts.push(buffer.subarray(offset + 8, offset + 8 + size));
+    offset += 8 + size;
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
 export interface DockerApiEngineOptions {
   summary: EngineSummary;
   docker: Docker;
@@ -64,6 +83,7 @@ export class DockerApiEngine implements ContainerEngine {
         statusText: c.Status,
         labels: c.Labels ?? {},
         createdAt: new Date(c.Created * 1000).toISOString(),
+        exitCode: null,
       }));
     } catch (error) {
       throw this.fail(error);
@@ -81,6 +101,7 @@ export class DockerApiEngine implements ContainerEngine {
         statusText: info.State.Status,
         labels: info.Config.Labels ?? {},
         createdAt: info.Created,
+        exitCode: info.State.Running ? null : info.State.ExitCode,
       };
     } catch (error) {
       throw this.fail(error);
@@ -153,6 +174,19 @@ export class DockerApiEngine implements ContainerEngine {
   async removeContainer(id: string): Promise<void> {
     try {
       await this.docker.getContainer(id).remove({ force: true, v: true });
+    } catch (error) {
+      throw this.fail(error);
+    }
+  }
+
+  async logTail(id: string, lines: number): Promise<string[]> {
+    try {
+      const buffer = (await this.docker.getContainer(id).logs({ stdout: true, stderr: true, tail: lines, follow: false })) as unknown as Buffer;
+      return demuxLogBuffer(buffer)
+        .split('\n')
+        .map((line) => line.trimEnd())
+        .filter((line) => line !== '')
+        .slice(-lines);
     } catch (error) {
       throw this.fail(error);
     }

@@ -42,6 +42,9 @@ export class UnavailableEngine implements ContainerEngine {
   async removeContainer(): Promise<void> {
     throw this.fail();
   }
+  async logTail(): Promise<string[]> {
+    throw this.fail();
+  }
   async isHostPortFree(): Promise<boolean> {
     throw this.fail();
   }

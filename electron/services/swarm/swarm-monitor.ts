@@ -14,6 +14,8 @@ export interface SwarmMonitorOptions {
   /** Asked after a failed poll: is the container still running? Lets us say "stopped", not "unreachable". */
   isContainerRunning: (target: WatchTarget) => Promise<boolean>;
   onContainerGone?: (target: WatchTarget) => void;
+  /** Says why a container that stopped on its own ended (exit code, last output), for the UI. */
+  describeExit?: (target: WatchTarget) => Promise<string | null>;
   /** How long a fresh server may stay silent before we call it unreachable (default 60 s). */
   startGraceMs?: number;
 }
@@ -85,13 +87,13 @@ export class SwarmMonitor {
     this.end(watch);
   }
 
-  private end(watch: Watch): void {
+  private end(watch: Watch, reason: string | null = null): void {
     // Only the current watch of a container may end it: an old poll must not end a newer watch.
     if (watch.stopped || this.watches.get(watch.target.containerId) !== watch) return;
     watch.stopped = true;
     if (watch.timer) clearTimeout(watch.timer);
     this.watches.delete(watch.target.containerId);
-    this.publish(watch, { ...watch.status, connection: 'stopped', lastError: null });
+    this.publish(watch, { ...watch.status, connection: 'stopped', lastError: reason, checkedAt: new Date().toISOString() });
   }
 
   statuses(): SwarmStatus[] {
@@ -138,7 +140,8 @@ export class SwarmMonitor {
       // The user may have stopped it while we asked: never overwrite "stopped" with "unreachable".
       if (watch.stopped) return;
       if (!running) {
-        this.end(watch);
+        const reason = (await this.options.describeExit?.(watch.target).catch(() => null)) ?? null;
+        this.end(watch, reason);
         this.options.onContainerGone?.(watch.target);
         return;
       }

@@ -2,7 +2,7 @@ import type Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../electron/shared/errors';
 import type { ContainerEngine, ContainerSpec, ContainerSummary } from '../../../electron/services/engines/container-engine';
-import { DockerApiEngine } from '../../../electron/services/engines/docker-api-engine';
+import { DockerApiEngine, demuxLogBuffer } from '../../../electron/services/engines/docker-api-engine';
 import { EngineRegistry } from '../../../electron/services/engines/engine-registry';
 import { createLocalDockerEngine } from '../../../electron/services/engines/local-docker';
 import { EventHub } from '../../../electron/services/events';
@@ -38,7 +38,7 @@ class MemoryEngine implements ContainerEngine {
   async createContainer(spec: ContainerSpec) {
     await this.createDelay;
     const id = (++this.next).toString(16).padStart(12, '0');
-    this.containers.set(id, { id, name: spec.name, image: spec.image, state: 'created', statusText: 'Created', labels: spec.labels, createdAt: new Date(0).toISOString() });
+    this.containers.set(id, { id, name: spec.name, image: spec.image, state: 'created', statusText: 'Created', labels: spec.labels, createdAt: new Date(0).toISOString(), exitCode: null });
     return id;
   }
   async startContainer(id: string) {
@@ -51,6 +51,9 @@ class MemoryEngine implements ContainerEngine {
   }
   async removeContainer(id: string) {
     this.containers.delete(id);
+  }
+  async logTail() {
+    return [];
   }
   async isHostPortFree() {
     return true;
@@ -148,5 +151,19 @@ describe('Local Docker with a DOCKER_HOST it cannot use', () => {
   it('reaches the swarm port on the Docker host named by a tcp:// DOCKER_HOST', async () => {
     await expect(createLocalDockerEngine('tcp://127.0.0.2:2375').urlForHostPort(10086)).resolves.toBe('http://127.0.0.2:10086');
     await expect(createLocalDockerEngine('tcp://localhost:2375').urlForHostPort(10086)).resolves.toBe('http://127.0.0.1:10086');
+  });
+});
+
+describe('demuxLogBuffer', () => {
+  it("splits Docker's multiplexed stdout/stderr frames and passes plain text through", () => {
+    const frame = (stream: number, text: string) => {
+      const body = Buffer.from(text);
+      const header = Buffer.alloc(8);
+      header[0] = stream;
+      header.writeUInt32BE(body.length, 4);
+      return Buffer.concat([header, body]);
+    };
+    expect(demuxLogBuffer(Buffer.concat([frame(1, 'out line\n'), frame(2, 'err line\n')]))).toBe('out line\nerr line\n');
+    expect(demuxLogBuffer(Buffer.from('tty output\n'))).toBe('tty output\n');
   });
 });
