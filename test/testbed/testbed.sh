@@ -28,7 +28,8 @@ IMAGE=$REG/$IMAGE_LOCAL
 # The docker CLI must talk to the default socket, whatever the caller's environment says.
 unset DOCKER_HOST DOCKER_CONTEXT
 DOCKERD_STATE='' REGISTRY_STATE='' SSHD_STATE='' IMAGE_STATE='' FIXTURE_HASH=''
-PACKAGES=(docker.io openssh-server docker-registry chromium curl ca-certificates)
+# fonts-wqy-microhei: a small CJK font, so zh-CN screenshots from the e2e suite are readable.
+PACKAGES=(docker.io openssh-server docker-registry chromium curl ca-certificates fonts-wqy-microhei)
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 secs() { awk -v ms="$1" 'BEGIN { printf "%.2fs", ms / 1000 }'; }
