@@ -118,6 +118,8 @@ describe('Servers page end to end (Chromium + browser host + real Docker)', () =
     expect(navZh).toMatch(/[\u4e00-\u9fff]/);
     await page.reload();
     await expect.poll(async () => (await page.getByTestId('nav-servers').textContent()) ?? '').toMatch(/[\u4e00-\u9fff]/);
+    await page.getByTestId('nav-servers').click();
+    await saveScreenshot(page, 'servers-page-in-simplified-chinese');
     await page.getByTestId('nav-settings').click();
     await page.getByTestId('settings-language-select').selectOption('en');
     await expect.poll(async () => (await page.getByTestId('nav-servers').textContent())?.trim()).toBe(navBefore);
