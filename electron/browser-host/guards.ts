@@ -1,11 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
-export function isLoopbackAddress(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host) || /^127(\.\d{1,3}){3}$/.test(host);
-}
 
 /** Compares tokens in constant time so a local attacker cannot guess one byte at a time. */
 export function tokenMatches(expected: string, given: string | null | undefined): boolean {

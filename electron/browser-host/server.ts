@@ -7,7 +7,8 @@ import { fail, type Result } from '../shared/result';
 import type { EventHub } from '../services/events';
 import type { Handlers } from '../services/ipc/handlers';
 import { runHandler } from '../services/ipc/run-handler';
-import { bearerToken, isLoopbackAddress, requestComesFromUs, tokenMatches } from './guards';
+import { isLoopbackAddress } from '../services/util/loopback';
+import { bearerToken, requestComesFromUs, tokenMatches } from './guards';
 import { serveStatic } from './static-files';
 
 const MAX_BODY_BYTES = 1024 * 1024;

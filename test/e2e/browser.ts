@@ -45,3 +45,12 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
   await page.screenshot({ path, fullPage: true });
   return path;
 }
+
+/** Fills the Servers page's start form for the fake swarm image on the test bed's host network. */
+export async function fillStartForm(page: Page, options: { image: string; port: number }): Promise<void> {
+  await page.getByTestId('nav-servers').click();
+  await page.getByTestId('swarm-image-input').fill(options.image);
+  await page.getByTestId('swarm-port-input').fill(String(options.port));
+  await page.getByTestId('swarm-network-select').selectOption('host');
+  await page.getByTestId('swarm-gpus-checkbox').setChecked(false);
+}

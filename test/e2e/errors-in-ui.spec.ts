@@ -7,7 +7,7 @@ import { startBrowserHost, type BrowserHost } from '../../electron/browser-host/
 import { createAppServices, type AppServices } from '../../electron/services/app-services';
 import { EventHub } from '../../electron/services/events';
 import { freePort } from '../support/helpers';
-import { launchChromium, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
+import { fillStartForm, launchChromium, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
 
 /** A browser host over real services, with the Docker endpoint chosen by the test. */
 async function hostWith(dockerHost: string | undefined): Promise<{ services: AppServices; host: BrowserHost; dir: string }> {
@@ -69,10 +69,7 @@ describe('errors shown in the UI (Chromium + browser host)', () => {
   it('says the image is missing and how to pull it', async () => {
     const p = await open(undefined);
     const image = '127.0.0.1:5000/agentswarm-test/not-there:1';
-    await p.getByTestId('swarm-image-input').fill(image);
-    await p.getByTestId('swarm-port-input').fill(String(await freePort()));
-    await p.getByTestId('swarm-network-select').selectOption('host');
-    await p.getByTestId('swarm-gpus-checkbox').setChecked(false);
+    await fillStartForm(p, { image, port: await freePort() });
     await p.getByTestId('swarm-start-button').click();
     const banner = p.getByTestId('error-banner');
     await banner.waitFor({ timeout: 15_000 });

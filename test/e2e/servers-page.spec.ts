@@ -10,7 +10,7 @@ import { createAppServices, type AppServices } from '../../electron/services/app
 import { EventHub } from '../../electron/services/events';
 import { loadTestbed } from '../testbed/testbed';
 import { freePort } from '../support/helpers';
-import { launchChromium, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
+import { fillStartForm, launchChromium, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
 
 // The whole slice, as a user would drive it: the built UI in Chromium, the browser host, the real
 // services, the real dockerd, and the fake swarm image (the only test double) from the local registry.
@@ -57,17 +57,9 @@ describe('Servers page end to end (Chromium + browser host + real Docker)', () =
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  async function fillStartForm(port: number): Promise<void> {
-    await page.getByTestId('nav-servers').click();
-    await page.getByTestId('swarm-image-input').fill(testbed.fakeSwarmImage);
-    await page.getByTestId('swarm-port-input').fill(String(port));
-    await page.getByTestId('swarm-network-select').selectOption('host');
-    await page.getByTestId('swarm-gpus-checkbox').setChecked(false);
-  }
-
   it('starts the fake swarm from the Servers page, shows ENGINE.OFFLINE, stops and removes it', async () => {
     const port = await freePort();
-    await fillStartForm(port);
+    await fillStartForm(page, { image: testbed.fakeSwarmImage, port });
     await expect.poll(async () => (await page.getByTestId('engine-card').textContent()) ?? '').toContain('Docker');
     await page.getByTestId('swarm-start-button').click();
 
@@ -97,7 +89,7 @@ describe('Servers page end to end (Chromium + browser host + real Docker)', () =
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
     const port = (blocker.address() as net.AddressInfo).port;
     try {
-      await fillStartForm(port);
+      await fillStartForm(page, { image: testbed.fakeSwarmImage, port });
       await page.getByTestId('swarm-start-button').click();
       const banner = page.getByTestId('error-banner');
       await banner.waitFor({ timeout: 15_000 });

@@ -28,7 +28,7 @@ export function mapDockerError(error: unknown, context: { endpoint: string; imag
   if (error instanceof AppError) return error;
   const e = asDockerish(error);
   const message = dockerMessage(error);
-  if (e.code === 'EACCES' || /permission denied/i.test(message) && !e.statusCode) {
+  if (e.code === 'EACCES' || (!e.statusCode && /permission denied/i.test(message))) {
     return new AppError(
       'ENGINE_PERMISSION_DENIED',
       `Permission denied on ${context.endpoint}. Add your user to the "docker" group (sudo usermod -aG docker $USER) and log in again.`,
@@ -40,7 +40,7 @@ export function mapDockerError(error: unknown, context: { endpoint: string; imag
       `Cannot reach Docker at ${context.endpoint} (${e.code}). Is the Docker daemon running? Start it, or point DOCKER_HOST at a running engine.`,
     );
   }
-  if (e.statusCode === 404 && /no such image|manifest unknown|not found/i.test(message) && context.image && /image/i.test(message)) {
+  if (e.statusCode === 404 && context.image && /no such image/i.test(message)) {
     return imageNotFound(context.image);
   }
   if (e.statusCode === 404) {

@@ -3,6 +3,7 @@ import Docker from 'dockerode';
 import type { ContainerEngine } from './container-engine';
 import { DockerApiEngine } from './docker-api-engine';
 import { UnavailableEngine } from './unavailable-engine';
+import { isLoopbackAddress } from '../util/loopback';
 
 export const LOCAL_ENGINE_ID = 'local';
 
@@ -32,8 +33,6 @@ export function isLoopbackPortFree(port: number): Promise<boolean> {
   });
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
-
 export function createLocalDockerEngine(dockerHost?: string): ContainerEngine {
   const endpoint = resolveLocalDockerHost(dockerHost);
   let options: Docker.DockerOptions;
@@ -50,7 +49,7 @@ export function createLocalDockerEngine(dockerHost?: string): ContainerEngine {
     );
   }
   // With DOCKER_HOST=tcp://otherhost the containers, and so the swarm port, live on that host.
-  const remoteHost = options.host && !LOOPBACK.has(options.host) ? options.host : null;
+  const remoteHost = options.host && !isLoopbackAddress(options.host) ? options.host : null;
   return new DockerApiEngine({
     summary: { id: LOCAL_ENGINE_ID, kind: 'local-docker', label: 'Local Docker', endpoint },
     docker: new Docker(options),
