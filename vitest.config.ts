@@ -5,7 +5,8 @@ import { svelte } from '@sveltejs/vite-plugin-svelte';
 const root = import.meta.dirname;
 
 /**
- * Four suites: `unit` (plain Node, Electron replaced by a labelled stand-in), `renderer` (Svelte
+ * Five suites: `unit` (plain Node, Electron replaced by a labelled stand-in), `conformance` (the swarm protocol
+ * suite against the in-process fake swarm server), `renderer` (Svelte
  * components in jsdom), `integration` (real dockerd, registry, sshd from test/testbed) and `e2e`
  * (Debian's Chromium against the browser host). The real `electron` module is never loaded: it
  * would try to download its binary.
@@ -22,6 +23,15 @@ export default defineConfig({
           name: 'unit',
           environment: 'node',
           include: ['test/unit/**/*.spec.ts'],
+        },
+      },
+      {
+        // The swarm protocol conformance suite (test/conformance/swarm-conformance.ts) against the in-process fake;
+        // no test bed needed. Other implementations add a spec file calling defineSwarmConformance.
+        test: {
+          name: 'conformance',
+          environment: 'node',
+          include: ['test/conformance/**/*.spec.ts'],
         },
       },
       {
