@@ -1,11 +1,11 @@
-import { AppError, isAppError } from '../shared/errors';
+import { AppError } from '../shared/errors';
 import { createLocalDockerEngine, LOCAL_ENGINE_ID } from './engines/local-docker';
 import { EngineRegistry } from './engines/engine-registry';
 import type { EventSink } from './events';
 import type { Handlers } from './ipc/handlers';
 import { SettingsService } from './settings/settings-service';
 import { SwarmContainers } from './swarm/swarm-containers';
-import { SwarmMonitor } from './swarm/swarm-monitor';
+import { createSwarmMonitor } from './swarm/create-monitor';
 
 export interface AppServicesOptions {
   /** Absolute folder for settings and state (Electron: app.getPath('userData')). */
@@ -32,21 +32,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const engines = new EngineRegistry();
   engines.add(createLocalDockerEngine(options.dockerHost));
   const settings = new SettingsService(options.dataDir, options.events);
-  const monitor = new SwarmMonitor({
-    events: options.events,
-    ...(options.monitorIntervalMs ? { intervalMs: options.monitorIntervalMs } : {}),
-    isContainerRunning: async (target) => {
-      try {
-        return (await engines.get(target.engineId).inspectContainer(target.containerId)).state === 'running';
-      } catch (error) {
-        // Removed behind our back (docker rm -f): gone, not "unreachable" forever.
-        if (isAppError(error) && error.code === 'CONTAINER_NOT_FOUND') return false;
-        throw error;
-      }
-    },
-    describeExit: (target) => describeExit(engines, target.engineId, target.containerId),
-    onContainerGone: (target) => options.events.emit('swarm:containers-changed', { engineId: target.engineId }),
-  });
+  const monitor = createSwarmMonitor(engines, options.events, { intervalMs: options.monitorIntervalMs });
   const containers = new SwarmContainers({ engines, monitor, events: options.events, appVersion: options.version });
 
   const handlers: Handlers = {
@@ -82,16 +68,3 @@ export function createAppServices(options: AppServicesOptions): AppServices {
 
 export { LOCAL_ENGINE_ID };
 
-/**
- * "Exited with code 1. Last output: RuntimeError: …" for a server that ended on its own, so the
- * user sees why at a glance instead of only "stopped". Null when the container is gone entirely.
- */
-async function describeExit(engines: EngineRegistry, engineId: string, containerId: string): Promise<string | null> {
-  const engine = engines.get(engineId);
-  const info = await engine.inspectContainer(containerId).catch(() => null);
-  if (!info) return null;
-  const tail = await engine.logTail(containerId, 3).catch(() => [] as string[]);
-  const code = info.exitCode === null ? '' : ` with code ${info.exitCode}`;
-  const output = tail.map((line) => (line.length > 300 ? `${line.slice(0, 300)}…` : line)).join(' | ');
-  return `The swarm server exited${code}.${output ? ` Last output: ${output}` : ''}`;
-}
