@@ -5,7 +5,7 @@
  * (out/preload/index.cjs) because a sandboxed preload can only require('electron').
  */
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import { apiLayout, type ExposedApi } from '../shared/api';
+import { buildLayoutApi, type ExposedApi } from '../shared/api';
 import { EVENT_BRIDGE_CHANNEL, RENDERER_READY_CHANNEL, isEventChannel, type EventChannel } from '../shared/channels';
 
 type Listener = (payload: unknown) => void;
@@ -69,22 +69,13 @@ function deepFreeze<T>(value: T): T {
 
 /** Builds the namespaced API from the shared layout, so it cannot drift from the browser client. */
 export function buildApi(): ExposedApi {
-  const api: Record<string, Record<string, unknown>> = {};
-  for (const [namespace, methods] of Object.entries(apiLayout)) {
-    const target: Record<string, unknown> = {};
-    for (const [method, channel] of Object.entries(methods)) {
-      // Main validates every request; `{}` stands for "no arguments" so defaults apply there.
-      target[method] = (request?: unknown) => ipcRenderer.invoke(channel, request ?? {});
-    }
-    api[namespace] = target;
-  }
-  const app = api['app'] ?? {};
-  app['rendererReady'] = () => ipcRenderer.send(RENDERER_READY_CHANNEL);
-  api['app'] = app;
-  api['events'] = { on };
-  // The loops above build exactly the shape of `ExposedApi` from `apiLayout`, which the compiler
-  // cannot see through `Object.entries`; `test/unit/main/preload.spec.ts` pins the runtime shape.
-  return deepFreeze(api) as unknown as ExposedApi;
+  const layout = buildLayoutApi((channel, request) => ipcRenderer.invoke(channel, request));
+  const api: ExposedApi = {
+    ...layout,
+    app: { ...layout.app, rendererReady: () => ipcRenderer.send(RENDERER_READY_CHANNEL) },
+    events: { on: on as ExposedApi['events']['on'] },
+  };
+  return deepFreeze(api);
 }
 
 contextBridge.exposeInMainWorld('api', buildApi());

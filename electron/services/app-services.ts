@@ -1,11 +1,13 @@
-import { AppError } from '../shared/errors';
+import { registerApp } from './app/register';
+import type { DomainModule, ServiceContext } from './domain';
 import { createLocalDockerEngine, LOCAL_ENGINE_ID } from './engines/local-docker';
 import { EngineRegistry } from './engines/engine-registry';
+import { registerEngines } from './engines/register';
 import type { EventSink } from './events';
 import type { Handlers } from './ipc/handlers';
+import { registerSettings } from './settings/register';
 import { SettingsService } from './settings/settings-service';
-import { SwarmContainers } from './swarm/swarm-containers';
-import { createSwarmMonitor } from './swarm/create-monitor';
+import { registerSwarm } from './swarm/register';
 
 export interface AppServicesOptions {
   /** Absolute folder for settings and state (Electron: app.getPath('userData')). */
@@ -27,44 +29,56 @@ export interface AppServices {
   dispose(): Promise<void>;
 }
 
-/** Builds every service once and maps each contract channel to one of them. */
+/**
+ * Builds the shared services once and collects every domain's `register()` module. No domain
+ * logic here: a new domain adds one `register()` in its folder and one line below.
+ */
 export function createAppServices(options: AppServicesOptions): AppServices {
   const engines = new EngineRegistry();
   engines.add(createLocalDockerEngine(options.dockerHost));
-  const settings = new SettingsService(options.dataDir, options.events);
-  const monitor = createSwarmMonitor(engines, options.events, { intervalMs: options.monitorIntervalMs });
-  const containers = new SwarmContainers({ engines, monitor, events: options.events, appVersion: options.version });
+  const context: ServiceContext = {
+    host: options.host,
+    version: options.version,
+    events: options.events,
+    engines,
+    settings: new SettingsService(options.dataDir, options.events),
+    monitorIntervalMs: options.monitorIntervalMs,
+  };
 
+  // Order matters: start() runs in this order (settings first), dispose() in reverse.
+  const settings = registerSettings(context);
+  const app = registerApp(context);
+  const enginesModule = registerEngines(context);
+  const swarm = registerSwarm(context);
+  const modules: Pick<DomainModule<never>, 'start' | 'dispose'>[] = [settings, app, enginesModule, swarm];
+
+  // Spelled out (not merged in a loop) so the compiler checks that every channel has a handler.
   const handlers: Handlers = {
-    'app:info': async () => ({ version: options.version, host: options.host, platform: process.platform }),
-    'engines:list': async () => engines.summaries(),
-    'engines:health': async ({ engineId }) => engines.get(engineId).health(),
-    'swarm:list': async ({ engineId }) => containers.list(engineId),
-    'swarm:start': async (request) => containers.start(request),
-    'swarm:stop': async ({ engineId, containerId }) => containers.stop(engineId, containerId),
-    'swarm:remove': async ({ engineId, containerId }) => containers.remove(engineId, containerId),
-    'swarm:statuses': async () => monitor.statuses(),
-    'settings:get': async () => settings.get(),
-    'settings:update': async (patch) => settings.update(patch),
+    ...settings.handlers,
+    ...app.handlers,
+    ...enginesModule.handlers,
+    ...swarm.handlers,
   };
 
   return {
     handlers,
-    settings,
+    settings: context.settings,
     async start() {
-      try {
-        await settings.load();
-      } catch (error) {
-        throw new AppError('SETTINGS_INVALID', `Cannot read ${settings.path}: ${(error as Error).message}`);
-      }
-      await containers.resumeWatching();
+      for (const module of modules) await module.start?.();
     },
     async dispose() {
-      monitor.dispose();
-      await engines.dispose();
+      // Every module gets its chance to stop (watchers, sockets) even when one before it fails.
+      const failures: unknown[] = [];
+      for (const module of [...modules].reverse()) {
+        try {
+          await module.dispose?.();
+        } catch (error) {
+          failures.push(error);
+        }
+      }
+      if (failures.length > 0) throw failures[0];
     },
   };
 }
 
 export { LOCAL_ENGINE_ID };
-

@@ -1,29 +1,11 @@
 import type { Result } from './result';
 import type { EventChannel, EventPayload, InvokeChannel, InvokeInput, InvokeResponse } from './contract';
 
-type Call<C extends InvokeChannel> = (request?: InvokeInput<C>) => Promise<Result<InvokeResponse<C>>>;
-
 /**
- * The namespaced API the renderer sees as `window.api` under Electron. The browser host client in
- * `renderer/src/lib/api` implements the very same interface over HTTP + WebSocket.
+ * Maps every namespaced method to its channel. The ONE list a new channel is added to on the API
+ * side: `ExposedApi` is derived from it, and the preload and the browser client both build their
+ * object by looping over it (`buildLayoutApi`), so the three cannot drift apart.
  */
-export interface ExposedApi {
-  readonly app: { info: Call<'app:info'>; rendererReady: () => void };
-  readonly engines: { list: Call<'engines:list'>; health: Call<'engines:health'> };
-  readonly swarm: {
-    list: Call<'swarm:list'>;
-    start: Call<'swarm:start'>;
-    stop: Call<'swarm:stop'>;
-    remove: Call<'swarm:remove'>;
-    statuses: Call<'swarm:statuses'>;
-  };
-  readonly settings: { get: Call<'settings:get'>; update: Call<'settings:update'> };
-  readonly events: {
-    on<E extends EventChannel>(channel: E, listener: (payload: EventPayload<E>) => void): () => void;
-  };
-}
-
-/** Maps every namespaced method to its channel, so preload and browser client build the same shape. */
 export const apiLayout = {
   app: { info: 'app:info' },
   engines: { list: 'engines:list', health: 'engines:health' },
@@ -36,3 +18,49 @@ export const apiLayout = {
   },
   settings: { get: 'settings:get', update: 'settings:update' },
 } as const satisfies Record<string, Record<string, InvokeChannel>>;
+
+export type ApiLayout = typeof apiLayout;
+
+/** One API method: send the request of channel C, get its Result envelope back. */
+export type Call<C extends InvokeChannel> = (request?: InvokeInput<C>) => Promise<Result<InvokeResponse<C>>>;
+
+/** The part of the API that `apiLayout` describes: one `Call` per (namespace, method). */
+export type LayoutApi = {
+  readonly [N in keyof ApiLayout]: {
+    readonly [M in keyof ApiLayout[N]]: ApiLayout[N][M] extends InvokeChannel ? Call<ApiLayout[N][M]> : never;
+  };
+};
+
+/** What is not a request channel: the ready signal (Electron's event queue) and event subscription. */
+export interface ApiExtras {
+  readonly app: { rendererReady: () => void };
+  readonly events: {
+    on<E extends EventChannel>(channel: E, listener: (payload: EventPayload<E>) => void): () => void;
+  };
+}
+
+/**
+ * The namespaced API the renderer sees as `window.api` under Electron. The browser host client in
+ * `renderer/src/lib/api` implements the very same type over HTTP + WebSocket.
+ */
+export type ExposedApi = LayoutApi & ApiExtras;
+
+/**
+ * Builds the `LayoutApi` part by looping over `apiLayout`, given how one channel is invoked on
+ * this transport. Used by the preload (IPC) and the browser client (HTTP), so a channel added to
+ * the layout appears on both without touching either.
+ */
+export function buildLayoutApi(invoke: (channel: InvokeChannel, request: unknown) => Promise<unknown>): LayoutApi {
+  const api: Record<string, Record<string, (request?: unknown) => Promise<unknown>>> = {};
+  for (const [namespace, methods] of Object.entries(apiLayout)) {
+    const target: Record<string, (request?: unknown) => Promise<unknown>> = {};
+    for (const [method, channel] of Object.entries(methods) as [string, InvokeChannel][]) {
+      // The backend validates every request; `{}` stands for "no arguments" so defaults apply there.
+      target[method] = (request?: unknown) => invoke(channel, request ?? {});
+    }
+    api[namespace] = target;
+  }
+  // The loops build exactly the shape of `LayoutApi`, which the compiler cannot see through
+  // `Object.entries`; test/unit/shared/contract.spec.ts pins the runtime shape against the layout.
+  return api as unknown as LayoutApi;
+}

@@ -7,6 +7,9 @@ import {
   type BrowserHost,
 } from '../../renderer/src/lib/api';
 import type { WebSocketLike } from '../../renderer/src/lib/api/event-socket';
+import { replayTable } from '../../renderer/src/lib/api/replay';
+import { apiLayout } from '../../electron/shared/api';
+import { eventChannels, eventContract, type InvokeChannel } from '../../electron/shared/contract';
 import { FakeApi, makeStatus } from './fake-api';
 
 /** A stand-in WebSocket the test drives by hand: open, message, close. */
@@ -213,6 +216,39 @@ describe('browser-host API client', () => {
     await vi.waitFor(() => expect(seen).toHaveLength(6));
     expect(seen).toEqual([...replay, ...replay]);
     expect(fetch).toHaveBeenCalledTimes(6);
+  });
+
+  it('has every method of apiLayout, each posting to its own channel (built by looping over the layout)', async () => {
+    const { host, fetch } = makeHost();
+    const api = createBrowserApi(host) as unknown as Record<string, Record<string, (request?: unknown) => Promise<unknown>>>;
+    const expected: string[] = [];
+    for (const [namespace, methods] of Object.entries(apiLayout)) {
+      for (const [method, channel] of Object.entries(methods) as [string, InvokeChannel][]) {
+        expected.push(`/api/invoke/${channel}`);
+        await api[namespace]![method]!({});
+      }
+    }
+    expect(fetch.mock.calls.map(([url]) => String(url))).toEqual(expected);
+  });
+
+  it('replays through a table whose rows produce valid payloads for every event channel', () => {
+    const status = makeStatus('0123456789ab');
+    const settings = { language: 'en', swarm: { image: 'a/b:1', port: 10086, networkMode: 'publish', gpus: true, shmSizeGb: 32 } };
+    const sample: Partial<Record<InvokeChannel, unknown>> = {
+      'swarm:statuses': [status],
+      'engines:list': [{ id: 'local', kind: 'local-docker', label: 'Local Docker', endpoint: 'unix:///x' }],
+      'settings:get': settings,
+    };
+    const produced = new Set<string>();
+    for (const row of replayTable) {
+      expect(sample, `add a sample answer for ${row.request}`).toHaveProperty([row.request]);
+      for (const message of row.toEvents(sample[row.request])) {
+        expect(eventContract[message.channel].safeParse(message.payload).success, message.channel).toBe(true);
+        produced.add(message.channel);
+      }
+    }
+    // A new event channel needs a replay row, or the browser UI misses it after a reconnect.
+    expect([...produced].sort()).toEqual([...eventChannels].sort());
   });
 
   it('works without a token (the backend then answers FORBIDDEN) and leaves the URL alone', async () => {

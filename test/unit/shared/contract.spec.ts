@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { ExposedApi } from '../../../electron/shared/api';
-import { apiLayout } from '../../../electron/shared/api';
+import { apiLayout, buildLayoutApi, type Call } from '../../../electron/shared/api';
 import {
   eventChannels,
   invokeChannels,
@@ -38,6 +38,30 @@ describe('contract types', () => {
     expectTypeOf<ExposedApi['events']['on']>().parameter(0).toEqualTypeOf<
       'swarm:status' | 'swarm:containers-changed' | 'settings:changed'
     >();
+  });
+
+  it('derives ExposedApi from apiLayout: one Call per layout entry, plus rendererReady and events', () => {
+    type Layout = typeof apiLayout;
+    expectTypeOf<keyof ExposedApi>().toEqualTypeOf<keyof Layout | 'events'>();
+    expectTypeOf<keyof ExposedApi['swarm']>().toEqualTypeOf<keyof Layout['swarm']>();
+    expectTypeOf<keyof ExposedApi['app']>().toEqualTypeOf<keyof Layout['app'] | 'rendererReady'>();
+    expectTypeOf<ExposedApi['engines']['health']>().toEqualTypeOf<Call<'engines:health'>>();
+  });
+
+  it('buildLayoutApi builds exactly the layout, each method invoking its channel with {} by default', async () => {
+    const seen: [string, unknown][] = [];
+    const api = buildLayoutApi(async (channel, request) => {
+      seen.push([channel, request]);
+      return { ok: true, value: null };
+    }) as unknown as Record<string, Record<string, (request?: unknown) => Promise<unknown>>>;
+    const shape = Object.fromEntries(Object.entries(api).map(([ns, methods]) => [ns, Object.keys(methods)]));
+    expect(shape).toEqual(Object.fromEntries(Object.entries(apiLayout).map(([ns, methods]) => [ns, Object.keys(methods)])));
+    await api['swarm']!['stop']!({ engineId: 'local', containerId: 'a1b2c3d4e5f6' });
+    await api['settings']!['get']!();
+    expect(seen).toEqual([
+      ['swarm:stop', { engineId: 'local', containerId: 'a1b2c3d4e5f6' }],
+      ['settings:get', {}],
+    ]);
   });
 
   it('maps every invoke channel to exactly one api method', () => {

@@ -1,12 +1,11 @@
-import { apiLayout, type ExposedApi } from '../../../../electron/shared/api';
+import { buildLayoutApi, type ExposedApi } from '../../../../electron/shared/api';
+import { replayTable } from './replay';
 import {
   eventContract,
   isEventChannel,
   type EventChannel,
   type EventPayload,
   type InvokeChannel,
-  type InvokeInput,
-  type InvokeResponse,
 } from '../../../../electron/shared/contract';
 import type { Result } from '../../../../electron/shared/result';
 import { EventSocket, type WebSocketLike } from './event-socket';
@@ -134,10 +133,6 @@ export function createBrowserApi(host: BrowserHost = defaultHost()): ExposedApi 
     };
   }
 
-  function call<C extends InvokeChannel>(channel: C) {
-    return (request?: InvokeInput<C>) => invoke(channel, request) as Promise<Result<InvokeResponse<C>>>;
-  }
-
   const scheme = host.location.protocol === 'https:' ? 'wss' : 'ws';
   const eventsUrl = `${scheme}://${host.location.host}/api/events?token=${encodeURIComponent(token ?? '')}`;
   const listeners = new Map<EventChannel, Set<(payload: unknown) => void>>();
@@ -152,39 +147,26 @@ export function createBrowserApi(host: BrowserHost = defaultHost()): ExposedApi 
   }
 
   /**
-   * On every open of the socket (the first one included), replay the current state as events
-   * (statuses, a list refresh per engine, settings), so every view catches up through the paths it
-   * already listens on. The stores take their first snapshot while the socket is still connecting,
-   * and events pushed before the open, or while it was down, never reach them otherwise.
+   * On every open of the socket (the first one included), replay the current state as events (the
+   * rows of `replayTable`), so every view catches up through the paths it already listens on. The
+   * stores take their first snapshot while the socket is still connecting, and events pushed before
+   * the open, or while it was down, never reach them otherwise. Fetched together, dispatched in
+   * table order.
    */
   async function replayState(): Promise<void> {
-    const [statuses, engines, settings] = await Promise.all([
-      invoke('swarm:statuses', {}),
-      invoke('engines:list', {}),
-      invoke('settings:get', {}),
-    ]);
-    if (statuses.ok) for (const status of statuses.value as unknown[]) dispatch({ channel: 'swarm:status', payload: status });
-    if (engines.ok) {
-      for (const engine of engines.value as { id: string }[]) {
-        dispatch({ channel: 'swarm:containers-changed', payload: { engineId: engine.id } });
-      }
-    }
-    if (settings.ok) dispatch({ channel: 'settings:changed', payload: settings.value });
+    const answers = await Promise.all(replayTable.map((row) => invoke(row.request, {})));
+    replayTable.forEach((row, index) => {
+      const answer = answers[index];
+      if (answer?.ok) for (const message of row.toEvents(answer.value)) dispatch(message);
+    });
   }
 
   const socket = new EventSocket(eventsUrl, host, dispatch, () => void replayState());
 
+  const layout = buildLayoutApi(invoke);
   return {
-    app: { info: call(apiLayout.app.info), rendererReady: () => {} },
-    engines: { list: call(apiLayout.engines.list), health: call(apiLayout.engines.health) },
-    swarm: {
-      list: call(apiLayout.swarm.list),
-      start: call(apiLayout.swarm.start),
-      stop: call(apiLayout.swarm.stop),
-      remove: call(apiLayout.swarm.remove),
-      statuses: call(apiLayout.swarm.statuses),
-    },
-    settings: { get: call(apiLayout.settings.get), update: call(apiLayout.settings.update) },
+    ...layout,
+    app: { ...layout.app, rendererReady: () => {} },
     events: {
       on<E extends EventChannel>(channel: E, listener: (payload: EventPayload<E>) => void) {
         const set = listeners.get(channel) ?? new Set();

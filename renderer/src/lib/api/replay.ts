@@ -1,0 +1,32 @@
+import type {
+  EventChannel,
+  EventPayload,
+  InvokeChannel,
+  InvokeResponse,
+} from '../../../../electron/shared/contract';
+
+/** One push event as it travels over the socket: `{ channel, payload }`. */
+export type BridgeMessage = { [E in EventChannel]: { channel: E; payload: EventPayload<E> } }[EventChannel];
+
+/** Fetch `request` (no arguments) and turn its answer into the events a live view would have seen. */
+export interface ReplayRow {
+  readonly request: InvokeChannel;
+  readonly toEvents: (value: unknown) => BridgeMessage[];
+}
+
+function row<C extends InvokeChannel>(request: C, toEvents: (value: InvokeResponse<C>) => BridgeMessage[]): ReplayRow {
+  return { request, toEvents: toEvents as (value: unknown) => BridgeMessage[] };
+}
+
+/**
+ * What the browser client replays on every (re)open of its event socket, so every view catches up
+ * through the event paths it already listens on. A feature whose view listens for a snapshot or
+ * invalidation event adds ONE row here; the client itself does not change.
+ */
+export const replayTable: readonly ReplayRow[] = [
+  row('swarm:statuses', (statuses) => statuses.map((payload) => ({ channel: 'swarm:status', payload }))),
+  row('engines:list', (engines) =>
+    engines.map((engine) => ({ channel: 'swarm:containers-changed', payload: { engineId: engine.id } })),
+  ),
+  row('settings:get', (settings) => [{ channel: 'settings:changed', payload: settings }]),
+];

@@ -1,0 +1,65 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { registerApp } from '../../../electron/services/app/register';
+import { createAppServices } from '../../../electron/services/app-services';
+import type { ServiceContext } from '../../../electron/services/domain';
+import { EngineRegistry } from '../../../electron/services/engines/engine-registry';
+import { registerEngines } from '../../../electron/services/engines/register';
+import { EventHub } from '../../../electron/services/events';
+import { registerSettings } from '../../../electron/services/settings/register';
+import { SettingsService } from '../../../electron/services/settings/settings-service';
+import { registerSwarm } from '../../../electron/services/swarm/register';
+import { invokeChannels } from '../../../electron/shared/contract';
+
+let dir: string | null = null;
+afterEach(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+  dir = null;
+});
+
+async function makeContext(): Promise<ServiceContext> {
+  dir = await mkdtemp(join(tmpdir(), 'agentswarm-register-'));
+  const events = new EventHub();
+  return {
+    host: 'browser',
+    version: '0.0.0-test',
+    events,
+    engines: new EngineRegistry(),
+    settings: new SettingsService(dir, events),
+  };
+}
+
+describe('domain register() modules', () => {
+  it('each domain handles exactly the channels named after it', async () => {
+    const context = await makeContext();
+    const modules = {
+      app: registerApp(context),
+      engines: registerEngines(context),
+      settings: registerSettings(context),
+      swarm: registerSwarm(context),
+    };
+    for (const [domain, module] of Object.entries(modules)) {
+      const own = invokeChannels.filter((channel) => channel.startsWith(`${domain}:`));
+      expect(Object.keys(module.handlers).sort(), domain).toEqual([...own].sort());
+    }
+    await modules.swarm.dispose?.();
+  });
+
+  it('createAppServices has one handler per contract channel, all coming from the domain modules', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentswarm-register-'));
+    const services = createAppServices({
+      dataDir: dir,
+      host: 'browser',
+      version: '0.0.0-test',
+      events: new EventHub(),
+      dockerHost: `unix://${join(dir, 'no-docker.sock')}`,
+    });
+    expect(Object.keys(services.handlers).sort()).toEqual([...invokeChannels].sort());
+    await services.start();
+    await expect(services.handlers['app:info']({})).resolves.toMatchObject({ version: '0.0.0-test', host: 'browser' });
+    await expect(services.handlers['settings:get']({})).resolves.toMatchObject({ language: 'en' });
+    await services.dispose();
+  });
+});
