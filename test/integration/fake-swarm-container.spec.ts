@@ -91,7 +91,7 @@ describe('fake swarm container', () => {
     expect(seen).toEqual(['ENGINE.BOOTING', 'ENGINE.ROLLING']);
     expect(rolling.global_step).toBe(1);
     const afterBoot = await logsOf(container);
-    expect(afterBoot).toContain('[update_engine_status] Engine status set to ENGINE.BOOTING');
+    expect(afterBoot).toContain('[start_engine] Successfully started training process (PID: ');
     expect(afterBoot).toContain('[update_engine_status] Engine status set to ENGINE.ROLLING');
 
     await container.stop({ t: 10 });
