@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorCodes } from './errors';
 
 /** Engine ids are short slugs chosen by the app ("local", later "ssh-<name>"). */
 export const EngineId = z
@@ -27,9 +28,17 @@ export const Port = z
   .min(1024, 'port must be 1024 or higher (ports below need root)')
   .max(65535, 'port must be 65535 or lower');
 
+/**
+ * An engine's id for a container or job: Docker's 64 hex characters (or a 12+ prefix), but also a
+ * Slurm job id (`12345`, `12345_7`) or a Podman id. Strict on characters, so it can never smuggle a
+ * path or an option into an engine call.
+ */
 export const ContainerId = z
   .string()
-  .regex(/^[a-f0-9]{12,64}$/, 'container id must be 12 to 64 hex characters');
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/,
+    'container id must be 1 to 128 letters, digits, ".", "_" or "-", starting with a letter or digit',
+  );
 
 /**
  * How the swarm port reaches the user's machine. `publish` binds it on the engine host's loopback
@@ -73,26 +82,82 @@ export const SwarmContainer = z.object({
   engineId: EngineId,
   image: z.string(),
   state: ContainerState,
-  /** Docker's human text, e.g. "Up 3 minutes". */
+  /**
+   * Docker-style text ("Up 3 seconds", "Exited (143) 2 minutes ago"), computed when this object
+   * was read. The UI derives its own, ticking text from the timestamps below.
+   */
   statusText: z.string(),
   port: Port,
   networkMode: NetworkMode,
   createdAt: z.string(),
+  /** When the container last started / finished (ISO); null when it never did. */
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  /** Exit code once it is not running; null while running or never started. */
+  exitCode: z.number().int().nullable(),
 });
 
 export const EngineStatusName = z.string();
+
+/** Lines picked from a container's log. */
+export const LogExcerpt = z.object({
+  /** Oldest first, each at most a few hundred characters. */
+  lines: z.array(z.string()),
+  /** True: tracebacks or error-level lines that explain; false: only the last output (no error seen). */
+  explains: z.boolean(),
+});
+
+/**
+ * Why a swarm container is no longer running, from the engine's inspect (exit code, OOM flag) and
+ * the log. `stopped`: ended by a stop request (the app's Stop, `docker stop`: SIGTERM, 143);
+ * `killed`: SIGKILL (137) without OOM; `out-of-memory`; `unexpected-stop`: exit code 0, although
+ * the server is meant to run until stopped; `crashed`: any other exit code.
+ */
+export const SwarmExit = z.object({
+  kind: z.enum(['stopped', 'killed', 'out-of-memory', 'unexpected-stop', 'crashed']),
+  code: z.number().int().nullable(),
+  finishedAt: z.string().nullable(),
+  log: LogExcerpt,
+});
+
+/**
+ * Something about the training engine the raw status does not say. `boot-failed`: the status went
+ * BOOTING → OFFLINE (upstream's trainer died while booting); `boot-errors`: still BOOTING but the
+ * log shows errors since the boot began (upstream stays BOOTING when start_engine fails early);
+ * `boot-slow`: BOOTING for longer than the monitor's threshold; `engine-ended`: OFFLINE with
+ * global_step 0, the mark upstream's failure and exit hooks leave (seen after an app restart).
+ */
+export const EngineProblem = z.object({
+  kind: z.enum(['boot-failed', 'boot-errors', 'boot-slow', 'engine-ended']),
+  /** When the app noticed it (ISO). */
+  since: z.string(),
+  log: LogExcerpt,
+});
 
 /** What the app knows about one swarm server right now, from polling its HTTP API. */
 export const SwarmStatus = z.object({
   engineId: EngineId,
   containerId: ContainerId,
   url: z.string(),
-  /** `starting` until the first good /health after start, `unreachable` after that on failure. */
+  /** `starting` until the first good answer after start, `unreachable` after that on failure. */
   connection: z.enum(['starting', 'online', 'unreachable', 'stopped']),
-  /** e.g. ENGINE.OFFLINE, ENGINE.ROLLING; null until the server answered once. */
+  /** e.g. ENGINE.OFFLINE, ENGINE.ROLLING, as the server said; null until it answered, and once stopped. */
   engineStatus: EngineStatusName.nullable(),
+  /** The detail and step of the engine that runs now: null unless it is past booting, and never 0. */
   engineStatusDetail: z.string().nullable(),
   globalStep: z.number().int().nullable(),
+  /**
+   * History: the last step and detail an engine reached before it went OFFLINE (upstream keeps
+   * them after stop_engine). Shown as "last step 5", never as current progress.
+   */
+  lastGlobalStep: z.number().int().nullable(),
+  lastEngineStatusDetail: z.string().nullable(),
+  /** When the current boot began (ISO): the server's booting_start_time, else when the app saw it. */
+  bootingSince: z.string().nullable(),
+  engineProblem: EngineProblem.nullable(),
+  /** Set once the container is no longer running (connection `stopped`), also after an app restart. */
+  exit: SwarmExit.nullable(),
+  /** Why the last poll failed (connection text); null when the last poll worked. */
   lastError: z.string().nullable(),
   checkedAt: z.string(),
 });
@@ -112,7 +177,7 @@ export const EngineHealth = z.object({
   reachable: z.boolean(),
   version: z.string().nullable(),
   apiVersion: z.string().nullable(),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  error: z.object({ code: z.enum(ErrorCodes), message: z.string() }).nullable(),
 });
 
 export const Language = z.enum(['en', 'zh-CN']);
@@ -184,6 +249,9 @@ export type ContainerRef = z.infer<typeof ContainerRef>;
 export type ContainerState = z.infer<typeof ContainerState>;
 export type SwarmContainer = z.infer<typeof SwarmContainer>;
 export type SwarmStatus = z.infer<typeof SwarmStatus>;
+export type LogExcerpt = z.infer<typeof LogExcerpt>;
+export type SwarmExit = z.infer<typeof SwarmExit>;
+export type EngineProblem = z.infer<typeof EngineProblem>;
 export type EngineSummary = z.infer<typeof EngineSummary>;
 export type EngineHealth = z.infer<typeof EngineHealth>;
 export type EngineKind = z.infer<typeof EngineKind>;

@@ -81,6 +81,9 @@ export class FakeApi implements ExposedApi {
       port: 10086,
       networkMode: 'publish',
       createdAt: '2025-01-01T00:00:00.000Z',
+      startedAt: new Date(Date.now() - 120_000).toISOString(),
+      finishedAt: null,
+      exitCode: null,
       ...overrides,
     };
   }
@@ -174,6 +177,11 @@ export function makeStatus(containerId: string, overrides: Partial<SwarmStatus> 
     engineStatus: 'ENGINE.OFFLINE',
     engineStatusDetail: null,
     globalStep: null,
+    lastGlobalStep: null,
+    lastEngineStatusDetail: null,
+    bootingSince: null,
+    engineProblem: null,
+    exit: null,
     lastError: null,
     checkedAt: new Date().toISOString(),
     ...overrides,

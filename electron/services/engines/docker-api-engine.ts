@@ -1,13 +1,50 @@
 import type Docker from 'dockerode';
 import type { AppError } from '../../shared/errors';
 import type { ContainerState, EngineHealth, EngineSummary } from '../../shared/schemas';
-import type { ContainerEngine, ContainerSpec, ContainerSummary } from './container-engine';
+import {
+  containerStatusText,
+  type ContainerEngine,
+  type ContainerSpec,
+  type ContainerSummary,
+  type LogReadOptions,
+} from './container-engine';
 import { mapDockerError } from './docker-errors';
 
 const KNOWN_STATES = new Set<ContainerState>(['created', 'running', 'paused', 'restarting', 'removing', 'exited', 'dead']);
 
 function toState(value: string | undefined): ContainerState {
   return value && KNOWN_STATES.has(value as ContainerState) ? (value as ContainerState) : 'unknown';
+}
+
+/** Docker writes "0001-01-01T00:00:00Z" for a time that never happened. */
+function dockerTime(value: string | undefined): string | null {
+  if (!value || value.startsWith('0001-')) return null;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}
+
+/** The inspect fields we use, mapped to the engine-neutral summary with a status text of now. */
+export function summaryFromInspect(info: Docker.ContainerInspectInfo): ContainerSummary {
+  const state = toState(info.State.Status);
+  const startedAt = dockerTime(info.State.StartedAt);
+  const finishedAt = dockerTime(info.State.FinishedAt);
+  // A created-but-never-started container has ExitCode 0 that means nothing.
+  const exitCode = info.State.Running || startedAt === null ? null : info.State.ExitCode;
+  const summary: ContainerSummary = {
+    id: info.Id,
+    name: info.Name.replace(/^\//, ''),
+    image: info.Config.Image,
+    state,
+    statusText: '',
+    labels: info.Config.Labels ?? {},
+    createdAt: dockerTime(info.Created) ?? info.Created,
+    startedAt,
+    finishedAt,
+    exitCode,
+    oomKilled: info.State.OOMKilled === true,
+  };
+  summary.statusText = containerStatusText(summary);
+  return summary;
 }
 
 /**
@@ -73,36 +110,33 @@ export class DockerApiEngine implements ContainerEngine {
 
   async listContainers(labels: Record<string, string>): Promise<ContainerSummary[]> {
     const label = Object.entries(labels).map(([key, value]) => `${key}=${value}`);
+    let list: Docker.ContainerInfo[];
     try {
-      const list = await this.docker.listContainers({ all: true, filters: { label } });
-      return list.map((c) => ({
-        id: c.Id,
-        name: (c.Names[0] ?? c.Id.slice(0, 12)).replace(/^\//, ''),
-        image: c.Image,
-        state: toState(c.State),
-        statusText: c.Status,
-        labels: c.Labels ?? {},
-        createdAt: new Date(c.Created * 1000).toISOString(),
-        exitCode: null,
-      }));
+      list = await this.docker.listContainers({ all: true, filters: { label } });
     } catch (error) {
       throw this.fail(error);
     }
+    // The list has no start/finish times or exit codes, only a frozen "Up 3 seconds": inspect each
+    // (our containers are few) so every answer words the state the same way, from timestamps.
+    const inspected = await Promise.all(
+      list.map((c) =>
+        this.docker
+          .getContainer(c.Id)
+          .inspect()
+          .then(summaryFromInspect)
+          .catch((error: unknown) => {
+            // Removed between list and inspect: it is gone, leave it out.
+            if ((error as { statusCode?: number }).statusCode === 404) return null;
+            throw this.fail(error);
+          }),
+      ),
+    );
+    return inspected.filter((c): c is ContainerSummary => c !== null);
   }
 
   async inspectContainer(id: string): Promise<ContainerSummary> {
     try {
-      const info = await this.docker.getContainer(id).inspect();
-      return {
-        id: info.Id,
-        name: info.Name.replace(/^\//, ''),
-        image: info.Config.Image,
-        state: toState(info.State.Status),
-        statusText: info.State.Status,
-        labels: info.Config.Labels ?? {},
-        createdAt: info.Created,
-        exitCode: info.State.Running ? null : info.State.ExitCode,
-      };
+      return summaryFromInspect(await this.docker.getContainer(id).inspect());
     } catch (error) {
       throw this.fail(error);
     }
@@ -179,17 +213,32 @@ export class DockerApiEngine implements ContainerEngine {
     }
   }
 
-  async logTail(id: string, lines: number): Promise<string[]> {
+  async readLog(id: string, options: LogReadOptions): Promise<string[]> {
+    const { sinceMs } = options;
+    // Docker's `since` has whole seconds: ask from the start of that second with timestamps, and
+    // drop the lines written before `sinceMs` here.
+    const since = sinceMs === undefined ? {} : { since: Math.max(0, Math.floor(sinceMs / 1000)), timestamps: true };
+    let text: string;
     try {
-      const buffer = (await this.docker.getContainer(id).logs({ stdout: true, stderr: true, tail: lines, follow: false })) as unknown as Buffer;
-      return demuxLogBuffer(buffer)
-        .split('\n')
-        .map((line) => line.trimEnd())
-        .filter((line) => line !== '')
-        .slice(-lines);
+      const buffer = (await this.docker
+        .getContainer(id)
+        .logs({ stdout: true, stderr: true, tail: options.tail, follow: false, ...since })) as unknown as Buffer;
+      text = demuxLogBuffer(buffer);
     } catch (error) {
       throw this.fail(error);
     }
+    const lines: string[] = [];
+    for (const raw of text.split('\n')) {
+      let line = raw.trimEnd();
+      if (sinceMs !== undefined) {
+        const space = line.indexOf(' ');
+        const stamp = Date.parse(space > 0 ? line.slice(0, space) : line);
+        if (!Number.isNaN(stamp) && stamp < sinceMs) continue;
+        line = space > 0 ? line.slice(space + 1) : '';
+      }
+      if (line !== '') lines.push(line);
+    }
+    return lines.slice(-options.tail);
   }
 
   isHostPortFree(port: number): Promise<boolean> {

@@ -42,7 +42,7 @@ export class UnavailableEngine implements ContainerEngine {
   async removeContainer(): Promise<void> {
     throw this.fail();
   }
-  async logTail(): Promise<string[]> {
+  async readLog(): Promise<string[]> {
     throw this.fail();
   }
   async isHostPortFree(): Promise<boolean> {

@@ -66,6 +66,9 @@ export function toSwarmContainer(engineId: string, c: ContainerSummary): SwarmCo
     port: Number.isInteger(port) && port >= 1024 && port <= 65535 ? port : 10086,
     networkMode: c.labels[LABEL_NETWORK] === 'host' ? 'host' : 'publish',
     createdAt: c.createdAt,
+    startedAt: c.startedAt,
+    finishedAt: c.finishedAt,
+    exitCode: c.exitCode,
   };
 }
 
@@ -105,22 +108,22 @@ export class SwarmContainers {
 
   private async startUnlocked(request: SwarmStartRequest): Promise<SwarmContainer> {
     const engine = this.options.engines.get(request.engineId);
-    const health = await engine.health();
-    if (!health.reachable) {
-      throw new AppError(
-        health.error?.code === 'ENGINE_PERMISSION_DENIED' ? 'ENGINE_PERMISSION_DENIED' : 'ENGINE_UNREACHABLE',
-        health.error?.message ?? `Cannot reach ${engine.summary.label}.`,
-      );
-    }
-    const running = (await this.list(request.engineId)).find((c) => c.port === request.port && c.state === 'running');
+    // The checks are independent: ask them at once, so Start costs one round trip before create.
+    // An unreachable engine fails the list with ENGINE_UNREACHABLE / ENGINE_PERMISSION_DENIED.
+    const [ours, imageThere, portFree] = await Promise.all([
+      this.list(request.engineId),
+      engine.imageExists(request.image),
+      engine.isHostPortFree(request.port),
+    ]);
+    const running = ours.find((c) => c.port === request.port && c.state === 'running');
     if (running) {
       throw new AppError(
         'CONTAINER_CONFLICT',
         `A swarm server (${running.name}) already runs on port ${request.port}. Stop it first, or choose another port.`,
       );
     }
-    if (!(await engine.imageExists(request.image))) throw imageNotFound(request.image);
-    if (!(await engine.isHostPortFree(request.port))) throw portInUse(request.port);
+    if (!imageThere) throw imageNotFound(request.image);
+    if (!portFree) throw portInUse(request.port);
 
     const id = await engine.createContainer(buildSwarmSpec(request, this.options.appVersion));
     try {
@@ -131,10 +134,11 @@ export class SwarmContainers {
       this.changed(request.engineId);
       throw error;
     }
-    const container = toSwarmContainer(request.engineId, await engine.inspectContainer(id));
-    await this.watch(engine, container);
+    // Watch before anything else: the first status is what the user waits for.
+    const url = await engine.urlForHostPort(request.port);
+    this.options.monitor.watch({ engineId: request.engineId, containerId: id, url });
     this.changed(request.engineId);
-    return container;
+    return toSwarmContainer(request.engineId, await engine.inspectContainer(id));
   }
 
   async stop(engineId: string, containerId: string): Promise<SwarmContainer> {
@@ -142,7 +146,7 @@ export class SwarmContainers {
     const container = await this.requireManaged(engine, containerId);
     // Unwatch only once Docker confirmed the stop: a failed stop leaves a running, watched server.
     await engine.stopContainer(container.id, STOP_TIMEOUT_SECONDS);
-    this.options.monitor.unwatch(container.id);
+    await this.options.monitor.unwatch(engineId, container.id);
     this.changed(engineId);
     return toSwarmContainer(engineId, await engine.inspectContainer(container.id));
   }
@@ -150,25 +154,29 @@ export class SwarmContainers {
   async remove(engineId: string, containerId: string): Promise<{ removed: true }> {
     const engine = this.options.engines.get(engineId);
     const container = await this.requireManaged(engine, containerId);
-    this.options.monitor.unwatch(container.id);
+    this.options.monitor.forget(engineId, container.id);
     await engine.removeContainer(container.id);
     this.changed(engineId);
     return { removed: true };
   }
 
-  /** After an app restart: find our running swarm containers on every engine and watch them again. */
+  /**
+   * After an app restart: find our swarm containers on every engine, watch the running ones again
+   * and record why the others ended (inspect + log), so the rows still say it.
+   */
   async resumeWatching(): Promise<void> {
-    for (const engine of this.options.engines.all()) {
-      const containers = await this.list(engine.summary.id).catch(() => []);
-      for (const container of containers) {
-        if (container.state === 'running') await this.watch(engine, container);
-      }
-    }
-  }
-
-  private async watch(engine: ContainerEngine, container: SwarmContainer): Promise<void> {
-    const url = await engine.urlForHostPort(container.port);
-    this.options.monitor.watch({ engineId: container.engineId, containerId: container.id, url });
+    await Promise.all(
+      this.options.engines.all().map(async (engine) => {
+        const containers = await this.list(engine.summary.id).catch(() => []);
+        await Promise.all(
+          containers.map(async (container) => {
+            const target = { engineId: container.engineId, containerId: container.id, url: await engine.urlForHostPort(container.port) };
+            if (container.state === 'running') this.options.monitor.watch(target);
+            else await this.options.monitor.recordEnded(target);
+          }),
+        );
+      }),
+    );
   }
 
   /** Refuses to touch containers that are not ours, even when the renderer names one. */

@@ -70,4 +70,14 @@ export class SwarmHttpClient {
       globalStep: typeof step === 'number' && Number.isInteger(step) ? step : null,
     };
   }
+
+  /**
+   * When the current boot began (ms since the epoch), from the pool information's
+   * `booting_start_time` (seconds, float); null when the server does not say.
+   */
+  async bootingStartTimeMs(): Promise<number | null> {
+    const body = (await getJson(this.baseUrl, '/get_current_batch_rollout_pool_information', this.timeoutMs)) as Record<string, unknown> | null;
+    const seconds = body?.booting_start_time;
+    return typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? Math.round(seconds * 1000) : null;
+  }
 }

@@ -1,5 +1,7 @@
-import type { SwarmStatus } from '../../shared/schemas';
+import type { LogExcerpt, SwarmExit, SwarmStatus } from '../../shared/schemas';
 import type { EventSink } from '../events';
+import { NO_ENGINE, newEngineMemory, nextEngineView, type EngineMemory } from './engine-view';
+import { pickExplainingLines } from './log-lines';
 import { SwarmHttpClient } from './swarm-http-client';
 
 export interface WatchTarget {
@@ -8,44 +10,62 @@ export interface WatchTarget {
   url: string;
 }
 
+/** Statuses are keyed by engine and container: two engines may share an id space. */
+export function statusKey(engineId: string, containerId: string): string {
+  return `${engineId}:${containerId}`;
+}
+
 export interface SwarmMonitorOptions {
   events: EventSink;
+  /** Poll interval once the server answered (default 1000, AgentJet's own client's cadence). */
   intervalMs?: number;
+  /** First retry delay while a fresh server has not answered yet; doubles up to the interval (default 50). */
+  firstRetryMs?: number;
   /** Asked after a failed poll: is the container still running? Lets us say "stopped", not "unreachable". */
   isContainerRunning: (target: WatchTarget) => Promise<boolean>;
   onContainerGone?: (target: WatchTarget) => void;
-  /** Says why a container that stopped on its own ended (exit code, last output), for the UI. */
-  describeExit?: (target: WatchTarget) => Promise<string | null>;
+  /** Why a container is not running (exit code, explaining log lines); `requested` when the app stopped it. */
+  describeExit?: (target: WatchTarget, requested: boolean) => Promise<SwarmExit | null>;
+  /** The newest lines of the running container's log, oldest first (default: none). */
+  readLog?: (target: WatchTarget, options: { tail: number; sinceMs?: number }) => Promise<string[]>;
   /** How long a fresh server may stay silent before we call it unreachable (default 60 s). */
   startGraceMs?: number;
+  /** A boot that lasts longer than this points at the log (default 5 min: models load for minutes). */
+  bootWarnAfterMs?: number;
+  /** How often the log is read while the engine boots (default 2 s). */
+  bootLogEveryMs?: number;
 }
 
 type Watch = {
+  key: string;
   target: WatchTarget;
   status: SwarmStatus;
   timer: NodeJS.Timeout | null;
   stopped: boolean;
   since: number;
+  answered: boolean;
+  retryMs: number;
+  lastRunningCheckAt: number;
+  memory: EngineMemory;
 };
 
-function sameMeaning(a: SwarmStatus, b: SwarmStatus): boolean {
-  return (
-    a.connection === b.connection &&
-    a.engineStatus === b.engineStatus &&
-    a.engineStatusDetail === b.engineStatusDetail &&
-    a.globalStep === b.globalStep &&
-    a.lastError === b.lastError &&
-    a.url === b.url
-  );
+const BOOT_LOG_LINES = 200;
+
+function withoutTime(status: SwarmStatus): string {
+  const { checkedAt: _checkedAt, ...rest } = status;
+  return JSON.stringify(rest);
 }
 
 /**
- * Polls each watched swarm server's /health and /get_engine_status (the same 1 s cadence as
- * AgentJet's own client) and emits `swarm:status` only when something meaningful changed, so the
- * UI and a future notifier are not flooded.
+ * Polls each watched swarm server's /health and /get_engine_status and emits `swarm:status` only
+ * when something meaningful changed, so the UI and a future notifier are not flooded. A fresh server
+ * is retried quickly (from 50 ms, doubling) until it first answers, then at the 1 s interval. Once a
+ * container is no longer running, its status keeps why it ended (served by `statuses()` too).
  */
 export class SwarmMonitor {
   private readonly watches = new Map<string, Watch>();
+  /** Containers that are not running, with why: kept until removed, so a reload still says why. */
+  private readonly ended = new Map<string, SwarmStatus>();
   private readonly intervalMs: number;
 
   constructor(private readonly options: SwarmMonitorOptions) {
@@ -53,67 +73,117 @@ export class SwarmMonitor {
   }
 
   watch(target: WatchTarget): void {
-    const existing = this.watches.get(target.containerId);
+    const key = statusKey(target.engineId, target.containerId);
+    const existing = this.watches.get(key);
     if (existing) {
       existing.target = target;
       return;
     }
+    this.ended.delete(key);
+    const now = Date.now();
     const watch: Watch = {
+      key,
       target,
       stopped: false,
       timer: null,
-      since: Date.now(),
+      since: now,
+      answered: false,
+      retryMs: Math.max(1, this.options.firstRetryMs ?? 50),
+      lastRunningCheckAt: 0,
+      memory: newEngineMemory(),
       status: {
         engineId: target.engineId,
         containerId: target.containerId,
         url: target.url,
         connection: 'starting',
-        engineStatus: null,
-        engineStatusDetail: null,
-        globalStep: null,
+        ...NO_ENGINE,
+        exit: null,
         lastError: null,
-        checkedAt: new Date().toISOString(),
+        checkedAt: new Date(now).toISOString(),
       },
     };
-    this.watches.set(target.containerId, watch);
+    this.watches.set(key, watch);
     this.options.events.emit('swarm:status', watch.status);
     void this.pollLoop(watch);
   }
 
-  /** Stops watching; emits a final `stopped` status so the UI clears its live view. */
-  unwatch(containerId: string): void {
-    const watch = this.watches.get(containerId);
-    if (!watch) return;
-    this.end(watch);
+  /** Stops watching after the app stopped the container; resolves once the final status is out. */
+  async unwatch(engineId: string, containerId: string): Promise<void> {
+    const watch = this.watches.get(statusKey(engineId, containerId));
+    if (watch) await this.end(watch, true);
   }
 
-  private end(watch: Watch, reason: string | null = null): void {
-    // Only the current watch of a container may end it: an old poll must not end a newer watch.
-    if (watch.stopped || this.watches.get(watch.target.containerId) !== watch) return;
-    watch.stopped = true;
-    if (watch.timer) clearTimeout(watch.timer);
-    this.watches.delete(watch.target.containerId);
-    this.publish(watch, { ...watch.status, connection: 'stopped', lastError: reason, checkedAt: new Date().toISOString() });
+  /** Records why a container we are not watching is not running (found after an app restart). */
+  async recordEnded(target: WatchTarget): Promise<void> {
+    const key = statusKey(target.engineId, target.containerId);
+    if (this.watches.has(key)) return;
+    await this.publishEnded(key, target, null, false);
+  }
+
+  /** The container was removed: nothing is left to say about it. */
+  forget(engineId: string, containerId: string): void {
+    const key = statusKey(engineId, containerId);
+    const watch = this.watches.get(key);
+    if (watch) this.stopPolling(watch);
+    this.ended.delete(key);
   }
 
   statuses(): SwarmStatus[] {
-    return [...this.watches.values()].map((w) => w.status);
+    return [...[...this.watches.values()].map((w) => w.status), ...this.ended.values()];
   }
 
-  isWatching(containerId: string): boolean {
-    return this.watches.has(containerId);
+  isWatching(engineId: string, containerId: string): boolean {
+    return this.watches.has(statusKey(engineId, containerId));
   }
 
   dispose(): void {
-    for (const watch of this.watches.values()) {
-      watch.stopped = true;
-      if (watch.timer) clearTimeout(watch.timer);
-    }
+    for (const watch of this.watches.values()) this.stopPolling(watch);
     this.watches.clear();
+    this.ended.clear();
+  }
+
+  private stopPolling(watch: Watch): void {
+    watch.stopped = true;
+    if (watch.timer) clearTimeout(watch.timer);
+    if (this.watches.get(watch.key) === watch) this.watches.delete(watch.key);
+  }
+
+  private async end(watch: Watch, requested: boolean, lastError: string | null = null): Promise<void> {
+    // Only the current watch of a container may end it: an old poll must not end a newer watch.
+    if (watch.stopped || this.watches.get(watch.key) !== watch) return;
+    this.stopPolling(watch);
+    await this.publishEnded(watch.key, watch.target, watch.status, requested, lastError);
+  }
+
+  private async publishEnded(
+    key: string,
+    target: WatchTarget,
+    last: SwarmStatus | null,
+    requested: boolean,
+    lastError: string | null = null,
+  ): Promise<void> {
+    // A placeholder first, so a `forget` (Remove) while we ask the engine wins over our answer.
+    const placeholder: SwarmStatus = {
+      engineId: target.engineId,
+      containerId: target.containerId,
+      url: target.url,
+      connection: 'stopped',
+      // A container that is not running has no engine: nothing of the last reading stays.
+      ...NO_ENGINE,
+      exit: null,
+      lastError,
+      checkedAt: new Date().toISOString(),
+    };
+    this.ended.set(key, placeholder);
+    const exit = (await this.options.describeExit?.(target, requested).catch(() => null)) ?? null;
+    if (this.ended.get(key) !== placeholder || this.watches.has(key)) return;
+    const status = { ...placeholder, exit, checkedAt: new Date().toISOString() };
+    this.ended.set(key, status);
+    if (!last || withoutTime(last) !== withoutTime(status)) this.options.events.emit('swarm:status', status);
   }
 
   private publish(watch: Watch, next: SwarmStatus): void {
-    const changed = !sameMeaning(watch.status, next);
+    const changed = withoutTime(watch.status) !== withoutTime(next);
     watch.status = next;
     if (changed) this.options.events.emit('swarm:status', next);
   }
@@ -121,35 +191,64 @@ export class SwarmMonitor {
   private async pollLoop(watch: Watch): Promise<void> {
     await this.pollOnce(watch);
     if (watch.stopped) return;
-    watch.timer = setTimeout(() => void this.pollLoop(watch), this.intervalMs);
+    let delay = this.intervalMs;
+    if (!watch.answered) {
+      // A fresh server listens within a fraction of a second: ask again soon, then less often.
+      delay = Math.min(this.intervalMs, watch.retryMs);
+      watch.retryMs *= 2;
+    }
+    watch.timer = setTimeout(() => void this.pollLoop(watch), delay);
+  }
+
+  private async readExcerpt(watch: Watch, sinceMs: number | undefined): Promise<LogExcerpt> {
+    const options = sinceMs === undefined ? { tail: BOOT_LOG_LINES } : { tail: BOOT_LOG_LINES, sinceMs };
+    const lines = (await this.options.readLog?.(watch.target, options).catch(() => [] as string[])) ?? [];
+    return pickExplainingLines(lines);
   }
 
   private async pollOnce(watch: Watch): Promise<void> {
     const client = new SwarmHttpClient(watch.target.url, Math.max(500, Math.min(3000, this.intervalMs * 3)));
-    const checkedAt = new Date().toISOString();
+    const now = Date.now();
     try {
-      const healthy = await client.health();
+      const [healthy, reading] = await Promise.all([client.health(), client.engineStatus()]);
       if (!healthy) throw new Error('/health did not answer {"status":"ok"}');
-      const reading = await client.engineStatus();
       if (watch.stopped) return;
-      this.publish(watch, { ...watch.status, ...reading, connection: 'online', lastError: null, checkedAt });
+      watch.answered = true;
+      const engine = await nextEngineView(watch.status, reading, watch.memory, {
+        now,
+        serverBootStartMs: () => client.bootingStartTimeMs().catch(() => null),
+        readLog: (sinceMs) => this.readExcerpt(watch, sinceMs),
+        bootWarnAfterMs: this.options.bootWarnAfterMs ?? 5 * 60_000,
+        bootLogEveryMs: this.options.bootLogEveryMs ?? 2000,
+      });
+      if (watch.stopped) return;
+      this.publish(watch, { ...watch.status, ...engine, connection: 'online', lastError: null, checkedAt: new Date(now).toISOString() });
     } catch (error) {
       if (watch.stopped) return;
-      const message = error instanceof Error ? error.message : String(error);
+      await this.pollFailed(watch, error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  private async pollFailed(watch: Watch, message: string): Promise<void> {
+    const now = Date.now();
+    const starting = watch.status.connection === 'starting';
+    // While a fresh server is retried every few ms, ask the engine at most once a second.
+    if (!starting || now - watch.lastRunningCheckAt >= 1000) {
+      watch.lastRunningCheckAt = now;
       const running = await this.options.isContainerRunning(watch.target).catch(() => true);
       // The user may have stopped it while we asked: never overwrite "stopped" with "unreachable".
       if (watch.stopped) return;
       if (!running) {
-        const reason = (await this.options.describeExit?.(watch.target).catch(() => null)) ?? null;
-        this.end(watch, reason);
+        const ended = this.end(watch, false);
         this.options.onContainerGone?.(watch.target);
+        await ended;
         return;
       }
-      // Before the first answer the server is still booting its HTTP layer: stay "starting"
-      // for a grace period, then say so instead of spinning forever.
-      const graceOver = Date.now() - watch.since > (this.options.startGraceMs ?? 60_000);
-      const connection = watch.status.connection === 'starting' && !graceOver ? 'starting' : 'unreachable';
-      this.publish(watch, { ...watch.status, connection, lastError: message, checkedAt });
     }
+    // Before the first answer the server is still booting its HTTP layer: stay "starting"
+    // for a grace period, then say so instead of spinning forever.
+    const graceOver = now - watch.since > (this.options.startGraceMs ?? 60_000);
+    const connection = starting && !graceOver ? 'starting' : 'unreachable';
+    this.publish(watch, { ...watch.status, connection, lastError: message, checkedAt: new Date(now).toISOString() });
   }
 }

@@ -38,7 +38,7 @@ class MemoryEngine implements ContainerEngine {
   async createContainer(spec: ContainerSpec) {
     await this.createDelay;
     const id = (++this.next).toString(16).padStart(12, '0');
-    this.containers.set(id, { id, name: spec.name, image: spec.image, state: 'created', statusText: 'Created', labels: spec.labels, createdAt: new Date(0).toISOString(), exitCode: null });
+    this.containers.set(id, { id, name: spec.name, image: spec.image, state: 'created', statusText: 'Created', labels: spec.labels, createdAt: new Date(0).toISOString(), startedAt: null, finishedAt: null, exitCode: null, oomKilled: false });
     return id;
   }
   async startContainer(id: string) {
@@ -52,7 +52,7 @@ class MemoryEngine implements ContainerEngine {
   async removeContainer(id: string) {
     this.containers.delete(id);
   }
-  async logTail() {
+  async readLog() {
     return [];
   }
   async isHostPortFree() {
@@ -94,13 +94,13 @@ describe('SwarmContainers', () => {
   it('keeps watching a server whose stop failed, and stops watching once a stop succeeds', async () => {
     const { engine, containers, request, monitor } = setup();
     const started = await containers.start(request);
-    expect(monitor.isWatching(started.id)).toBe(true);
+    expect(monitor.isWatching('local', started.id)).toBe(true);
     engine.failStop = true;
     await expect(containers.stop('local', started.id)).rejects.toMatchObject({ code: 'ENGINE_UNREACHABLE' });
-    expect(monitor.isWatching(started.id)).toBe(true);
+    expect(monitor.isWatching('local', started.id)).toBe(true);
     engine.failStop = false;
     await expect(containers.stop('local', started.id)).resolves.toMatchObject({ state: 'exited' });
-    expect(monitor.isWatching(started.id)).toBe(false);
+    expect(monitor.isWatching('local', started.id)).toBe(false);
     monitor.dispose();
   });
 });

@@ -1,40 +1,56 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventHub } from '../../../electron/services/events';
-import { SwarmMonitor, type WatchTarget } from '../../../electron/services/swarm/swarm-monitor';
+import { SwarmMonitor, type SwarmMonitorOptions, type WatchTarget } from '../../../electron/services/swarm/swarm-monitor';
 import type { SwarmStatus } from '../../../electron/shared/schemas';
 import { startFakeSwarmServer, type FakeSwarmHandle } from '../../fixtures/fake-swarm/server.mjs';
 import { freePort, waitForEvent } from '../../support/helpers';
 
 // The monitor against the protocol-faithful fake swarm server (a test double, in-process here).
+// The fake's log lines stand in for the container log, with the time each was written.
 describe('SwarmMonitor', () => {
   const cleanups: (() => Promise<void> | void)[] = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  function monitorFor(hub: EventHub, running: () => boolean, gone: WatchTarget[] = [], startGraceMs?: number): SwarmMonitor {
+  type Log = { at: number; line: string }[];
+
+  function monitorFor(hub: EventHub, running: () => boolean, extra: Partial<SwarmMonitorOptions> & { gone?: WatchTarget[]; log?: Log } = {}): SwarmMonitor {
+    const { gone = [], log = [], ...rest } = extra;
     const monitor = new SwarmMonitor({
       events: hub,
       intervalMs: 50,
       isContainerRunning: async () => running(),
       onContainerGone: (t) => gone.push(t),
-      ...(startGraceMs === undefined ? {} : { startGraceMs }),
+      readLog: async (_target, { tail, sinceMs }) => log.filter((l) => sinceMs === undefined || l.at >= sinceMs).map((l) => l.line).slice(-tail),
+      ...rest,
     });
     cleanups.push(() => monitor.dispose());
     return monitor;
   }
 
-  async function fake(): Promise<FakeSwarmHandle> {
-    const server = await startFakeSwarmServer({ port: 0, bootDelayMs: 150, quiet: true });
+  async function fake(port = 0, log?: Log): Promise<FakeSwarmHandle> {
+    const server = await startFakeSwarmServer({ port, bootDelayMs: 150, ...(log ? { onLog: (line) => log.push({ at: Date.now(), line }) } : { quiet: true }) });
     cleanups.push(() => server.close());
     return server;
+  }
+
+  const post = (url: string, body: unknown = {}) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json());
+  /** The trainer's own route: how upstream's training process moves the status. */
+  const trainer = (server: FakeSwarmHandle, engine_status: string, global_step: number | null = null, engine_status_detail: string | null = null) =>
+    post(`${server.url}/update_engine_status`, { engine_status, global_step, engine_status_detail });
+
+  function record(hub: EventHub): SwarmStatus[] {
+    const seen: SwarmStatus[] = [];
+    hub.subscribe((channel, payload) => channel === 'swarm:status' && seen.push(payload as SwarmStatus));
+    return seen;
   }
 
   it('follows the engine through OFFLINE, BOOTING and ROLLING, emitting only on change', async () => {
     const server = await fake();
     const hub = new EventHub();
-    const seen: SwarmStatus[] = [];
-    hub.subscribe((channel, payload) => channel === 'swarm:status' && seen.push(payload as SwarmStatus));
+    const seen = record(hub);
     const monitor = monitorFor(hub, () => true);
     const target = { engineId: 'local', containerId: 'a'.repeat(64), url: server.url };
 
@@ -44,18 +60,130 @@ describe('SwarmMonitor', () => {
     await expect(offline).resolves.toMatchObject({ connection: 'online', globalStep: null, url: server.url });
 
     const rolling = waitForEvent(hub, 'swarm:status', (s) => s.engineStatus === 'ENGINE.ROLLING', 5000);
-    await fetch(`${server.url}/sync_train_config`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ yaml_as_string: 'ajet:\n  data:\n    train_batch_size: 2\n  rollout:\n    num_repeat: 2\n' }),
-    });
-    await fetch(`${server.url}/start_engine`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    await rolling;
+    await post(`${server.url}/sync_train_config`, { yaml_as_string: 'ajet:\n  data:\n    train_batch_size: 2\n  rollout:\n    num_repeat: 2\n' });
+    await post(`${server.url}/start_engine`);
+    await expect(rolling).resolves.toMatchObject({ globalStep: 1, engineProblem: null, bootingSince: null });
     const statuses = seen.map((s) => s.engineStatus).filter((s, i, all) => s !== all[i - 1]);
     expect(statuses).toEqual([null, 'ENGINE.OFFLINE', 'ENGINE.BOOTING', 'ENGINE.ROLLING']);
+    expect(seen.find((s) => s.engineStatus === 'ENGINE.BOOTING')?.bootingSince).toEqual(expect.any(String));
     // ~20 polls happened; unchanged readings were not re-emitted.
     expect(seen.length).toBeLessThan(8);
     expect(monitor.statuses()).toEqual([expect.objectContaining({ engineStatus: 'ENGINE.ROLLING', connection: 'online' })]);
+  });
+
+  it('asks a fresh server again within milliseconds, not after the full interval', async () => {
+    const port = await freePort();
+    const hub = new EventHub();
+    const monitor = monitorFor(hub, () => true, { intervalMs: 1000, firstRetryMs: 20 });
+    const online = waitForEvent(hub, 'swarm:status', (s) => s.connection === 'online', 5000);
+    const startedAt = Date.now();
+    monitor.watch({ engineId: 'local', containerId: 'f'.repeat(64), url: `http://127.0.0.1:${port}` });
+    // The server listens a little after the first poll, as a container's server does.
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    await fake(port);
+    await online;
+    // Retries at 0, 20, 60, 140, 300 ms: answered well before the 1 s interval would have come round.
+    expect(Date.now() - startedAt).toBeLessThan(700);
+  });
+
+  it('says the engine stopped while booting, with the log lines that explain it, and never "step 0"', async () => {
+    const log: Log = [];
+    const server = await fake(0, log);
+    const hub = new EventHub();
+    const monitor = monitorFor(hub, () => true, { log });
+    monitor.watch({ engineId: 'local', containerId: '1'.repeat(64), url: server.url });
+    await waitForEvent(hub, 'swarm:status', (s) => s.engineStatus === 'ENGINE.OFFLINE');
+    log.push({ at: Date.now() - 60_000, line: 'ERROR: an old error from before this boot' });
+    const booting = waitForEvent(hub, 'swarm:status', (s) => s.engineStatus === 'ENGINE.BOOTING');
+    await trainer(server, 'ENGINE.BOOTING');
+    await booting;
+    // What upstream's trainer leaves in the log and posts when it dies while booting (no GPU).
+    log.push({ at: Date.now(), line: 'Traceback (most recent call last):' });
+    log.push({ at: Date.now(), line: '  File "/workspace/ajet/backbone/main_verl.py", line 12, in <module>' });
+    log.push({ at: Date.now(), line: '    import vllm' });
+    log.push({ at: Date.now(), line: "ModuleNotFoundError: No module named 'vllm'" });
+    const failed = waitForEvent(hub, 'swarm:status', (s) => s.engineProblem?.kind === 'boot-failed');
+    await trainer(server, 'ENGINE.OFFLINE', 0);
+    const status = await failed;
+    expect(status).toMatchObject({ engineStatus: 'ENGINE.OFFLINE', globalStep: null, lastGlobalStep: null, bootingSince: null });
+    expect(status.engineProblem?.log).toEqual({
+      lines: ['File "/workspace/ajet/backbone/main_verl.py", line 12, in <module>', "ModuleNotFoundError: No module named 'vllm'"],
+      explains: true,
+    });
+    // It stays explained while the engine stays OFFLINE.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(monitor.statuses()[0]?.engineProblem?.kind).toBe('boot-failed');
+    // A new boot clears it.
+    const again = waitForEvent(hub, 'swarm:status', (s) => s.engineStatus === 'ENGINE.BOOTING');
+    await trainer(server, 'ENGINE.BOOTING');
+    expect((await again).engineProblem).toBeNull();
+  });
+
+  it('points at the log errors of a boot stuck in BOOTING, and at a boot that lasts too long', async () => {
+    const log: Log = [];
+    const server = await fake(0, log);
+    const hub = new EventHub();
+    const monitor = monitorFor(hub, () => true, { log, bootWarnAfterMs: 400, bootLogEveryMs: 50 });
+    monitor.watch({ engineId: 'local', containerId: '2'.repeat(64), url: server.url });
+    await waitForEvent(hub, 'swarm:status', (s) => s.engineStatus === 'ENGINE.OFFLINE');
+    const slow = waitForEvent(hub, 'swarm:status', (s) => s.engineProblem?.kind === 'boot-slow', 5000);
+    await trainer(server, 'ENGINE.BOOTING');
+    const slowStatus = await slow;
+    expect(slowStatus.engineStatus).toBe('ENGINE.BOOTING');
+    expect(Date.now() - Date.parse(slowStatus.bootingSince ?? '')).toBeGreaterThanOrEqual(400);
+    expect(slowStatus.engineProblem?.log.explains).toBe(false);
+
+    const errors = waitForEvent(hub, 'swarm:status', (s) => s.engineProblem?.kind === 'boot-errors', 5000);
+    log.push({ at: Date.now(), line: '2026-12-02 10:00:00.000 | ERROR    | ajet.utils.launch_utils:88 - Failed to start Ray: no GPU found' });
+    const errorStatus = await errors;
+    expect(errorStatus.engineProblem?.log).toEqual({ lines: [expect.stringContaining('Failed to start Ray: no GPU found')], explains: true });
+    expect(errorStatus.bootingSince).toBe(slowStatus.bootingSince);
+  });
+
+  it('shows the step and detail kept after stop_engine as history, and a restarted monitor does too', async () => {
+    const server = await fake();
+    const hub = new EventHub();
+    const monitor = monitorFor(hub, () => true);
+    const target = { engineId: 'local', containerId: '3'.repeat(64), url: server.url };
+    monitor.watch(target);
+    const rolling = waitForEvent(hub, 'swarm:status', (s) => s.globalStep === 5);
+    await trainer(server, 'ENGINE.ROLLING', 5, 'epoch 2');
+    await expect(rolling).resolves.toMatchObject({ engineStatusDetail: 'epoch 2', lastGlobalStep: null });
+    const stopped = waitForEvent(hub, 'swarm:status', (s) => s.engineStatus === 'ENGINE.OFFLINE');
+    await post(`${server.url}/stop_engine`);
+    expect(server.state.globalStep).toBe(5); // upstream keeps it (appendix point 7)
+    await expect(stopped).resolves.toMatchObject({
+      globalStep: null,
+      engineStatusDetail: null,
+      lastGlobalStep: 5,
+      lastEngineStatusDetail: 'epoch 2',
+      engineProblem: null,
+    });
+
+    const hub2 = new EventHub();
+    const fresh = monitorFor(hub2, () => true);
+    const first = waitForEvent(hub2, 'swarm:status', (s) => s.engineStatus !== null);
+    fresh.watch(target);
+    await expect(first).resolves.toMatchObject({ engineStatus: 'ENGINE.OFFLINE', globalStep: null, lastGlobalStep: 5 });
+  });
+
+  it('keeps the step reached when a crashing trainer posts OFFLINE with step 0, and explains the end', async () => {
+    const log: Log = [];
+    const server = await fake(0, log);
+    const hub = new EventHub();
+    const monitor = monitorFor(hub, () => true, { log });
+    monitor.watch({ engineId: 'local', containerId: '4'.repeat(64), url: server.url });
+    const rolling = waitForEvent(hub, 'swarm:status', (s) => s.globalStep === 7);
+    await trainer(server, 'ENGINE.ROLLING', 7);
+    await rolling;
+    log.push({ at: Date.now(), line: 'torch.OutOfMemoryError: CUDA out of memory.' });
+    const ended = waitForEvent(hub, 'swarm:status', (s) => s.engineStatus === 'ENGINE.OFFLINE');
+    await trainer(server, 'ENGINE.OFFLINE', 0);
+    await expect(ended).resolves.toMatchObject({
+      globalStep: null,
+      lastGlobalStep: 7,
+      engineProblem: { kind: 'engine-ended', log: { lines: ['torch.OutOfMemoryError: CUDA out of memory.'], explains: true } },
+    });
   });
 
   it('reports unreachable with the reason when the server goes away but the container runs', async () => {
@@ -71,22 +199,46 @@ describe('SwarmMonitor', () => {
     expect(status.engineStatus).toBe('ENGINE.OFFLINE'); // the last known reading stays visible
   });
 
-  it('unwatches and says stopped when the container is gone', async () => {
+  it('says stopped without any engine status once the container is gone, and keeps why it ended', async () => {
+    const server = await fake();
     const hub = new EventHub();
     const gone: WatchTarget[] = [];
-    const monitor = monitorFor(hub, () => false, gone);
-    const target = { engineId: 'local', containerId: 'c'.repeat(64), url: `http://127.0.0.1:${await freePort()}` };
-    const stopped = waitForEvent(hub, 'swarm:status', (s) => s.connection === 'stopped');
+    let running = true;
+    const monitor = monitorFor(hub, () => running, {
+      gone,
+      describeExit: async () => ({ kind: 'crashed', code: 3, finishedAt: new Date().toISOString(), log: { lines: ['RuntimeError: boom'], explains: true } }),
+    });
+    const target = { engineId: 'local', containerId: 'c'.repeat(64), url: server.url };
     monitor.watch(target);
-    await stopped;
+    await waitForEvent(hub, 'swarm:status', (s) => s.engineStatus === 'ENGINE.OFFLINE');
+    const stopped = waitForEvent(hub, 'swarm:status', (s) => s.connection === 'stopped');
+    running = false;
+    await server.close();
+    const status = await stopped;
+    expect(status).toMatchObject({ engineStatus: null, globalStep: null, lastGlobalStep: null, engineProblem: null, exit: { kind: 'crashed', code: 3 } });
     expect(gone).toEqual([target]);
-    expect(monitor.isWatching(target.containerId)).toBe(false);
+    expect(monitor.isWatching('local', target.containerId)).toBe(false);
+    // Served with the statuses until the container is removed, so a reloaded page still says why.
+    expect(monitor.statuses()).toEqual([expect.objectContaining({ containerId: target.containerId, exit: expect.objectContaining({ code: 3 }) })]);
+    monitor.forget('local', target.containerId);
+    expect(monitor.statuses()).toEqual([]);
+  });
+
+  it('keys statuses by engine and container: the same id on two engines is two servers', async () => {
+    const hub = new EventHub();
+    const monitor = monitorFor(hub, () => true, { describeExit: async () => null });
+    const url = `http://127.0.0.1:${await freePort()}`;
+    monitor.watch({ engineId: 'local', containerId: '12345', url });
+    monitor.watch({ engineId: 'slurm-a', containerId: '12345', url });
+    expect(monitor.statuses().map((s) => s.engineId).sort()).toEqual(['local', 'slurm-a']);
+    await monitor.unwatch('slurm-a', '12345');
+    expect(monitor.isWatching('local', '12345')).toBe(true);
+    expect(monitor.isWatching('slurm-a', '12345')).toBe(false);
   });
 
   it('never sends "unreachable" after "stopped" when the user stops during a failed poll', async () => {
     const hub = new EventHub();
-    const seen: SwarmStatus[] = [];
-    hub.subscribe((channel, payload) => channel === 'swarm:status' && seen.push(payload as SwarmStatus));
+    const seen = record(hub);
     let answer!: (running: boolean) => void;
     let asked!: () => void;
     const question = new Promise<void>((resolve) => (asked = resolve));
@@ -103,7 +255,7 @@ describe('SwarmMonitor', () => {
     const containerId = 'e'.repeat(64);
     monitor.watch({ engineId: 'local', containerId, url: `http://127.0.0.1:${await freePort()}` });
     await question; // the poll failed and is now asking whether the container still runs
-    monitor.unwatch(containerId);
+    await monitor.unwatch('local', containerId);
     answer(true);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(seen.map((s) => s.connection)).toEqual(['starting', 'stopped']);
@@ -111,7 +263,7 @@ describe('SwarmMonitor', () => {
 
   it('stays "starting" during the grace period, then says unreachable', async () => {
     const hub = new EventHub();
-    const monitor = monitorFor(hub, () => true, [], 300);
+    const monitor = monitorFor(hub, () => true, { startGraceMs: 300 });
     const unreachable = waitForEvent(hub, 'swarm:status', (s) => s.connection === 'unreachable', 5000);
     const startedAt = Date.now();
     monitor.watch({ engineId: 'local', containerId: 'd'.repeat(64), url: `http://127.0.0.1:${await freePort()}` });

@@ -1,0 +1,35 @@
+import type { SwarmExit } from '../../shared/schemas';
+import type { ContainerEngine, ContainerSummary } from '../engines/container-engine';
+import { pickExplainingLines } from './log-lines';
+
+/** Lines read from the end of the log to find the ones that explain an exit. */
+export const EXIT_LOG_LINES = 200;
+const SIGTERM_EXIT = 143;
+const SIGKILL_EXIT = 137;
+
+/**
+ * Names how a swarm container ended. `requested`: the app itself stopped it just now (then any code
+ * is a stop). Otherwise by the code: 143 is SIGTERM, i.e. someone stopped it; 137 a kill or the OOM
+ * killer; 0 an unexpected stop, since the server is meant to run until stopped; others a crash.
+ */
+export function exitKind(info: Pick<ContainerSummary, 'exitCode' | 'oomKilled'>, requested: boolean): SwarmExit['kind'] {
+  if (info.oomKilled) return 'out-of-memory';
+  if (requested || info.exitCode === SIGTERM_EXIT) return 'stopped';
+  if (info.exitCode === SIGKILL_EXIT) return 'killed';
+  if (info.exitCode === 0) return 'unexpected-stop';
+  return 'crashed';
+}
+
+/**
+ * Why a swarm container is not running, from the engine's inspect (exit code, OOM flag, finish
+ * time) and the explaining lines of its log. Derived from the engine every time, so it survives a
+ * page reload and an app restart. Null while it runs or when the container is gone.
+ */
+export async function describeExit(engine: ContainerEngine, containerId: string, requested = false): Promise<SwarmExit | null> {
+  const info = await engine.inspectContainer(containerId).catch(() => null);
+  if (!info || info.state === 'running' || info.state === 'paused' || info.state === 'restarting') return null;
+  const kind = exitKind(info, requested);
+  // A stop on request needs no explanation; for the rest the log says why.
+  const tail = kind === 'stopped' ? [] : await engine.readLog(containerId, { tail: EXIT_LOG_LINES }).catch(() => [] as string[]);
+  return { kind, code: info.exitCode, finishedAt: info.finishedAt, log: pickExplainingLines(tail) };
+}
