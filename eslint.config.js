@@ -7,7 +7,23 @@ import globals from 'globals';
 /** Boundaries of the layout, enforced by the linter rather than by good intentions. */
 const noElectronInServices = {
   paths: [{ name: 'electron', message: 'electron/services is plain Node: inject Electron abilities through an interface.' }],
-  patterns: [{ group: ['electron/*', 'electron-store'], message: 'electron/services must not depend on Electron.' }],
+  patterns: [
+    { group: ['electron/*', 'electron-store'], message: 'electron/services must not depend on Electron.' },
+    {
+      group: ['**/main/**', '**/main', '**/browser-host/**', '**/browser-host', '**/test/**', '**/preload/**', '**/renderer/**'],
+      message: 'electron/services is the core: main/, browser-host/ and tests use it, never the other way round.',
+    },
+  ],
+};
+/** The contract is the leaf every layer shares: it may use zod, nothing of ours outside shared/. */
+const sharedIsALeaf = {
+  patterns: [
+    {
+      group: ['../*', '!./*', '**/services/**', '**/main/**', '**/browser-host/**', '**/preload/**', '**/renderer/**', '**/test/**'],
+      message: 'electron/shared imports nothing of ours outside electron/shared.',
+    },
+  ],
+  paths: ['electron', 'dockerode', 'ssh2', 'ws'].map((name) => ({ name, message: 'electron/shared is the contract: zod only.' })),
 };
 const rendererBoundary = {
   patterns: [
@@ -67,6 +83,10 @@ export default tseslint.config(
   {
     files: ['electron/services/**'],
     rules: { 'no-restricted-imports': ['error', noElectronInServices] },
+  },
+  {
+    files: ['electron/shared/**'],
+    rules: { 'no-restricted-imports': ['error', sharedIsALeaf] },
   },
   {
     files: ['scripts/**/*.mjs', '**/*.cjs', '*.config.js'],

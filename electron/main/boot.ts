@@ -1,6 +1,6 @@
 import { app, type BrowserWindow } from 'electron';
 import type { AppServices, AppServicesOptions } from '../services/app-services';
-import type { Logger } from '../services/ipc/run-handler';
+import type { Logger } from '../services/util/logger';
 import { EventQueue, listenForRendererReady, registerIpc, trustedSender } from './ipc';
 import { installAppProtocol, registerAppScheme } from './app-protocol';
 import { installSecurity, rendererCsp } from './security';

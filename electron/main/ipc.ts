@@ -11,7 +11,8 @@ import {
 import { fail } from '../shared/result';
 import type { EventSink } from '../services/events';
 import type { Handlers } from '../services/ipc/handlers';
-import { runHandler, type Logger } from '../services/ipc/run-handler';
+import { runHandler } from '../services/ipc/run-handler';
+import type { Logger } from '../services/util/logger';
 import { isAppUrl, type RendererTarget } from './security';
 
 /** Decides whether an IPC message really comes from our renderer page. */
@@ -51,7 +52,7 @@ export function handle<S extends z.ZodType, T>(
       options.logger?.warn('refused an IPC call from outside the app window', { channel });
       return fail({ code: 'FORBIDDEN', message: 'This request did not come from the app window.' });
     }
-    return runHandler(schema, payload, fn, options.logger);
+    return runHandler(schema, payload, fn, options.logger, channel);
   });
 }
 

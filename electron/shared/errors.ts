@@ -16,6 +16,10 @@ export const ErrorCodes = [
   'CONTAINER_START_FAILED',
   'SWARM_UNREACHABLE',
   'SETTINGS_INVALID',
+  /** A settings write failed, or would have written over a file that could not be read. */
+  'SETTINGS_NOT_SAVED',
+  /** The app log cannot be opened here (no file viewer in the browser host, or opening failed). */
+  'LOG_UNAVAILABLE',
   'INTERNAL',
   /** Only the browser client raises it: the `npm run web` process that serves the API is gone. */
   'BACKEND_UNREACHABLE',

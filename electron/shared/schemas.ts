@@ -135,6 +135,40 @@ export const SettingsPatch = z.object({
   swarm: SwarmDefaults.partial().optional(),
 });
 
+/**
+ * What happened when a JSON file of the app (settings.json) was read. `problem` is null when all
+ * is well; otherwise the UI shows the file, what was done and where the original went.
+ */
+export const StoreStatus = z.object({
+  /** Absolute path of the file, shown to the user so they can find it. */
+  file: z.string(),
+  /**
+   * `unreadable`: could not be read (a folder, no permission, data folder is a file); defaults in
+   * use and the file is never written over. `moved-aside`: not a JSON object; moved to `movedTo`,
+   * defaults in use. `fields-reset`: some fields were invalid and use their defaults; the original
+   * file is copied to `movedTo` before the first save.
+   */
+  problem: z.enum(['unreadable', 'moved-aside', 'fields-reset']).nullable(),
+  /** False while saving would write over a file that could not be read. */
+  writable: z.boolean(),
+  /** English detail, e.g. "EACCES: no permission to read it". */
+  detail: z.string().nullable(),
+  movedTo: z.string().nullable(),
+  resetFields: z.array(z.string()),
+});
+
+export const LogTailRequest = z.object({ lines: z.number().int().min(1).max(500).default(200) });
+
+/** The app log's location and its last lines (redacted), for the Settings page. */
+export const LogTail = z.object({
+  path: z.string(),
+  lines: z.array(z.string()),
+  /** Why the log file cannot be written, if it cannot (entries then go to stderr). */
+  problem: z.string().nullable(),
+  /** True where the app can open the file in the system's viewer (Electron), false in a browser. */
+  canOpen: z.boolean(),
+});
+
 export const AppInfo = z.object({
   version: z.string(),
   host: z.enum(['electron', 'browser']),
@@ -158,3 +192,5 @@ export type Language = z.infer<typeof Language>;
 export type Settings = z.infer<typeof Settings>;
 export type SettingsPatch = z.infer<typeof SettingsPatch>;
 export type AppInfo = z.infer<typeof AppInfo>;
+export type StoreStatus = z.infer<typeof StoreStatus>;
+export type LogTail = z.infer<typeof LogTail>;

@@ -132,6 +132,8 @@ export const en = {
   'errors.CONTAINER_START_FAILED': 'The container did not start. The details below come from Docker.',
   'errors.SWARM_UNREACHABLE': 'The swarm server does not answer. It may still be starting, or it has stopped.',
   'errors.SETTINGS_INVALID': 'The settings could not be saved. Check the values and try again.',
+  'errors.SETTINGS_NOT_SAVED': 'The settings were not saved. The details below name the file and what to do.',
+  'errors.LOG_UNAVAILABLE': 'The app log could not be opened here. Its location is shown on the Settings page.',
   'errors.INTERNAL': 'Something went wrong inside the app.',
   'errors.BACKEND_UNREACHABLE': 'The app backend is not reachable.',
   'errors.unknown': 'Error {code}.',

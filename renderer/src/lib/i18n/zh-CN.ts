@@ -132,6 +132,8 @@ export const zhCN: Record<MessageKey, string> = {
   'errors.CONTAINER_START_FAILED': '容器未能启动。下方详情来自 Docker。',
   'errors.SWARM_UNREACHABLE': 'Swarm 服务器没有响应。它可能仍在启动，或已经停止。',
   'errors.SETTINGS_INVALID': '无法保存设置。请检查各项的值后重试。',
+  'errors.SETTINGS_NOT_SAVED': '设置未保存。下方详情给出了文件位置和处理方法。',
+  'errors.LOG_UNAVAILABLE': '无法在此打开应用日志。日志位置显示在“设置”页面上。',
   'errors.INTERNAL': '应用内部出错。',
   'errors.BACKEND_UNREACHABLE': '无法连接应用后端。',
   'errors.unknown': '错误 {code}。',
