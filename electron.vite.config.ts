@@ -2,20 +2,31 @@ import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import type { Plugin } from 'vite';
+import { buildCsp } from './electron/shared/csp';
 
 const root = import.meta.dirname;
 
 /**
- * In dev only, Vite injects component styles as <style> tags and talks to its HMR socket, which
- * the strict production CSP in renderer/index.html forbids. Relax exactly those two, never in a build.
+ * The page's CSP <meta> tag, generated from the one policy in electron/shared/csp.ts (never written
+ * by hand in renderer/index.html). Prepended to <head> so it governs the module script Vite adds
+ * there. In dev it also allows the Vite server and its HMR socket; builds get the strict policy.
  */
-const devCspRelaxation: Plugin = {
-  name: 'agentswarm-dev-csp',
-  apply: 'serve',
-  transformIndexHtml: (html) =>
-    html
-      .replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
-      .replace("connect-src 'self'", "connect-src 'self' ws://localhost:* http://localhost:*"),
+const cspMeta: Plugin = {
+  name: 'agentswarm-csp-meta',
+  transformIndexHtml(_html, context) {
+    const devUrl = context.server?.resolvedUrls?.local[0];
+    if (context.server && !devUrl) return [];
+    return [
+      {
+        tag: 'meta',
+        attrs: {
+          'http-equiv': 'Content-Security-Policy',
+          content: buildCsp({ meta: true, ...(devUrl ? { devServer: new URL(devUrl).origin } : {}) }),
+        },
+        injectTo: 'head-prepend',
+      },
+    ];
+  },
 };
 
 export default defineConfig({
@@ -36,7 +47,9 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(root, 'renderer'),
-    plugins: [svelte(), devCspRelaxation],
+    // The plugin looks for svelte.config.js in the renderer root; point it at the project's, so
+    // its compiler options (runes only) apply to the build that ships.
+    plugins: [svelte({ configFile: resolve(root, 'svelte.config.js') }), cspMeta],
     build: {
       outDir: resolve(root, 'out/renderer'),
       emptyOutDir: true,

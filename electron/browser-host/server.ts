@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { invokeContract, isInvokeChannel, type EventChannel } from '../shared/contract';
+import { buildCsp } from '../shared/csp';
 import { fail, type Result } from '../shared/result';
 import type { EventHub } from '../services/events';
 import type { Handlers } from '../services/ipc/handlers';
@@ -39,18 +40,8 @@ export interface BrowserHost {
 
 function securityHeaders(port: number): Record<string, string> {
   return {
-    'content-security-policy': [
-      "default-src 'self'",
-      "script-src 'self'",
-      "style-src 'self'",
-      "img-src 'self' data:",
-      "font-src 'self'",
-      `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`,
-      "object-src 'none'",
-      "base-uri 'none'",
-      "form-action 'none'",
-      "frame-ancestors 'none'",
-    ].join('; '),
+    // The one renderer policy (shared/csp.ts), plus exactly our own event socket's origin.
+    'content-security-policy': buildCsp({ connect: [`ws://127.0.0.1:${port}`, `ws://localhost:${port}`] }),
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
     'cross-origin-opener-policy': 'same-origin',

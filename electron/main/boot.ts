@@ -2,7 +2,8 @@ import { app, type BrowserWindow } from 'electron';
 import type { AppServices, AppServicesOptions } from '../services/app-services';
 import type { Logger } from '../services/util/logger';
 import { EventQueue, listenForRendererReady, registerIpc, trustedSender } from './ipc';
-import { installSecurity } from './security';
+import { installAppProtocol, registerAppScheme } from './app-protocol';
+import { installSecurity, rendererCsp } from './security';
 import { createMainWindow, resolveRendererTarget } from './window';
 
 export interface BootDeps {
@@ -42,6 +43,8 @@ export async function boot(deps: BootDeps): Promise<BootedApp | null> {
   }
   // Every renderer sandboxed, whatever options some code path might pass to a BrowserWindow.
   app.enableSandbox();
+  // Custom schemes get their privileges only if registered before 'ready'.
+  registerAppScheme();
 
   let window: BrowserWindow | null = null;
   app.on('second-instance', () => {
@@ -58,6 +61,7 @@ export async function boot(deps: BootDeps): Promise<BootedApp | null> {
     env: deps.env ?? process.env,
   });
   installSecurity(target);
+  if (target.kind === 'bundle') installAppProtocol(target.dir, rendererCsp(target));
 
   const events = new EventQueue(undefined, logger);
   const services = deps.createAppServices({
@@ -71,7 +75,7 @@ export async function boot(deps: BootDeps): Promise<BootedApp | null> {
   listenForRendererReady(events, isTrustedSender);
 
   const openWindow = (): void => {
-    const created = createMainWindow({ mainDir: deps.mainDir, target });
+    const created = createMainWindow({ mainDir: deps.mainDir, isPackaged: app.isPackaged, target });
     window = created;
     events.attach(created.webContents);
     created.on('closed', () => {

@@ -1,49 +1,20 @@
-import { pathToFileURL } from 'node:url';
 import { app, session, shell, type Session, type WebContents } from 'electron';
+import { buildCsp } from '../shared/csp';
+import { APP_HOST, APP_SCHEME } from './app-protocol';
 
 /**
  * Where the renderer comes from: the electron-vite dev server (development only) or the built
- * `out/renderer/index.html` on disk. Every "is this our app?" decision is made against it.
+ * `out/renderer` folder, served on the app:// scheme (`app-protocol.ts`). Every "is this our app?"
+ * decision is made against it.
  */
-export type RendererTarget = { kind: 'dev'; url: string } | { kind: 'file'; file: string };
-
-type Directives = Record<string, string[]>;
-
-/** The production policy: everything from our own files, nothing inline, no plugins, no framing. */
-const PROD_DIRECTIVES: Directives = {
-  'default-src': ["'self'"],
-  'script-src': ["'self'"],
-  'style-src': ["'self'"],
-  'img-src': ["'self'", 'data:'],
-  'font-src': ["'self'"],
-  'connect-src': ["'self'"],
-  'object-src': ["'none'"],
-  'base-uri': ["'none'"],
-  'form-action': ["'none'"],
-  'frame-ancestors': ["'none'"],
-};
-
-function serialize(directives: Directives): string {
-  return Object.entries(directives)
-    .map(([name, sources]) => `${name} ${sources.join(' ')}`)
-    .join('; ');
-}
+export type RendererTarget = { kind: 'dev'; url: string } | { kind: 'bundle'; dir: string };
 
 /**
- * The Content-Security-Policy for the renderer. Dev widens it only as far as Vite needs: its origin
- * for scripts, its WebSocket for HMR, and inline styles because Vite injects CSS as <style> tags in
- * dev. Production keeps the strict policy, with no 'unsafe-*' source at all.
+ * The renderer's Content-Security-Policy, from the one source in `shared/csp.ts`. Dev widens it only
+ * as far as Vite needs (its origin, its HMR socket, inline styles); the bundle gets the strict policy.
  */
-export function buildCsp(target: RendererTarget): string {
-  if (target.kind === 'file') return serialize(PROD_DIRECTIVES);
-  const origin = new URL(target.url).origin;
-  const ws = origin.replace(/^http/, 'ws');
-  return serialize({
-    ...PROD_DIRECTIVES,
-    'script-src': ["'self'", origin],
-    'style-src': ["'self'", "'unsafe-inline'"],
-    'connect-src': ["'self'", origin, ws],
-  });
+export function rendererCsp(target: RendererTarget): string {
+  return target.kind === 'dev' ? buildCsp({ devServer: new URL(target.url).origin }) : buildCsp();
 }
 
 function parseUrl(value: string | null | undefined): URL | null {
@@ -56,16 +27,14 @@ function parseUrl(value: string | null | undefined): URL | null {
 }
 
 /**
- * True when `candidate` is our renderer page: same dev-server origin, or exactly our index.html on
- * disk (any query or hash, since the UI may route with the hash). Any other file:// URL is foreign:
- * file: pages can read other local files, so "some file on disk" is not good enough.
+ * True when `candidate` is a page of our app: the dev server's origin, or the app:// origin (which
+ * serves only the built renderer folder). Anything else, file:// included, is foreign.
  */
 export function isAppUrl(candidate: string | null | undefined, target: RendererTarget): boolean {
   const url = parseUrl(candidate);
   if (!url) return false;
   if (target.kind === 'dev') return url.origin === new URL(target.url).origin;
-  const index = pathToFileURL(target.file);
-  return url.protocol === 'file:' && url.host === index.host && url.pathname === index.pathname;
+  return url.protocol === `${APP_SCHEME}:` && url.host.toLowerCase() === APP_HOST && !url.username && !url.password;
 }
 
 /**
@@ -101,6 +70,11 @@ export function guardWebContents(contents: WebContents, target: RendererTarget):
   contents.on('will-redirect', (event) => {
     if (!isAppUrl(event.url, target)) event.preventDefault();
   });
+  // will-navigate sees only the main frame; this covers every frame (an injected <iframe> or a
+  // frame navigated by script), so no frame of ours ever shows a foreign page.
+  contents.on('will-frame-navigate', (event) => {
+    if (!isAppUrl(event.url, target)) event.preventDefault();
+  });
   // No in-app pop-ups ever. Links to https pages open in the user's browser instead.
   contents.setWindowOpenHandler(({ url }) => {
     const external = externalUrlToOpen(url);
@@ -120,5 +94,5 @@ export function guardWebContents(contents: WebContents, target: RendererTarget):
  */
 export function installSecurity(target: RendererTarget): void {
   app.on('web-contents-created', (_event, contents) => guardWebContents(contents, target));
-  installSessionSecurity(session.defaultSession, buildCsp(target));
+  installSessionSecurity(session.defaultSession, rendererCsp(target));
 }

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { BrowserWindow as ElectronBrowserWindow, type BrowserWindow, type BrowserWindowConstructorOptions } from 'electron';
+import { isLoopbackAddress } from '../services/util/loopback';
+import { APP_INDEX_URL } from './app-protocol';
 import type { RendererTarget } from './security';
 
 /**
@@ -10,11 +12,9 @@ export function preloadPath(mainDir: string): string {
   return join(mainDir, '../preload/index.cjs');
 }
 
-export function rendererIndexPath(mainDir: string): string {
-  return join(mainDir, '../renderer/index.html');
+export function rendererDir(mainDir: string): string {
+  return join(mainDir, '../renderer');
 }
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
  * Where to load the UI from. `ELECTRON_RENDERER_URL` (set by `electron-vite dev`) is honoured only
@@ -30,12 +30,12 @@ export function resolveRendererTarget(options: {
   if (!options.isPackaged && devUrl) {
     try {
       const url = new URL(devUrl);
-      if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return { kind: 'dev', url: url.href };
+      if (url.protocol === 'http:' && isLoopbackAddress(url.hostname)) return { kind: 'dev', url: url.href };
     } catch {
       // Not a URL: fall through to the built files.
     }
   }
-  return { kind: 'file', file: rendererIndexPath(options.mainDir) };
+  return { kind: 'bundle', dir: rendererDir(options.mainDir) };
 }
 
 type WindowConstructor<W> = new (options: BrowserWindowConstructorOptions) => W;
@@ -50,7 +50,7 @@ type WindowConstructor<W> = new (options: BrowserWindowConstructorOptions) => W;
  * Every security-relevant webPreference is spelled out even where it equals Electron's default,
  * so a default changing upstream cannot silently weaken the app.
  */
-function constructWindow<W>(BrowserWindow: WindowConstructor<W>, mainDir: string): W {
+function constructWindow<W>(BrowserWindow: WindowConstructor<W>, mainDir: string, allowDevTools: boolean): W {
   return new BrowserWindow({
     width: 1200,
     height: 800,
@@ -76,12 +76,20 @@ function constructWindow<W>(BrowserWindow: WindowConstructor<W>, mainDir: string
       navigateOnDragDrop: false,
       // Middle-click would try to open links in new windows; the open handler denies them anyway.
       disableBlinkFeatures: 'Auxclick',
+      // DevTools give whoever sits at the window a console with our preload API: development only.
+      devTools: allowDevTools,
     },
   });
 }
 
+/** Whether this build may open DevTools: never in a packaged app. */
+export interface WindowBuild {
+  mainDir: string;
+  isPackaged: boolean;
+}
+
 /** The BrowserWindow options, as a pure function (no Electron needed). */
-export function buildWindowOptions(mainDir: string): BrowserWindowConstructorOptions {
+export function buildWindowOptions({ mainDir, isPackaged }: WindowBuild): BrowserWindowConstructorOptions {
   let captured: BrowserWindowConstructorOptions | undefined;
   constructWindow(
     class {
@@ -90,17 +98,18 @@ export function buildWindowOptions(mainDir: string): BrowserWindowConstructorOpt
       }
     },
     mainDir,
+    !isPackaged,
   );
   if (!captured) throw new Error('unreachable: the window options were not built');
   return captured;
 }
 
 /** Creates the one app window and starts loading the UI into it. */
-export function createMainWindow(options: { mainDir: string; target: RendererTarget }): BrowserWindow {
-  const window = constructWindow(ElectronBrowserWindow, options.mainDir);
+export function createMainWindow(options: WindowBuild & { target: RendererTarget }): BrowserWindow {
+  const window = constructWindow(ElectronBrowserWindow, options.mainDir, !options.isPackaged);
   window.once('ready-to-show', () => window.show());
-  const loading =
-    options.target.kind === 'dev' ? window.loadURL(options.target.url) : window.loadFile(options.target.file);
+  // The bundle is served by the app:// protocol handler (app-protocol.ts), never from file://.
+  const loading = window.loadURL(options.target.kind === 'dev' ? options.target.url : APP_INDEX_URL);
   loading.catch((error: unknown) => {
     // A failed load leaves an empty window; say why in the log instead of an unhandled rejection.
     console.error('[main] could not load the UI:', error instanceof Error ? error.message : String(error));

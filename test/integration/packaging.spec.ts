@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { extractFile, listPackage } from '@electron/asar';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCsp } from '../../electron/shared/csp';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = (name: string): string => join(root, 'node_modules', '.bin', name);
@@ -140,6 +141,12 @@ describe('packaged app (linux dir, stand-in Electron)', () => {
     for (const addon of addons) expect(existsSync(join(appDir, 'resources', 'app.asar.unpacked', addon)), addon).toBe(true);
   });
 
+  it('ships a renderer whose CSP meta tag is the generated one, without loopback wildcards', () => {
+    const html = extractFile(archive, 'out/renderer/index.html').toString('utf8').replaceAll('&#39;', "'");
+    expect(html).toContain(`content="${buildCsp({ meta: true })}"`);
+    expect(html).not.toMatch(/127\.0\.0\.1:\*|localhost:\*/);
+  });
+
   it('flips the hardening fuses in the packaged executable', async () => {
     const fuses = readFuses(await readFile(join(appDir, 'agentswarm-desktop')));
     expect(fuses).toEqual({
@@ -150,7 +157,8 @@ describe('packaged app (linux dir, stand-in Electron)', () => {
       EnableEmbeddedAsarIntegrityValidation: '1',
       OnlyLoadAppFromAsar: '1',
       LoadBrowserProcessSpecificV8Snapshot: '0',
-      GrantFileProtocolExtraPrivileges: '1',
+      // Off: the UI comes from the agentswarm:// scheme, never file://.
+      GrantFileProtocolExtraPrivileges: '0',
     });
   });
 });

@@ -1,5 +1,5 @@
 /**
- * STAND-IN for the `electron` module. NOT ELECTRON.
+ * TEST DOUBLE — STAND-IN for the `electron` module. NOT ELECTRON.
  *
  * The real module cannot be loaded under plain Node/vitest here: `require('electron')` tries to
  * download the Electron binary and throws. vitest's `unit` and `integration` projects alias
@@ -26,8 +26,15 @@ class FakeApp extends EventEmitter {
   requestSingleInstanceLock(): boolean {
     return this.singleInstanceLock;
   }
+  /** True once a `whenReady()` caller has resumed (what `app.isReady()` reports in Electron). */
+  readyReached = false;
   whenReady(): Promise<void> {
-    return this.ready;
+    return this.ready.then(() => {
+      this.readyReached = true;
+    });
+  }
+  isReady(): boolean {
+    return this.readyReached;
   }
   /** Makes `whenReady()` pend until `fireReady()`, to test what happens before ready. */
   holdReady(): void {
@@ -253,6 +260,36 @@ class FakeIpcRenderer extends EventEmitter {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// protocol (TEST DOUBLE: records scheme privileges and handlers; `fetch()` calls a handler the way
+// Electron would for a request on that scheme, with a real WHATWG Request/Response from Node)
+
+type ProtocolHandler = (request: Request) => Response | Promise<Response>;
+
+class FakeProtocol {
+  readonly privileged: { scheme: string; privileges?: Record<string, boolean> }[] = [];
+  readonly handlers = new Map<string, ProtocolHandler>();
+  registerSchemesAsPrivileged(schemes: { scheme: string; privileges?: Record<string, boolean> }[]): void {
+    // Electron only honours this before 'ready'; the stand-in fails loudly instead of silently.
+    if (app.isReady()) throw new Error('protocol.registerSchemesAsPrivileged must be called before app ready');
+    this.privileged.push(...schemes);
+  }
+  handle(scheme: string, handler: ProtocolHandler): void {
+    if (this.handlers.has(scheme)) throw new Error(`Failed to register protocol: ${scheme}`);
+    this.handlers.set(scheme, handler);
+  }
+  isProtocolHandled(scheme: string): boolean {
+    return this.handlers.has(scheme);
+  }
+  /** What a page request for `url` would get back. */
+  async fetch(url: string, init?: RequestInit): Promise<Response> {
+    const scheme = url.slice(0, url.indexOf(':'));
+    const handler = this.handlers.get(scheme);
+    if (!handler) throw new Error(`stub protocol: no handler for ${scheme}:`);
+    return handler(new Request(url, init));
+  }
+}
+
 class FakeShell {
   readonly opened: string[] = [];
   openExternal(url: string): Promise<void> {
@@ -270,6 +307,7 @@ export let session = { defaultSession: new FakeSession() };
 export let contextBridge = new FakeContextBridge();
 export let ipcRenderer = new FakeIpcRenderer();
 export let shell = new FakeShell();
+export let protocol = new FakeProtocol();
 
 /** Fresh fakes for every test; module bindings are live, so importers see the new objects. */
 export function resetElectronStub(): void {
@@ -279,6 +317,7 @@ export function resetElectronStub(): void {
   contextBridge = new FakeContextBridge();
   ipcRenderer = new FakeIpcRenderer();
   shell = new FakeShell();
+  protocol = new FakeProtocol();
   BrowserWindow.instances.length = 0;
 }
 
@@ -290,5 +329,6 @@ export default {
   get contextBridge() { return contextBridge; },
   get ipcRenderer() { return ipcRenderer; },
   get shell() { return shell; },
+  get protocol() { return protocol; },
   BrowserWindow,
 };

@@ -5,16 +5,18 @@ import {
   fakeIpcEvent,
   ipcMain,
   resetElectronStub,
+  protocol,
   session,
 } from '../../stubs/electron';
 import { boot, type BootDeps } from '../../../electron/main/boot';
-import { buildCsp } from '../../../electron/main/security';
+import { APP_INDEX_URL } from '../../../electron/main/app-protocol';
+import { rendererCsp } from '../../../electron/main/security';
 import type { AppServices, AppServicesOptions } from '../../../electron/services/app-services';
 import type { Handlers } from '../../../electron/services/ipc/handlers';
 import { EVENT_BRIDGE_CHANNEL, RENDERER_READY_CHANNEL, invokeChannels } from '../../../electron/shared/contract';
 
 const mainDir = '/opt/app/out/main';
-const APP_URL = 'file:///opt/app/out/renderer/index.html';
+const APP_URL = 'agentswarm://app/index.html';
 
 function fakeServices() {
   const created: AppServicesOptions[] = [];
@@ -61,14 +63,44 @@ describe('boot', () => {
     expect([...ipcMain.handlers.keys()].sort()).toEqual([...invokeChannels].sort());
     expect(BrowserWindow.instances).toHaveLength(1);
     const window = BrowserWindow.instances[0];
-    expect(window?.loaded).toEqual({ kind: 'file', target: '/opt/app/out/renderer/index.html' });
+    expect(window?.loaded).toEqual({ kind: 'url', target: APP_INDEX_URL });
     expect((window?.options['webPreferences'] as { preload: string }).preload).toBe('/opt/app/out/preload/index.cjs');
     expect(window?.webContents.windowOpenHandler).not.toBeNull();
 
     let csp: string[] | undefined;
     session.defaultSession.headersListener?.({ url: APP_URL }, (r) => (csp = r.responseHeaders?.['Content-Security-Policy']));
-    expect(csp).toEqual([buildCsp({ kind: 'file', file: '/opt/app/out/renderer/index.html' })]);
+    expect(csp).toEqual([rendererCsp({ kind: 'bundle', dir: '/opt/app/out/renderer' })]);
     expect(fake.services.start).toHaveBeenCalledOnce();
+  });
+
+  it('serves the UI from the app:// scheme (registered before ready), never from file://', async () => {
+    app.holdReady();
+    const { deps: d } = deps();
+    const booting = boot(d);
+    // The stand-in throws if the scheme is registered after ready, as Electron would ignore it.
+    expect(protocol.privileged.map((s) => s.scheme)).toEqual(['agentswarm']);
+    expect(protocol.privileged[0]?.privileges).toMatchObject({ standard: true, secure: true });
+    expect(protocol.isProtocolHandled('agentswarm')).toBe(false);
+    app.fireReady();
+    await booting;
+    expect(protocol.isProtocolHandled('agentswarm')).toBe(true);
+    const window = BrowserWindow.instances[0];
+    expect(window?.loaded?.kind).toBe('url');
+    expect(window?.loaded?.target).toMatch(/^agentswarm:\/\/app\//);
+    // The handler answers from /opt/app/out/renderer (absent here) with the CSP on every response.
+    const response = await protocol.fetch('agentswarm://app/index.html');
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-security-policy')).toBe(rendererCsp({ kind: 'bundle', dir: '/opt/app/out/renderer' }));
+  });
+
+  it('allows DevTools only in an unpackaged app', async () => {
+    const { deps: d } = deps();
+    await boot(d);
+    expect((BrowserWindow.instances[0]?.options['webPreferences'] as { devTools: boolean }).devTools).toBe(true);
+    resetElectronStub();
+    app.isPackaged = true;
+    await boot(deps().deps);
+    expect((BrowserWindow.instances[0]?.options['webPreferences'] as { devTools: boolean }).devTools).toBe(false);
   });
 
   it('routes calls from the window to the services and refuses foreign frames', async () => {

@@ -3,8 +3,8 @@ import { FakeWebContents, fakeIpcEvent, ipcMain, resetElectronStub } from '../..
 import { EVENT_QUEUE_LIMIT, EventQueue, listenForRendererReady, trustedSender } from '../../../electron/main/ipc';
 import { EVENT_BRIDGE_CHANNEL, RENDERER_READY_CHANNEL } from '../../../electron/shared/contract';
 
-const APP_URL = 'file:///opt/app/out/renderer/index.html';
-const isTrusted = trustedSender({ kind: 'file', file: '/opt/app/out/renderer/index.html' });
+const APP_URL = 'agentswarm://app/index.html';
+const isTrusted = trustedSender({ kind: 'bundle', dir: '/opt/app/out/renderer' });
 
 const changed = (engineId: string) => ['swarm:containers-changed', { engineId }] as const;
 const bridged = (contents: FakeWebContents) =>

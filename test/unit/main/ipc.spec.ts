@@ -7,8 +7,8 @@ import { AppError } from '../../../electron/shared/errors';
 import type { Handlers } from '../../../electron/services/ipc/handlers';
 import { z } from 'zod';
 
-const target: RendererTarget = { kind: 'file', file: '/opt/app/out/renderer/index.html' };
-const APP_URL = 'file:///opt/app/out/renderer/index.html';
+const target: RendererTarget = { kind: 'bundle', dir: '/opt/app/out/renderer' };
+const APP_URL = 'agentswarm://app/index.html';
 const fromApp = () => fakeIpcEvent(`${APP_URL}#/`);
 
 const SWARM = {
@@ -108,6 +108,8 @@ describe('registerIpc', () => {
   it.each([
     ['a foreign page', fakeIpcEvent('https://evil.example/')],
     ['another local file', fakeIpcEvent('file:///tmp/evil.html')],
+    ['our own index.html opened over file://', fakeIpcEvent('file:///opt/app/out/renderer/index.html')],
+    ['another host on our scheme', fakeIpcEvent('agentswarm://evil/index.html')],
     ['a sub-frame of our page', fakeIpcEvent(APP_URL, { isSubFrame: true })],
     ['a frame that is gone', fakeIpcEvent(null)],
   ])('answers FORBIDDEN to %s and never runs the service', async (_label, event) => {

@@ -1,32 +1,32 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { BrowserWindow, app, resetElectronStub, session, shell } from '../../stubs/electron';
 import {
-  buildCsp,
   externalUrlToOpen,
   installSecurity,
   isAppUrl,
+  rendererCsp,
   type RendererTarget,
 } from '../../../electron/main/security';
 
-const fileTarget: RendererTarget = { kind: 'file', file: '/opt/app/out/renderer/index.html' };
+const fileTarget: RendererTarget = { kind: 'bundle', dir: '/opt/app/out/renderer' };
 const devTarget: RendererTarget = { kind: 'dev', url: 'http://localhost:5173/' };
-const APP_URL = 'file:///opt/app/out/renderer/index.html';
+const APP_URL = 'agentswarm://app/index.html';
 
 beforeEach(() => resetElectronStub());
 
-describe('buildCsp', () => {
+describe('rendererCsp', () => {
   it('is the strict production policy for the built files', () => {
-    expect(buildCsp(fileTarget)).toBe(
+    expect(rendererCsp(fileTarget)).toBe(
       "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; " +
         "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     );
-    expect(buildCsp(fileTarget)).not.toContain('unsafe');
+    expect(rendererCsp(fileTarget)).not.toContain('unsafe');
   });
 
   it('in dev allows only the dev server, its HMR socket and inline styles', () => {
-    const csp = buildCsp(devTarget);
+    const csp = rendererCsp(devTarget);
     const directives = Object.fromEntries(
-      csp.split('; ').map((d) => {
+      csp.split('; ').map((d: string) => {
         const [name, ...sources] = d.split(' ');
         return [name, sources];
       }),
@@ -41,20 +41,23 @@ describe('buildCsp', () => {
 });
 
 describe('URL checks', () => {
-  it('accepts exactly our index.html, with any hash or query', () => {
+  it('accepts pages of the app:// origin, with any hash or query', () => {
     expect(isAppUrl(APP_URL, fileTarget)).toBe(true);
     expect(isAppUrl(`${APP_URL}#/settings`, fileTarget)).toBe(true);
     expect(isAppUrl(`${APP_URL}?x=1`, fileTarget)).toBe(true);
+    expect(isAppUrl('agentswarm://APP/index.html', fileTarget)).toBe(true);
   });
 
   it.each([
+    'file:///opt/app/out/renderer/index.html',
     'file:///etc/passwd',
-    'file:///opt/app/out/renderer/other.html',
-    'file://remote-host/opt/app/out/renderer/index.html',
-    'https://evil.example/opt/app/out/renderer/index.html',
+    'agentswarm://evil/index.html',
+    'agentswarm://user:pw@app/index.html',
+    'app://app/index.html',
+    'https://app/index.html',
     '',
     'garbage',
-  ])('refuses %s for the file target', (url) => {
+  ])('refuses %s for the bundle target (file:// included: the UI never runs from it)', (url) => {
     expect(isAppUrl(url, fileTarget)).toBe(false);
   });
 
@@ -90,7 +93,7 @@ describe('installSecurity', () => {
     listener?.({ url: APP_URL, responseHeaders: { 'X-Other': ['1'] } }, (r) => (response = r));
     expect(response?.responseHeaders).toEqual({
       'X-Other': ['1'],
-      'Content-Security-Policy': [buildCsp(fileTarget)],
+      'Content-Security-Policy': [rendererCsp(fileTarget)],
     });
   });
 
@@ -100,7 +103,7 @@ describe('installSecurity', () => {
     session.defaultSession.headersListener?.({ url: 'http://localhost:5173/' }, (r) => {
       header = r.responseHeaders?.['Content-Security-Policy'];
     });
-    expect(header).toEqual([buildCsp(devTarget)]);
+    expect(header).toEqual([rendererCsp(devTarget)]);
   });
 
   it('denies every permission request and check', () => {
@@ -118,9 +121,9 @@ describe('installSecurity', () => {
     expect(app.listenerCount('web-contents-created')).toBe(1);
   });
 
-  it('blocks navigation and redirects away from the app, allows the app URL', () => {
+  it('blocks navigation, redirects and frame navigation away from the app, allows the app URL', () => {
     const contents = windowContents();
-    for (const event of ['will-navigate', 'will-redirect']) {
+    for (const event of ['will-navigate', 'will-redirect', 'will-frame-navigate']) {
       expect(contents.emitPreventable(event, { url: 'https://evil.example/' })).toBe(true);
       expect(contents.emitPreventable(event, { url: 'file:///etc/passwd' })).toBe(true);
       expect(contents.emitPreventable(event, { url: `${APP_URL}#/swarm` })).toBe(false);
@@ -135,6 +138,13 @@ describe('installSecurity', () => {
     expect(open('file:///etc/passwd')).toEqual({ action: 'deny' });
     expect(open(APP_URL)).toEqual({ action: 'deny' });
     expect(shell.opened).toEqual(['https://github.com/modelscope/AgentJet']);
+  });
+
+  it('blocks a sub-frame navigating to a foreign page (will-frame-navigate)', () => {
+    const contents = windowContents();
+    const frame = { isMainFrame: false, url: 'https://evil.example/phish' };
+    expect(contents.emitPreventable('will-frame-navigate', { url: frame.url, isMainFrame: false, frame })).toBe(true);
+    expect(contents.emitPreventable('will-frame-navigate', { url: 'http://127.0.0.1:10086/', isMainFrame: false })).toBe(true);
   });
 
   it('refuses to attach a <webview>', () => {
