@@ -94,11 +94,14 @@ describe('swarm server lifecycle on the local Docker engine', () => {
     // 143 = ended by SIGTERM, which Init forwarded; 137 would mean Docker had to SIGKILL it.
     expect((await docker.getContainer(container.id).inspect()).State.ExitCode).toBe(143);
     await stoppedEvent;
-    expect((await handlers['swarm:statuses']({})).map((s) => s.containerId)).not.toContain(container.id);
+    // A stopped server keeps a status that says it was stopped (no engine reading), until removed.
+    const afterStop = (await handlers['swarm:statuses']({})).find((s) => s.containerId === container.id);
+    expect(afterStop).toMatchObject({ connection: 'stopped', engineStatus: null, globalStep: null, exit: { kind: 'stopped', code: 143 } });
 
     await expect(handlers['swarm:remove']({ engineId: 'local', containerId: container.id })).resolves.toEqual({ removed: true });
     expect(await ourContainerIds()).not.toContain(container.id);
     await expect(docker.getContainer(container.id).inspect()).rejects.toMatchObject({ statusCode: 404 });
+    expect((await handlers['swarm:statuses']({})).map((s) => s.containerId)).not.toContain(container.id);
   });
 
   it('says PORT_IN_USE when something already listens on the port, and creates nothing', async () => {
@@ -138,7 +141,7 @@ describe('swarm server lifecycle on the local Docker engine', () => {
     const gone = waitForEvent(hub, 'swarm:status', (s) => s.containerId === container.id && s.connection === 'stopped');
     const listChanged = waitForEvent(hub, 'swarm:containers-changed', (p) => p.engineId === 'local');
     await docker.getContainer(container.id).kill();
-    expect((await gone).lastError).toMatch(/^The swarm server exited with code 137\./);
+    expect((await gone).exit).toMatchObject({ kind: 'killed', code: 137 });
     await listChanged;
     const listed = (await handlers['swarm:list']({ engineId: 'local' })).find((c) => c.id === container.id);
     expect(listed?.state).toBe('exited');
@@ -151,11 +154,15 @@ describe('swarm server lifecycle on the local Docker engine', () => {
     const crashImage = 'agentswarm-test/fake-swarm-crashing:1';
     await base.commit({ repo: 'agentswarm-test/fake-swarm-crashing', tag: '1', changes: ['ENV AJET_FAKE_EXIT_ON_START=3'] });
     try {
-      const crashed = waitForEvent(hub, 'swarm:status', (s) => s.connection === 'stopped' && (s.lastError ?? '').includes('code 3'));
+      const crashed = waitForEvent(hub, 'swarm:status', (s) => s.connection === 'stopped' && s.exit?.code === 3);
       const container = await start(await freePort(), { image: crashImage });
       const status = await crashed;
       expect(status.containerId).toBe(container.id);
-      expect(status.lastError).toContain('RuntimeError: fake swarm server told to fail at start');
+      expect(status.exit).toMatchObject({ kind: 'crashed', log: { explains: true } });
+      expect(status.exit?.log.lines.join('\n')).toContain('RuntimeError: fake swarm server told to fail at start');
+      // Served with the statuses too, so a reload still says why.
+      const served = (await handlers['swarm:statuses']({})).find((s) => s.containerId === container.id);
+      expect(served?.exit).toMatchObject({ kind: 'crashed', code: 3 });
       const listed = (await handlers['swarm:list']({ engineId: 'local' })).find((c) => c.id === container.id);
       expect(listed?.state).toBe('exited'); // kept, so its logs stay readable
     } finally {

@@ -1,3 +1,4 @@
+import { isAppError } from '../../shared/errors';
 import type { SwarmExit } from '../../shared/schemas';
 import type { ContainerEngine, ContainerSummary } from '../engines/container-engine';
 import { pickExplainingLines } from './log-lines';
@@ -23,10 +24,16 @@ export function exitKind(info: Pick<ContainerSummary, 'exitCode' | 'oomKilled'>,
 /**
  * Why a swarm container is not running, from the engine's inspect (exit code, OOM flag, finish
  * time) and the explaining lines of its log. Derived from the engine every time, so it survives a
- * page reload and an app restart. Null while it runs or when the container is gone.
+ * page reload and an app restart. Null while it runs (or cannot be inspected); `'gone'` once the
+ * container was removed, so nothing about it is kept.
  */
-export async function describeExit(engine: ContainerEngine, containerId: string, requested = false): Promise<SwarmExit | null> {
-  const info = await engine.inspectContainer(containerId).catch(() => null);
+export async function describeExit(engine: ContainerEngine, containerId: string, requested = false): Promise<SwarmExit | null | 'gone'> {
+  let gone = false;
+  const info = await engine.inspectContainer(containerId).catch((error: unknown) => {
+    gone = isAppError(error) && error.code === 'CONTAINER_NOT_FOUND';
+    return null;
+  });
+  if (gone) return 'gone';
   if (!info || info.state === 'running' || info.state === 'paused' || info.state === 'restarting') return null;
   const kind = exitKind(info, requested);
   // A stop on request needs no explanation; for the rest the log says why.

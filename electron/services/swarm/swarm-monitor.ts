@@ -24,8 +24,11 @@ export interface SwarmMonitorOptions {
   /** Asked after a failed poll: is the container still running? Lets us say "stopped", not "unreachable". */
   isContainerRunning: (target: WatchTarget) => Promise<boolean>;
   onContainerGone?: (target: WatchTarget) => void;
-  /** Why a container is not running (exit code, explaining log lines); `requested` when the app stopped it. */
-  describeExit?: (target: WatchTarget, requested: boolean) => Promise<SwarmExit | null>;
+  /**
+   * Why a container is not running (exit code, explaining log lines); `requested` when the app
+   * stopped it; `'gone'` when it was removed (then its status is announced once and not kept).
+   */
+  describeExit?: (target: WatchTarget, requested: boolean) => Promise<SwarmExit | null | 'gone'>;
   /** The newest lines of the running container's log, oldest first (default: none). */
   readLog?: (target: WatchTarget, options: { tail: number; sinceMs?: number }) => Promise<string[]>;
   /** How long a fresh server may stay silent before we call it unreachable (default 60 s). */
@@ -175,10 +178,13 @@ export class SwarmMonitor {
       checkedAt: new Date().toISOString(),
     };
     this.ended.set(key, placeholder);
-    const exit = (await this.options.describeExit?.(target, requested).catch(() => null)) ?? null;
+    const described = (await this.options.describeExit?.(target, requested).catch(() => null)) ?? null;
     if (this.ended.get(key) !== placeholder || this.watches.has(key)) return;
+    const exit = described === 'gone' ? null : described;
     const status = { ...placeholder, exit, checkedAt: new Date().toISOString() };
-    this.ended.set(key, status);
+    // Removed behind our back (docker rm -f): say "stopped" once, keep no row for a container that is gone.
+    if (described === 'gone') this.ended.delete(key);
+    else this.ended.set(key, status);
     if (!last || withoutTime(last) !== withoutTime(status)) this.options.events.emit('swarm:status', status);
   }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AppError } from '../../../electron/shared/errors';
 import type { ContainerEngine, ContainerSummary } from '../../../electron/services/engines/container-engine';
 import { containerStatusText, humanDuration } from '../../../electron/services/engines/container-engine';
 import { describeExit, exitKind } from '../../../electron/services/swarm/exit-reason';
@@ -59,6 +60,14 @@ describe('why a swarm container ended', () => {
     expect(stopped.logReads).toBe(0);
     await expect(describeExit(engineWith(summary({ state: 'running', exitCode: null }), log), 'a')).resolves.toBeNull();
     await expect(describeExit(engineWith(null, log), 'a')).resolves.toBeNull();
+  });
+
+  it("says 'gone' for a container removed behind the app's back, so no row is kept for it", async () => {
+    const removed = engineWith(null, []);
+    removed.inspectContainer = async () => {
+      throw new AppError('CONTAINER_NOT_FOUND', 'No such container');
+    };
+    await expect(describeExit(removed, 'a')).resolves.toBe('gone');
   });
 });
 
