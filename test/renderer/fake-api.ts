@@ -8,7 +8,7 @@ import type {
 } from '../../electron/shared/contract';
 import type { AppErrorShape } from '../../electron/shared/errors';
 import type { Result } from '../../electron/shared/result';
-import type { EngineHealth, Settings, SwarmContainer, SwarmStatus } from '../../electron/shared/schemas';
+import type { EngineHealth, LogTail, Settings, StoreStatus, SwarmContainer, SwarmStatus } from '../../electron/shared/schemas';
 
 /**
  * TEST DOUBLE: an in-memory implementation of the renderer/backend contract. It keeps containers,
@@ -36,6 +36,15 @@ export class FakeApi implements ExposedApi {
     apiVersion: '1.47',
     error: null,
   };
+  settingsStatus: StoreStatus = {
+    file: '/home/u/.config/AgentSwarm Desktop/settings.json',
+    problem: null,
+    writable: true,
+    detail: null,
+    movedTo: null,
+    resetFields: [],
+  };
+  appLog: LogTail = { path: '/home/u/.config/AgentSwarm Desktop/app.log', lines: [], problem: null, canOpen: true };
   rendererReadyCalls = 0;
   private readonly failures = new Map<InvokeChannel, AppErrorShape>();
   private readonly holds = new Map<InvokeChannel, Promise<void>>();
@@ -107,6 +116,8 @@ export class FakeApi implements ExposedApi {
 
   readonly app: ExposedApi['app'] = {
     info: (r) => this.respond('app:info', r, () => ({ version: '0.1.0', host: 'browser', platform: 'linux' })),
+    log: (r) => this.respond('app:log', r, () => ({ ...this.appLog, lines: [...this.appLog.lines] })),
+    openLog: (r) => this.respond('app:open-log', r, () => ({ opened: true as const, path: this.appLog.path })),
     rendererReady: () => {
       this.rendererReadyCalls += 1;
     },
@@ -155,6 +166,7 @@ export class FakeApi implements ExposedApi {
         };
         return this.settingsValue;
       }),
+    status: (r) => this.respond('settings:status', r, () => ({ ...this.settingsStatus })),
   };
 
   readonly events: ExposedApi['events'] = {
