@@ -133,9 +133,12 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       void handleRequest(request, response).catch((error: unknown) => {
         logger?.error?.('browser host: request failed', { url: request.url?.split('?')[0], ...describeThrown(error) });
         if (!response.headersSent) sendJson(response, 500, fail({ code: 'INTERNAL', message: 'request failed' }), headers);
-      else response.destroy();
-    });
-  });
+        else response.destroy();
+      });
+    },
+  );
+  // Beyond the cap Node closes a new connection at once (its 'drop' event), before any byte is read.
+  server.maxConnections = limits.maxConnections;
 
   async function handleRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (!requestComesFromUs(request, allowedHosts)) {
