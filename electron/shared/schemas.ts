@@ -47,8 +47,12 @@ export const ContainerId = z
  */
 export const NetworkMode = z.enum(['publish', 'host']);
 
+/**
+ * Every request that acts on an engine names it: no default, so a caller that forgets `engineId`
+ * gets VALIDATION_FAILED naming the field instead of silently acting on the local engine.
+ */
 export const SwarmStartRequest = z.object({
-  engineId: EngineId.default('local'),
+  engineId: EngineId,
   image: ImageRef,
   port: Port.default(10086),
   networkMode: NetworkMode.default('publish'),
@@ -58,10 +62,10 @@ export const SwarmStartRequest = z.object({
   shmSizeGb: z.number().int().min(1).max(1024).default(32),
 });
 
-export const EngineRef = z.object({ engineId: EngineId.default('local') });
+export const EngineRef = z.object({ engineId: EngineId });
 
 export const ContainerRef = z.object({
-  engineId: EngineId.default('local'),
+  engineId: EngineId,
   containerId: ContainerId,
 });
 

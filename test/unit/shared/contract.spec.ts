@@ -10,13 +10,15 @@ import {
   type InvokeResponse,
 } from '../../../electron/shared/contract';
 import type { Result } from '../../../electron/shared/result';
+import { runHandler } from '../../../electron/services/ipc/run-handler';
+import type { z } from 'zod';
 import type { Settings, SwarmContainer, SwarmStatus } from '../../../electron/shared/schemas';
 
 // These pins fail `npm run typecheck` when a signature changes without the contract test changing.
 describe('contract types', () => {
   it('pins request and response types of the swarm channels', () => {
     expectTypeOf<InvokeInput<'swarm:start'>>().toEqualTypeOf<{
-      engineId?: string | undefined;
+      engineId: string;
       image: string;
       port?: number | undefined;
       networkMode?: 'publish' | 'host' | undefined;
@@ -79,7 +81,7 @@ describe('contract types', () => {
   });
 
   it('fills request defaults and rejects bad input with field names', () => {
-    const parsed = invokeContract['swarm:start'].request.parse({ image: 'ghcr.io/modelscope/agentjet:main' });
+    const parsed = invokeContract['swarm:start'].request.parse({ engineId: 'local', image: 'ghcr.io/modelscope/agentjet:main' });
     expect(parsed).toEqual({
       engineId: 'local',
       image: 'ghcr.io/modelscope/agentjet:main',
@@ -88,9 +90,41 @@ describe('contract types', () => {
       gpus: true,
       shmSizeGb: 32,
     });
-    const bad = invokeContract['swarm:start'].request.safeParse({ image: 'rm -rf /', port: 70000 });
+    const bad = invokeContract['swarm:start'].request.safeParse({ engineId: 'local', image: 'rm -rf /', port: 70000 });
     expect(bad.success).toBe(false);
     const paths = bad.error?.issues.map((i) => i.path.join('.'));
     expect(paths).toEqual(expect.arrayContaining(['image', 'port']));
+  });
+});
+
+describe('engineId in requests', () => {
+  /** A valid request per channel that names an engine; each test drops `engineId` from it. */
+  const valid: Partial<Record<(typeof invokeChannels)[number], Record<string, unknown>>> = {
+    'engines:health': { engineId: 'local' },
+    'swarm:list': { engineId: 'local' },
+    'swarm:start': { engineId: 'local', image: 'ghcr.io/modelscope/agentjet:main' },
+    'swarm:stop': { engineId: 'local', containerId: 'a1b2c3d4e5f6' },
+    'swarm:remove': { engineId: 'local', containerId: 'a1b2c3d4e5f6' },
+  };
+
+  it('every request schema with an engineId requires it (no default engine), and the list above is complete', () => {
+    const withEngine = invokeChannels.filter((channel) => {
+      const schema = invokeContract[channel].request as z.ZodType & { shape?: Record<string, unknown> };
+      return schema.shape !== undefined && 'engineId' in schema.shape;
+    });
+    expect([...withEngine].sort()).toEqual(Object.keys(valid).sort());
+  });
+
+  it.each(Object.entries(valid))('%s without engineId fails with VALIDATION_FAILED naming the field', async (channel, request) => {
+    const schema = invokeContract[channel as keyof typeof valid].request;
+    let called = false;
+    const { engineId: _dropped, ...withoutEngine } = request;
+    const result = await runHandler(schema, withoutEngine, () => {
+      called = true;
+    });
+    expect(called).toBe(false);
+    expect(result).toMatchObject({ ok: false, error: { code: 'VALIDATION_FAILED', message: expect.stringContaining('engineId') } });
+    // The same request with the engine named is fine: the failure is the missing field alone.
+    expect((await runHandler(schema, request, () => 'ran')).ok).toBe(true);
   });
 });
