@@ -11,8 +11,9 @@ import {
 } from '../../../electron/shared/contract';
 import type { Result } from '../../../electron/shared/result';
 import { runHandler } from '../../../electron/services/ipc/run-handler';
-import type { z } from 'zod';
-import type { Settings, SwarmContainer, SwarmStatus } from '../../../electron/shared/schemas';
+import { patchSchemaOf, type Settings, type SwarmContainer, type SwarmStatus } from '../../../electron/shared/schemas';
+import { z } from 'zod';
+import { mergePatch } from '../../../electron/services/util/merge';
 
 // These pins fail `npm run typecheck` when a signature changes without the contract test changing.
 describe('contract types', () => {
@@ -126,5 +127,42 @@ describe('engineId in requests', () => {
     expect(result).toMatchObject({ ok: false, error: { code: 'VALIDATION_FAILED', message: expect.stringContaining('engineId') } });
     // The same request with the engine named is fine: the failure is the missing field alone.
     expect((await runHandler(schema, request, () => 'ran')).ok).toBe(true);
+  });
+});
+
+describe('settings patches are derived from the Settings schema, section by section', () => {
+  it('pins settings:update input: every section optional, object sections field by field', () => {
+    expectTypeOf<InvokeInput<'settings:update'>>().toEqualTypeOf<{
+      language?: 'en' | 'zh-CN' | undefined;
+      swarm?:
+        | {
+            image?: string | undefined;
+            port?: number | undefined;
+            networkMode?: 'publish' | 'host' | undefined;
+            gpus?: boolean | undefined;
+            shmSizeGb?: number | undefined;
+          }
+        | undefined;
+    }>();
+  });
+
+  it('a new section added to a settings schema needs no edit in the patch schema or the merge', () => {
+    // A stand-in for a future feature's section ("tunnel"), next to a plain value and an existing section.
+    const Future = z.object({
+      language: z.enum(['en', 'zh-CN']),
+      swarm: z.object({ port: z.number(), gpus: z.boolean() }),
+      tunnel: z.object({ localPort: z.number(), keepAlive: z.boolean() }),
+    });
+    const Patch = patchSchemaOf(Future);
+    const patch = Patch.parse({ tunnel: { keepAlive: false } });
+    expect(patch).toEqual({ tunnel: { keepAlive: false } });
+    expect(Patch.safeParse({ tunnel: { localPort: 'x' } }).success).toBe(false);
+    const base = { language: 'en' as const, swarm: { port: 10086, gpus: true }, tunnel: { localPort: 10086, keepAlive: true } };
+    expect(Future.parse(mergePatch(base, patch))).toEqual({ ...base, tunnel: { localPort: 10086, keepAlive: false } });
+    expect(mergePatch(base, Patch.parse({ language: 'zh-CN', swarm: { gpus: false } }))).toEqual({
+      ...base,
+      language: 'zh-CN',
+      swarm: { port: 10086, gpus: false },
+    });
   });
 });
