@@ -82,6 +82,28 @@ describe('fake trainer mode: a step ends by swarm_mode_sample_collection_method'
     expect((await s.buffer()).filter((e) => e.episode_status === 'registered')).toHaveLength(BATCH * REPEAT);
   });
 
+  it('registers episodes a real client can use: base URL on the loopback port, a decodable sk-ajet- key that chat accepts', async () => {
+    const s = await rollingFake();
+    const client = newClientUuid();
+    const claim = (await s.claim(client)).json;
+    // Reference appendix: a test double answers http://127.0.0.1:<port>/v1 (the client swaps the host anyway).
+    expect(claim).toMatchObject({ success: true, openai_base_url: `${s.baseUrl}/v1`, fail_cause: '' });
+    expect(claim.episode_uuid).toMatch(/^[0-9a-f]{32}$/);
+    const routing = JSON.parse(Buffer.from(String(claim.openai_api_key).replace(/^sk-ajet-/, ''), 'base64').toString('utf8'));
+    expect(routing).toEqual({
+      agent_name: 'default_agent_name',
+      target_tag: 'default_target_tag',
+      episode_uuid: claim.episode_uuid,
+      episode_address: `ipc:///tmp/agentjet/${claim.episode_uuid}-default_target_tag.sock`,
+    });
+    const answer = await s.call('POST', '/v1/chat/completions', {
+      json: { model: 'whatever', messages: [{ role: 'user', content: 'ping' }] },
+      headers: { authorization: `Bearer ${claim.openai_api_key}` },
+    });
+    expect(answer).toMatchObject({ status: 200, json: { object: 'chat.completion' } });
+    expect((await s.pool()).running_episode_details[claim.episode_uuid].llm_call_count).toBe('1');
+  });
+
   it('enough tasks (the default): batch_size × num_repeat episodes of distinct task ids do not end the step', async () => {
     const s = await rollingFake();
     expect((await s.pool()).sample_collection_method).toBe('rollout_until_finish_enough_tasks');
