@@ -3,16 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startBrowserHost, type BrowserHost } from '../../electron/browser-host/server';
-import { createAppServices, type AppServices } from '../../electron/services/app-services';
-import { EventHub } from '../../electron/services/events';
+import type { BrowserHost } from '../../electron/browser-host/server';
+import { startTestApp, type TestApp } from '../support/test-app';
 import { launchChromium, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
 
 // What a user sees when settings.json cannot be read: the app starts anyway, says so in the shell
 // and on Settings (naming the file), and the App log section shows where the log is and its lines.
 describe('an unreadable settings file and the app log in the UI (Chromium + browser host)', () => {
   let dir: string;
-  let services: AppServices;
+  let testApp: TestApp;
   let host: BrowserHost;
   let browser: Browser;
   let page: Page;
@@ -21,11 +20,10 @@ describe('an unreadable settings file and the app log in the UI (Chromium + brow
     requireBuiltRenderer();
     dir = await mkdtemp(join(tmpdir(), 'agentswarm-e2e-settings-'));
     await mkdir(join(dir, 'settings.json'));
-    const hub = new EventHub();
     // No Docker needed here: an endpoint that is certainly not there.
-    services = createAppServices({ dataDir: dir, host: 'browser', version: '0.0.0-e2e-settings', events: hub, dockerHost: `unix://${join(dir, 'none.sock')}` });
-    await services.start();
-    host = await startBrowserHost({ handlers: services.handlers, hub, staticDir: rendererDir, logger: services.logger });
+    testApp = await startTestApp({ dataDir: dir, staticDir: rendererDir, dockerHost: `unix://${join(dir, 'none.sock')}` });
+    if (!testApp.host) throw new Error('startTestApp served no UI');
+    host = testApp.host;
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   });
@@ -34,8 +32,7 @@ describe('an unreadable settings file and the app log in the UI (Chromium + brow
   });
   afterAll(async () => {
     await browser?.close();
-    await host?.close();
-    await services?.dispose();
+    await testApp?.dispose();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
