@@ -3,10 +3,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { runHandler } from '../../../electron/services/ipc/run-handler';
-import { AppLog } from '../../../electron/services/util/app-log';
 import { dockerMessage, mapDockerError, MAX_SHOWN_DOCKER_CHARS } from '../../../electron/services/engines/docker-errors';
 import type { EngineWording } from '../../../electron/services/engines/engine-wording';
+import { runHandler } from '../../../electron/services/ipc/run-handler';
+import { AppLog } from '../../../electron/services/util/app-log';
 import {
   dockerOptionsFor,
   isLoopbackPortFree,
