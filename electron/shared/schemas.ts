@@ -47,8 +47,12 @@ export const ContainerId = z
  */
 export const NetworkMode = z.enum(['publish', 'host']);
 
+/**
+ * Every request that acts on an engine names it: no default, so a caller that forgets `engineId`
+ * gets VALIDATION_FAILED naming the field instead of silently acting on the local engine.
+ */
 export const SwarmStartRequest = z.object({
-  engineId: EngineId.default('local'),
+  engineId: EngineId,
   image: ImageRef,
   port: Port.default(10086),
   networkMode: NetworkMode.default('publish'),
@@ -58,10 +62,10 @@ export const SwarmStartRequest = z.object({
   shmSizeGb: z.number().int().min(1).max(1024).default(32),
 });
 
-export const EngineRef = z.object({ engineId: EngineId.default('local') });
+export const EngineRef = z.object({ engineId: EngineId });
 
 export const ContainerRef = z.object({
-  engineId: EngineId.default('local'),
+  engineId: EngineId,
   containerId: ContainerId,
 });
 
@@ -195,10 +199,29 @@ export const Settings = z.object({
   swarm: SwarmDefaults,
 });
 
-export const SettingsPatch = z.object({
-  language: Language.optional(),
-  swarm: SwarmDefaults.partial().optional(),
-});
+/** Each section of `Shape` optional; an object section field by field (every field optional too). */
+type PatchShape<Shape extends z.ZodRawShape> = {
+  [K in keyof Shape]: z.ZodOptional<
+    Shape[K] extends z.ZodObject<infer Inner> ? z.ZodObject<{ [P in keyof Inner]: z.ZodOptional<Inner[P]> }> : Shape[K]
+  >;
+};
+
+/**
+ * The patch schema of an object schema, derived section by section, so a feature that adds a
+ * settings section adds it to `Settings` and nowhere else (the merge in services/util/merge.ts
+ * is generic too).
+ */
+export function patchSchemaOf<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>): z.ZodObject<PatchShape<Shape>> {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [key, field] of Object.entries(schema.shape)) {
+    shape[key] = (field instanceof z.ZodObject ? field.partial() : (field as z.ZodType)).optional();
+  }
+  // The loop builds exactly PatchShape<Shape>, which the compiler cannot follow through
+  // Object.entries; test/unit/shared/contract.spec.ts pins the derived type.
+  return z.object(shape) as unknown as z.ZodObject<PatchShape<Shape>>;
+}
+
+export const SettingsPatch = patchSchemaOf(Settings);
 
 /**
  * What happened when a JSON file of the app (settings.json) was read. `problem` is null when all

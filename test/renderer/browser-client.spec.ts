@@ -116,7 +116,7 @@ describe('browser-host API client', () => {
     const { host, fetch } = makeHost();
     const envelope = { ok: false, error: { code: 'PORT_IN_USE', message: 'port 10086 is taken' } };
     fetch.mockResolvedValueOnce({ status: 200, json: async () => envelope } as unknown as Response);
-    expect(await createBrowserApi(host).swarm.start({ image: 'x/y:1' })).toEqual(envelope);
+    expect(await createBrowserApi(host).swarm.start({ engineId: 'local', image: 'x/y:1' })).toEqual(envelope);
   });
 
   it('turns a network failure into a BACKEND_UNREACHABLE error that says to check `npm run web`', async () => {
