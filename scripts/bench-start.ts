@@ -10,13 +10,13 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { createAppServices } from '../electron/services/app-services';
 import { EventHub } from '../electron/services/events';
 import type { SwarmStatus } from '../electron/shared/schemas';
+import { freePort } from '../test/support/helpers';
 import { loadTestbed } from '../test/testbed/testbed';
 
 const ROUNDS = Number(process.env.BENCH_START_ROUNDS ?? 6);
@@ -27,17 +27,6 @@ const TIMEOUT_MS = 30_000;
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {

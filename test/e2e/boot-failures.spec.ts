@@ -1,17 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Docker from 'dockerode';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startBrowserHost, type BrowserHost } from '../../electron/browser-host/server';
-import { createAppServices, type AppServices } from '../../electron/services/app-services';
-import { EventHub } from '../../electron/services/events';
 import { freePort } from '../support/helpers';
+import { startTestApp, TEST_CONTAINER_LABELS, type TestApp } from '../support/test-app';
 import { loadTestbed } from '../testbed/testbed';
 import { fillStartForm, launchChromium, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
 
-const APP_VERSION = '0.0.0-e2e-boot';
 const YAML = 'ajet:\n  model:\n    path: /models/Qwen2.5-0.5B\n  data:\n    train_batch_size: 2\n  rollout:\n    num_repeat: 2\n';
 const VARIANT_REPO = 'agentswarm-test/fake-swarm-variant';
 
@@ -22,16 +16,14 @@ describe('Servers page explains failed, stuck and ended servers (Chromium + real
   const testbed = loadTestbed();
   const docker = new Docker({ socketPath: testbed.dockerSocket });
   const variants = new Map<string, string>();
-  let dir: string;
-  let services: AppServices;
-  let host: BrowserHost;
+  let app: TestApp;
   let browser: Browser;
   let page: Page;
   const pageErrors: string[] = [];
 
   /** The fake image with one more ENV, committed from a container of it (no registry, no build). */
   async function variant(name: string, env: string): Promise<string> {
-    const base = await docker.createContainer({ Image: testbed.fakeSwarmImage, Cmd: ['ajet-swarm', 'start'], Labels: { 'io.agentswarm.app-version': APP_VERSION } });
+    const base = await docker.createContainer({ Image: testbed.fakeSwarmImage, Cmd: ['ajet-swarm', 'start'], Labels: TEST_CONTAINER_LABELS });
     try {
       await base.commit({ repo: VARIANT_REPO, tag: name, changes: [`ENV ${env}`] });
     } finally {
@@ -65,11 +57,7 @@ describe('Servers page explains failed, stuck and ended servers (Chromium + real
 
   beforeAll(async () => {
     requireBuiltRenderer();
-    dir = await mkdtemp(join(tmpdir(), 'agentswarm-e2e-boot-'));
-    const hub = new EventHub();
-    services = createAppServices({ dataDir: dir, host: 'browser', version: APP_VERSION, events: hub, monitorIntervalMs: 300 });
-    await services.start();
-    host = await startBrowserHost({ handlers: services.handlers, hub, staticDir: rendererDir });
+    app = await startTestApp({ staticDir: rendererDir, monitorIntervalMs: 300 });
     browser = await launchChromium();
   });
 
@@ -79,26 +67,22 @@ describe('Servers page explains failed, stuck and ended servers (Chromium + real
     page.on('console', (message) => {
       if (message.type() === 'error') pageErrors.push(message.text());
     });
-    await page.goto(host.openUrl);
+    await page.goto(app.host?.openUrl ?? 'about:blank');
   });
 
   afterEach(async () => {
     await page.close();
     // Each test leaves no server behind: the status bar of the next one counts only its own.
-    for (const c of await services.handlers['swarm:list']({ engineId: 'local' })) {
-      await services.handlers['swarm:remove']({ engineId: 'local', containerId: c.id }).catch(() => undefined);
+    for (const c of await app.handlers['swarm:list']({ engineId: 'local' })) {
+      await app.handlers['swarm:remove']({ engineId: 'local', containerId: c.id }).catch(() => undefined);
     }
     expect(pageErrors).toEqual([]);
   });
 
   afterAll(async () => {
     await browser?.close();
-    await host?.close();
-    await services?.dispose();
-    const ours = await docker.listContainers({ all: true, filters: { label: [`io.agentswarm.app-version=${APP_VERSION}`] } });
-    for (const c of ours) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+    await app?.dispose();
     for (const image of variants.values()) await docker.getImage(image).remove({ force: true }).catch(() => undefined);
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('says the engine stopped while booting, with the log lines that explain it', async () => {
