@@ -257,6 +257,9 @@ export const LogTail = z.object({
   canOpen: z.boolean(),
 });
 
+/** `app:open-log` succeeded: the system's viewer was asked to open this file. */
+export const LogOpened = z.object({ opened: z.literal(true), path: z.string() });
+
 export const AppInfo = z.object({
   version: z.string(),
   host: z.enum(['electron', 'browser']),
@@ -285,3 +288,4 @@ export type SettingsPatch = z.infer<typeof SettingsPatch>;
 export type AppInfo = z.infer<typeof AppInfo>;
 export type StoreStatus = z.infer<typeof StoreStatus>;
 export type LogTail = z.infer<typeof LogTail>;
+export type LogOpened = z.infer<typeof LogOpened>;

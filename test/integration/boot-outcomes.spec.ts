@@ -1,14 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAppServices, type AppServices } from '../../electron/services/app-services';
-import { EventHub } from '../../electron/services/events';
+import type { EventHub } from '../../electron/services/events';
 import type { Handlers } from '../../electron/services/ipc/handlers';
 import type { SwarmStatus } from '../../electron/shared/schemas';
 import { loadTestbed } from '../testbed/testbed';
-import { contractCheckedHandlers, freePort, waitForEvent } from '../support/helpers';
+import { freePort, waitForEvent } from '../support/helpers';
+import { startTestApp, TEST_CONTAINER_LABELS, type TestApp } from '../support/test-app';
 
 // The two GPU-less boot outcomes of upstream's real server (reference §1.5, appendix points 6 and 18), at the
 // service level: a real container of the fake swarm image (a TEST DOUBLE) started by the app's own services on the
@@ -22,17 +19,14 @@ const ERROR_LINE = "ModuleNotFoundError: No module named 'vllm'";
 describe('engine boot outcomes of a GPU-less server, seen through the app services', () => {
   const testbed = loadTestbed();
   const docker = new Docker({ socketPath: testbed.dockerSocket });
-  const created = new Set<string>();
   const images: string[] = [];
-  let dir: string;
+  let app: TestApp;
   let hub: EventHub;
-  let services: AppServices;
   let handlers: Handlers;
 
   /** A variant of the fake image with the given environment, removed in afterAll. */
   async function variantImage(name: string, env: Record<string, string>): Promise<string> {
-    const base = await docker.createContainer({ Image: testbed.fakeSwarmImage, Cmd: ['ajet-swarm', 'start'], Labels: { 'io.agentswarm.app-version': '0.0.0-test' } });
-    created.add(base.id);
+    const base = await docker.createContainer({ Image: testbed.fakeSwarmImage, Cmd: ['ajet-swarm', 'start'], Labels: TEST_CONTAINER_LABELS });
     const repo = `agentswarm-test/fake-swarm-${name}`;
     await base.commit({ repo, tag: '1', changes: Object.entries(env).map(([k, v]) => `ENV ${k}=${v}`) });
     images.push(`${repo}:1`);
@@ -44,7 +38,6 @@ describe('engine boot outcomes of a GPU-less server, seen through the app servic
     const port = await freePort();
     const online = waitForEvent(hub, 'swarm:status', (s) => s.connection === 'online' && s.engineStatus === 'ENGINE.OFFLINE' && s.url.endsWith(`:${port}`));
     const container = await handlers['swarm:start']({ engineId: 'local', image, port, networkMode: 'host', gpus: false, shmSizeGb: 1 });
-    created.add(container.id);
     const status = await online;
     expect(status).toMatchObject({ containerId: container.id, engineProblem: null, bootingSince: null });
     return { containerId: container.id, url: status.url };
@@ -71,21 +64,14 @@ describe('engine boot outcomes of a GPU-less server, seen through the app servic
   }
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'agentswarm-boot-outcomes-'));
-    hub = new EventHub();
-    services = createAppServices({ dataDir: dir, host: 'browser', version: '0.0.0-test', events: hub, monitorIntervalMs: 200 });
-    await services.start();
-    handlers = contractCheckedHandlers(services.handlers);
+    app = await startTestApp();
+    ({ hub, handlers } = app);
   });
 
   afterAll(async () => {
-    await services.dispose();
-    const labelled = await docker.listContainers({ all: true, filters: { label: ['io.agentswarm.app-version=0.0.0-test'] } });
-    for (const id of [...created, ...labelled.map((c) => c.Id)]) {
-      await docker.getContainer(id).remove({ force: true }).catch(() => undefined);
-    }
+    // Removes the app's containers and the image bases by their label; the images after them.
+    await app?.dispose();
     for (const image of images) await docker.getImage(image).remove({ force: true }).catch(() => undefined);
-    await rm(dir, { recursive: true, force: true });
   });
 
   it('fail-offline: BOOTING with bootingSince, then OFFLINE with a boot-failed engineProblem carrying the log lines', async () => {

@@ -8,7 +8,7 @@ import type {
 } from '../../electron/shared/contract';
 import type { AppErrorShape } from '../../electron/shared/errors';
 import type { Result } from '../../electron/shared/result';
-import type { EngineHealth, EngineSummary, Settings, SwarmContainer, SwarmStatus } from '../../electron/shared/schemas';
+import type { EngineHealth, EngineSummary, LogTail, Settings, StoreStatus, SwarmContainer, SwarmStatus } from '../../electron/shared/schemas';
 
 /** What the fake answers on one channel, given the request as the renderer sent it. */
 type Producer<C extends InvokeChannel> = (request: InvokeInput<C> | undefined) => InvokeResponse<C>;
@@ -47,6 +47,15 @@ class FakeBackend {
     apiVersion: '1.47',
     error: null,
   };
+  settingsStatus: StoreStatus = {
+    file: '/home/u/.config/AgentSwarm Desktop/settings.json',
+    problem: null,
+    writable: true,
+    detail: null,
+    movedTo: null,
+    resetFields: [],
+  };
+  appLog: LogTail = { path: '/home/u/.config/AgentSwarm Desktop/app.log', lines: [], problem: null, canOpen: true };
   rendererReadyCalls = 0;
   private readonly failures = new Map<InvokeChannel, AppErrorShape>();
   private readonly holds = new Map<InvokeChannel, Promise<void>>();
@@ -56,6 +65,8 @@ class FakeBackend {
   /** One row per channel a test needs an answer on. Copies, like JSON over IPC: the UI never shares objects with the "backend". */
   private readonly producers: Producers = {
     'app:info': () => ({ version: '0.1.0', host: 'browser', platform: 'linux' }),
+    'app:log': () => ({ ...this.appLog, lines: [...this.appLog.lines] }),
+    'app:open-log': () => ({ opened: true as const, path: this.appLog.path }),
     'engines:list': () => this.engineList.map((e) => ({ ...e })),
     'engines:health': () => this.health,
     'swarm:list': () => this.containers.map((c) => ({ ...c })),
@@ -78,6 +89,7 @@ class FakeBackend {
     },
     'swarm:statuses': () => [...this.statusList],
     'settings:get': () => this.settingsValue,
+    'settings:status': () => ({ ...this.settingsStatus }),
     'settings:update': (r) => {
       // Section by section, like the backend's merge: no list of known sections here either.
       const next: Record<string, unknown> = { ...this.settingsValue };

@@ -2,25 +2,12 @@
 // command line, exactly as the test image runs it (`ajet-swarm start --swarm-port N`), on a free loopback port.
 // Used to show that the conformance suite only needs a URL, not an in-process handle.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import net from 'node:net';
 import { resolve } from 'node:path';
+import { freePort } from '../../support/helpers';
 import type { SwarmStartOptions, SwarmUnderTest } from '../swarm-conformance';
 
 export const FAKE_CLI = resolve(import.meta.dirname, '../../fixtures/fake-swarm/cli.mjs');
 const READY = /Interchange server is running in blocking mode on:\n------\nURL 1: (http:\/\/127\.0\.0\.1:(\d+))\n/;
-
-/** A port nothing listens on right now: bind :0 on loopback, read it, release it. */
-export async function freeLoopbackPort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((ok, fail) => {
-    probe.once('error', fail);
-    probe.listen(0, '127.0.0.1', ok);
-  });
-  const address = probe.address();
-  await new Promise<void>((ok) => probe.close(() => ok()));
-  if (typeof address !== 'object' || !address) throw new Error('no port from the probe listener');
-  return address.port;
-}
 
 export interface FakeCliProcess extends SwarmUnderTest {
   pid: number;
@@ -30,7 +17,7 @@ export interface FakeCliProcess extends SwarmUnderTest {
 
 /** Spawns `node cli.mjs start --swarm-port <free port>` and waits for upstream's readiness marker. */
 export async function startFakeCli(options: SwarmStartOptions, env: Record<string, string> = {}): Promise<FakeCliProcess> {
-  const port = await freeLoopbackPort();
+  const port = await freePort();
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [FAKE_CLI, 'start', '--swarm-port', String(port)], {
     stdio: 'pipe',
     env: {

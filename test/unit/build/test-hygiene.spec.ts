@@ -38,7 +38,8 @@ function callArguments(text: string, name: string): string[] {
 function offences(file: string, text: string): string[] {
   const found: string[] = [];
   const isSupport = file.startsWith('test/support/');
-  if (!isSupport && /(function\s+freePort\b|\bfreePort\s*=)/.test(text)) {
+  // Also under another name (freeLoopbackPort, getFreePort): a copy is a copy.
+  if (!isSupport && /(function\s+\w*[Ff]ree\w*Port\b|\b\w*[Ff]ree\w*Port\s*=\s*(async\s*)?(\(|function))/.test(text)) {
     found.push('defines its own freePort: import it from test/support/helpers.ts');
   }
   if (/^test\/(integration|e2e)\//.test(file)) {
@@ -59,6 +60,8 @@ describe('test hygiene', () => {
   it('recognises each offence it guards against (so a clean result below means something)', () => {
     expect(offences('test/unit/x.spec.ts', 'function freePort(): Promise<number> {}')).toHaveLength(1);
     expect(offences('test/unit/x.spec.ts', 'const freePort = () => 0;')).toHaveLength(1);
+    expect(offences('test/conformance/support/x.ts', 'export async function freeLoopbackPort(): Promise<number> {')).toHaveLength(1);
+    expect(offences('test/unit/x.spec.ts', 'const getFreePort = async () => 0;')).toHaveLength(1);
     expect(offences('test/unit/x.spec.ts', "import { freePort } from '../support/helpers';\nawait freePort();")).toEqual([]);
     expect(offences('test/integration/x.spec.ts', 'const s = createAppServices({ dataDir });')).toHaveLength(1);
     expect(offences('test/e2e/x.spec.ts', 'const h = await startBrowserHost({ handlers, hub, staticDir });')).toHaveLength(1);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { dockerMessage, mapDockerError } from '../../../electron/services/engines/docker-errors';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { dockerMessage, mapDockerError, MAX_SHOWN_DOCKER_CHARS } from '../../../electron/services/engines/docker-errors';
 import type { EngineWording } from '../../../electron/services/engines/engine-wording';
+import { runHandler } from '../../../electron/services/ipc/run-handler';
+import { AppLog } from '../../../electron/services/util/app-log';
 import {
   dockerOptionsFor,
   isLoopbackPortFree,
@@ -70,6 +76,62 @@ describe('mapDockerError', () => {
 
   it("strips dockerode's HTTP prefix from Docker's message", () => {
     expect(dockerMessage({ message: '(HTTP code 500) server error - boom' })).toBe('boom');
+  });
+
+  // What dockerd sends back when the OCI runtime panics (shape seen in the wild), shortened.
+  const panic = [
+    '',
+    'failed to create task for container: failed to create shim task: OCI runtime create failed: runc create failed: panic: runtime error: invalid memory address or nil pointer dereference',
+    '',
+    'goroutine 1 [running]:',
+    'github.com/opencontainers/runc/libcontainer.(*linuxContainer).Start(0x0)',
+    '\t/go/src/github.com/opencontainers/runc/libcontainer/container_linux.go:280 +0x3a',
+    'main.main()',
+    '\t/go/src/github.com/opencontainers/runc/main.go:145 +0x1f',
+    'LAST-LINE-MARKER',
+  ].join('\n');
+
+  it('shows only the first meaningful line of a multi-line Docker error, capped, and keeps the rest as the cause', () => {
+    const error = Object.assign(new Error(`(HTTP code 500) server error - ${panic}`), { statusCode: 500, json: { message: panic } });
+    const mapped = mapDockerError(error, { endpoint, wording });
+    expect(mapped.code).toBe('CONTAINER_START_FAILED');
+    expect(mapped.message).toMatch(/^Docker error: failed to create task for container/);
+    expect(mapped.message).toContain('(full text in the app log)');
+    expect(mapped.message).not.toContain('goroutine');
+    expect(mapped.message).not.toContain('\n');
+    expect(mapped.message.length).toBeLessThanOrEqual('Docker error: '.length + MAX_SHOWN_DOCKER_CHARS + ' (full text in the app log)'.length);
+    expect(mapped.cause).toBe(error);
+  });
+
+  it('caps one enormous line too, for conflict and not-found texts as well', () => {
+    const huge = `Conflict. ${'z'.repeat(50_000)}`;
+    const conflict = mapDockerError({ statusCode: 409, json: { message: huge } }, { endpoint, wording });
+    expect(conflict.code).toBe('CONTAINER_CONFLICT');
+    expect(conflict.message.length).toBeLessThan(400);
+    expect((conflict.cause as Error).message).toContain(huge);
+    const gone = mapDockerError({ statusCode: 404, json: { message: `No such container: abc\n${'q'.repeat(5000)}` } }, { endpoint, wording });
+    expect(gone.message).toContain('No such container: abc');
+    expect(gone.message).not.toContain('qqq');
+  });
+
+  it('a short one-line Docker error is shown whole, unchanged', () => {
+    expect(mapDockerError({ statusCode: 500, json: { message: 'invalid reference format' } }, { endpoint, wording }).message).toBe('Docker error: invalid reference format');
+  });
+
+  it('writes the whole Docker text to the app log when a request fails with it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agentswarm-docker-log-'));
+    try {
+      const log = new AppLog(dir);
+      const error = Object.assign(new Error(`(HTTP code 500) server error - ${panic}`), { statusCode: 500, json: { message: panic } });
+      const result = await runHandler(z.object({}), {}, () => { throw mapDockerError(error, { endpoint, wording }); }, log, 'swarm:start');
+      expect(result.ok).toBe(false);
+      expect(JSON.stringify(result)).not.toContain('goroutine');
+      const text = await readFile(join(dir, 'app.log'), 'utf8');
+      expect(text).toContain('goroutine 1 [running]');
+      expect(text).toContain('LAST-LINE-MARKER');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

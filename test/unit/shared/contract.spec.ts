@@ -11,7 +11,7 @@ import {
 } from '../../../electron/shared/contract';
 import type { Result } from '../../../electron/shared/result';
 import { runHandler } from '../../../electron/services/ipc/run-handler';
-import { patchSchemaOf, type Settings, type SwarmContainer, type SwarmStatus } from '../../../electron/shared/schemas';
+import { patchSchemaOf, type LogTail, type Settings, type StoreStatus, type SwarmContainer, type SwarmStatus } from '../../../electron/shared/schemas';
 import { z } from 'zod';
 import { mergePatch } from '../../../electron/services/util/merge';
 
@@ -35,11 +35,22 @@ describe('contract types', () => {
     expectTypeOf<EventPayload<'swarm:containers-changed'>>().toEqualTypeOf<{ engineId: string }>();
   });
 
+  it('pins the settings status and app log channels', () => {
+    expectTypeOf<InvokeInput<'settings:status'>>().toEqualTypeOf<Record<string, never> | undefined>();
+    expectTypeOf<InvokeResponse<'settings:status'>>().toEqualTypeOf<StoreStatus>();
+    expectTypeOf<EventPayload<'settings:status-changed'>>().toEqualTypeOf<StoreStatus>();
+    expectTypeOf<InvokeInput<'app:log'>>().toEqualTypeOf<{ lines?: number | undefined }>();
+    expectTypeOf<InvokeResponse<'app:log'>>().toEqualTypeOf<LogTail>();
+    expectTypeOf<InvokeResponse<'app:open-log'>>().toEqualTypeOf<{ opened: true; path: string }>();
+    expectTypeOf<ExposedApi['settings']['status']>().toEqualTypeOf<Call<'settings:status'>>();
+    expectTypeOf<ExposedApi['app']['openLog']>().toEqualTypeOf<Call<'app:open-log'>>();
+  });
+
   it('pins the exposed api shape to the envelope', () => {
     expectTypeOf<ExposedApi['swarm']['start']>().returns.toEqualTypeOf<Promise<Result<SwarmContainer>>>();
     expectTypeOf<ExposedApi['settings']['get']>().returns.toEqualTypeOf<Promise<Result<Settings>>>();
     expectTypeOf<ExposedApi['events']['on']>().parameter(0).toEqualTypeOf<
-      'swarm:status' | 'swarm:containers-changed' | 'settings:changed'
+      'swarm:status' | 'swarm:containers-changed' | 'settings:changed' | 'settings:status-changed'
     >();
   });
 
