@@ -21,6 +21,16 @@ export const ErrorCodes = [
   /** The app log cannot be opened here (no file viewer in the browser host, or opening failed). */
   'LOG_UNAVAILABLE',
   'INTERNAL',
+  /** The server's host key is in no known_hosts entry: the user must compare and accept it. */
+  'SSH_HOST_KEY_UNKNOWN',
+  /** known_hosts trusts another key of this type for the host: refused until the user replaces it explicitly. */
+  'SSH_HOST_KEY_CHANGED',
+  /** known_hosts marks the server's key `@revoked`. */
+  'SSH_HOST_KEY_REVOKED',
+  /** The app's known_hosts file could not be read or written. */
+  'SSH_KNOWN_HOSTS_UNUSABLE',
+  /** ~/.ssh/config (or an Include) could not be read or has a value we cannot use. */
+  'SSH_CONFIG_INVALID',
   /** Only the browser client raises it: the `npm run web` process that serves the API is gone. */
   'BACKEND_UNREACHABLE',
 ] as const;

@@ -215,6 +215,11 @@ export const en = {
   'errors.SETTINGS_NOT_SAVED': 'The settings were not saved. The details below name the file and what to do.',
   'errors.LOG_UNAVAILABLE': 'The app log could not be opened here. Its location is shown on the Settings page.',
   'errors.INTERNAL': 'Something went wrong inside the app.',
+  'errors.SSH_HOST_KEY_UNKNOWN': 'This server is not known yet. Compare its key fingerprint with the server before trusting it.',
+  'errors.SSH_HOST_KEY_CHANGED': "The server's host key changed. Nothing was sent. Replace the key only if you know the server was reinstalled.",
+  'errors.SSH_HOST_KEY_REVOKED': "The server's host key is revoked in known_hosts. Nothing was sent.",
+  'errors.SSH_KNOWN_HOSTS_UNUSABLE': 'The known_hosts file could not be read or written. The details below name the file.',
+  'errors.SSH_CONFIG_INVALID': 'The SSH config could not be used. The details below name the file and the value.',
   'errors.BACKEND_UNREACHABLE': 'The app backend is not reachable.',
   'errors.unknown': 'Error {code}.',
 } as const;

@@ -214,6 +214,11 @@ export const zhCN: Record<MessageKey, string> = {
   'errors.SETTINGS_NOT_SAVED': '设置未保存。下方详情给出了文件位置和处理方法。',
   'errors.LOG_UNAVAILABLE': '无法在此打开应用日志。日志位置显示在“设置”页面上。',
   'errors.INTERNAL': '应用内部出错。',
+  'errors.SSH_HOST_KEY_UNKNOWN': '尚不认识此服务器。请先与服务器核对其密钥指纹，再决定是否信任。',
+  'errors.SSH_HOST_KEY_CHANGED': '服务器的主机密钥已更改，未发送任何内容。仅当确认服务器已重装时才替换密钥。',
+  'errors.SSH_HOST_KEY_REVOKED': '服务器的主机密钥在 known_hosts 中被标记为已吊销，未发送任何内容。',
+  'errors.SSH_KNOWN_HOSTS_UNUSABLE': '无法读取或写入 known_hosts 文件。下方详情给出文件路径。',
+  'errors.SSH_CONFIG_INVALID': '无法使用该 SSH 配置。下方详情给出文件和出错的值。',
   'errors.BACKEND_UNREACHABLE': '无法连接应用后端。',
   'errors.unknown': '错误 {code}。',
 };
