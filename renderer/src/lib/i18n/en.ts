@@ -12,65 +12,74 @@ export const en = {
   'nav.jobs': 'Jobs',
   'nav.settings': 'Settings',
 
-  'status.swarm': 'Swarm: {status} · {host}',
+  'status.swarm': 'AgentJet swarm server: {status} · {host}',
   'status.swarmMore': '(+{count} more)',
-  'status.notRunning': 'Swarm: not running',
-  'status.unreachable': 'Swarm: unreachable · {host}',
-  'status.starting': 'Swarm: starting · {host}',
-  'status.backendDown': 'Swarm: unknown (the app backend did not answer)',
+  'status.notRunning': 'AgentJet swarm server: none watched',
+  'status.unreachable': 'AgentJet swarm server: unreachable · {host}',
+  'status.starting': 'AgentJet swarm server: starting · {host}',
+  'status.backendDown': 'AgentJet swarm server: unknown (the app backend did not answer)',
+  'status.checking': 'AgentJet swarm server: checking…',
 
   'wizard.title': 'Guided rollout wizard',
   'wizard.body':
-    'This page will walk you through a first swarm rollout step by step: pick a model and dataset, start a swarm server, connect your agent code and watch the first training steps.',
-  'wizard.notYet': 'The wizard is not built yet. For now, start a swarm server on the Servers page.',
+    'This page will walk you through a first rollout step by step: pick a model and dataset, start an AgentJet swarm server, connect your agent code and watch the first training steps.',
+  'wizard.notYet':
+    'The wizard is not built yet. For now, start an AgentJet swarm server on the Servers page.',
   'wizard.goServers': 'Go to Servers',
 
   'jobs.title': 'Rollout jobs',
   'jobs.body':
-    'This page will list your rollout jobs: which swarm server each one runs against, its progress and global step, and its logs.',
-  'jobs.notYet': 'Jobs are not tracked yet. The live engine status of each server is on the Servers page.',
+    'This page will list your rollout jobs: which AgentJet swarm server each one runs against, its progress and global step, and its logs.',
+  'jobs.notYet':
+    'Jobs are not tracked yet. The training status of each server is on the Servers page.',
 
-  'servers.title': 'Swarm servers',
+  'servers.title': 'AgentJet swarm servers',
   'servers.intro':
-    'Start the AgentJet Swarm Server in a Docker container and watch its engine status. Your training code connects to it over HTTP.',
+    'An AgentJet swarm server (not Docker Swarm) is the training side of AgentJet: it holds the model, collects the rollouts your agent code sends it over HTTP, and updates the weights. Start one in a container on a Docker engine and watch its training status here.',
 
-  'engine.title': 'Local Docker',
+  'engine.title': 'Docker engine (this computer)',
   'engine.checking': 'Checking Docker…',
   'engine.reachable': 'Reachable',
   'engine.version': 'Docker {version} (API {apiVersion})',
   'engine.unreachable': 'Not reachable',
   'engine.recheck': 'Check again',
-  'engine.none': 'No local Docker engine is configured.',
+  'engine.none': 'No Docker engine is configured on this computer.',
+  'engine.statusLabel': 'Docker engine state',
 
-  'start.title': 'Start a swarm server',
+  'start.title': 'Start an AgentJet swarm server',
   'start.image': 'Image',
   'start.port': 'Port',
   'start.network': 'Network',
   'start.network.publish': 'Publish on 127.0.0.1',
   'start.network.host': 'Host network',
-  'start.networkHint.publish': 'Only this machine can reach the port. Recommended: the swarm API has no password.',
+  'start.networkHint.publish': 'Only the Docker host itself can reach the port (recommended).',
   'start.networkHint.host':
-    'Risk: in host mode the swarm API, which has no authentication, listens on all network interfaces of the Docker engine host, so anyone who can reach that network can start or stop training. Use "Publish on 127.0.0.1" unless the engine has no bridge network.',
+    'Risk: in host mode the port is open on all network interfaces of the Docker host. Use "Publish on 127.0.0.1" unless the Docker engine has no bridge network.',
+  'start.noAuthRisk':
+    'The swarm API has no authentication: anyone who can reach its port can start or stop training.',
+  'start.gpusHint': 'Needs NVIDIA GPUs and the NVIDIA Container Toolkit on the Docker host.',
+  'start.urlHint': 'Your training code will connect to {url}.',
+  'start.engineProblem': 'Not started: the Docker engine has a problem, shown above.',
   'start.gpus': 'Use all GPUs',
   'start.shm': 'Shared memory (GiB)',
   'start.submit': 'Start',
   'start.submitting': 'Starting…',
-  'start.started': 'Started {name}.',
+  'start.started': 'Started {name}. Your training code connects to {url}.',
 
   'validation.imageRequired': 'Enter an image, e.g. ghcr.io/modelscope/agentjet:main.',
   'validation.imageFormat': 'The image must look like registry/name:tag, e.g. ghcr.io/modelscope/agentjet:main.',
-  'validation.port': 'The port must be a whole number from 1024 to 65535.',
-  'validation.shm': 'Shared memory must be a whole number of GiB from 1 to 1024.',
+  'validation.port': 'The port must be a whole number from {portMin} to {portMax}.',
+  'validation.shm': 'Shared memory must be a whole number of GiB from {shmMin} to {shmMax}.',
 
-  'containers.title': 'Containers',
+  'containers.title': 'Swarm server containers',
   'containers.empty': 'No swarm server containers yet. Start one above.',
   'containers.loading': 'Loading containers…',
   'containers.refresh': 'Refresh',
   'containers.name': 'Name',
   'containers.image': 'Image',
-  'containers.port': 'Port',
+  'containers.port': 'URL for training code',
   'containers.state': 'Container',
-  'containers.engine': 'Engine status',
+  'containers.engine': 'Training status',
   'containers.actions': 'Actions',
   'containers.stop': 'Stop',
   'containers.stopping': 'Stopping…',
@@ -80,8 +89,10 @@ export const en = {
   'containers.confirmRemoveButton': 'Yes, remove',
   'containers.cancel': 'Cancel',
   'containers.step': 'step {step}',
-  'containers.engineUnknown': 'unknown yet',
+  'containers.engineUnknown': 'not known yet',
   'containers.lastError': 'Last error:',
+  'containers.waitingForEngine': 'The containers appear here once the Docker engine is reachable.',
+  'containers.rowLabel': '{name}: container {state}, training status {status}',
 
   'containerState.created': 'created',
   'containerState.running': 'running',
@@ -137,6 +148,30 @@ export const en = {
   'errors.INTERNAL': 'Something went wrong inside the app.',
   'errors.BACKEND_UNREACHABLE': 'The app backend is not reachable.',
   'errors.unknown': 'Error {code}.',
+  'errorHelp.VALIDATION_FAILED': 'The app refused a value before acting. The detail names the field.',
+  'errorHelp.FORBIDDEN': 'The browser page is missing the access token the app printed when it started.',
+  'errorHelp.UNKNOWN_CHANNEL': 'The page and the app backend come from different versions. Restart the app.',
+  'errorHelp.ENGINE_UNREACHABLE':
+    'The app could not talk to the Docker engine at the address shown. Start Docker, or fix DOCKER_HOST.',
+  'errorHelp.ENGINE_PERMISSION_DENIED':
+    'Docker refused this user. Membership of the "docker" group (or rootless Docker) gives access.',
+  'errorHelp.ENGINE_NOT_FOUND': 'The request named a Docker engine the app does not know. Reload the page.',
+  'errorHelp.IMAGE_NOT_FOUND':
+    'The Docker host does not have this image and could not pull it. Pull it there, or check the name.',
+  'errorHelp.PORT_IN_USE':
+    'Another program on the Docker host listens on this port. Pick another port or stop that program.',
+  'errorHelp.CONTAINER_NOT_FOUND': 'The container was removed outside the app, for example with docker rm.',
+  'errorHelp.CONTAINER_CONFLICT': 'Docker already has a container with this name or port from an earlier start.',
+  'errorHelp.CONTAINER_START_FAILED':
+    'Docker created the container but could not run it. A GPU error means the NVIDIA Container Toolkit is missing: untick "Use all GPUs" or install it.',
+  'errorHelp.SWARM_UNREACHABLE':
+    'The AgentJet swarm server did not answer over HTTP. Wait a moment after a start, or look at its container.',
+  'errorHelp.SETTINGS_INVALID': 'A setting had a value the app does not accept. The detail names the field.',
+  'errorHelp.SETTINGS_NOT_SAVED': 'The settings file could not be written. Your change is not kept after a restart.',
+  'errorHelp.LOG_UNAVAILABLE': 'The app log cannot be shown from here. Open the file from its path instead.',
+  'errorHelp.INTERNAL': 'An unexpected error inside the app. The app log has the details.',
+  'errorHelp.BACKEND_UNREACHABLE':
+    'The page lost its connection to the app backend. Start the app again, then reload this page.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -11,9 +11,11 @@ export class SettingsState {
   value = $state<Settings | null>(null);
   loadError = $state<AppErrorShape | null>(null);
 
-  start(api: ExposedApi): () => void {
-    const off = api.events.on('settings:changed', (settings) => this.apply(settings));
-    void api.settings.get().then((result) => {
+  constructor(private readonly api: ExposedApi) {}
+
+  start(): () => void {
+    const off = this.api.events.on('settings:changed', (settings) => this.apply(settings));
+    void this.api.settings.get().then((result) => {
       if (result.ok) {
         this.loadError = null;
         this.apply(result.value);
@@ -25,8 +27,8 @@ export class SettingsState {
   }
 
   /** Saves a patch; resolves to the error to show, or null when saved. */
-  async update(api: ExposedApi, patch: SettingsPatch): Promise<AppErrorShape | null> {
-    const result = await api.settings.update(patch);
+  async update(patch: SettingsPatch): Promise<AppErrorShape | null> {
+    const result = await this.api.settings.update(patch);
     if (!result.ok) return result.error;
     this.apply(result.value);
     return null;
