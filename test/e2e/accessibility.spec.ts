@@ -205,6 +205,10 @@ describe('accessibility (axe-core, keyboard, 800 px) in Chromium', () => {
       expect(stop && state && training).toBeTruthy();
       expect(stop!.x).toBeGreaterThanOrEqual(training!.x + training!.width);
       expect(stop!.x).toBeGreaterThanOrEqual(state!.x + state!.width);
+      // The training-code URL stays whole inside its own column.
+      const url = await row(page).getByTestId('swarm-url').boundingBox();
+      const urlCell = await row(page).locator('td').nth(1).boundingBox();
+      expect(url!.x + url!.width).toBeLessThanOrEqual(urlCell!.x + urlCell!.width);
       await row(page).scrollIntoViewIfNeeded();
       await saveScreenshot(page, 'a11y-servers-800px');
     } finally {

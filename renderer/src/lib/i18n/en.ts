@@ -121,7 +121,8 @@ export const en = {
   'settings.language.en': 'English',
   'settings.language.zh-CN': '简体中文',
   'settings.swarmDefaults': 'Swarm server defaults',
-  'settings.swarmDefaultsHint': 'Used to fill in the start form on the Servers page.',
+  'settings.swarmDefaultsHint':
+    'The start form on the Servers page opens with these values; each successful start saves the values it used here.',
   'settings.save': 'Save',
   'settings.saving': 'Saving…',
   'settings.saved': 'Saved.',

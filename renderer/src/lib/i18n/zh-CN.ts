@@ -119,7 +119,7 @@ export const zhCN: Record<MessageKey, string> = {
   'settings.language.en': 'English',
   'settings.language.zh-CN': '简体中文',
   'settings.swarmDefaults': 'Swarm 服务器默认值',
-  'settings.swarmDefaultsHint': '用于预填“服务器”页面的启动表单。',
+  'settings.swarmDefaultsHint': '“服务器”页面的启动表单会预填这些值；每次成功启动后，都会把所用的值保存到这里。',
   'settings.save': '保存',
   'settings.saving': '正在保存…',
   'settings.saved': '已保存。',
