@@ -49,7 +49,11 @@ async function main(): Promise<void> {
     host: 'browser',
     version,
     events: hub,
+    // Warnings also on the console, where the user started `npm run web`; full errors only in the file.
+    logger: { warn: (message) => console.warn(`agentswarm web: ${message}`) },
   });
+  // Never throws: a broken settings file leaves defaults in memory (shown in the UI), and
+  // swarm servers are watched again all the same.
   await services.start();
   const host = await startBrowserHost({
     handlers: services.handlers,
@@ -58,6 +62,7 @@ async function main(): Promise<void> {
     port,
     ...(values.host ? { host: values.host } : {}),
     allowNonLoopback: values['allow-non-loopback'],
+    logger: services.logger,
   });
   console.log(`AgentSwarm Desktop (browser host) is running. Open: ${host.openUrl}`);
 

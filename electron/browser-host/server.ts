@@ -8,11 +8,30 @@ import { fail, type Result } from '../shared/result';
 import type { EventHub } from '../services/events';
 import type { Handlers } from '../services/ipc/handlers';
 import { runHandler } from '../services/ipc/run-handler';
+import { describeThrown, type Logger } from '../services/util/logger';
 import { isLoopbackAddress } from '../services/util/loopback';
 import { bearerToken, requestComesFromUs, tokenMatches } from './guards';
 import { serveStatic } from './static-files';
 
 const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Node's defaults let a client hold a connection for 300 s and open as many as it likes. This
+ * server has one user and one page: short timeouts and a small cap keep a stuck or hostile
+ * local client (a slow-loris socket, a runaway script) from tying it up.
+ */
+export const SERVER_LIMITS = {
+  /** All request headers must arrive within this time. */
+  headersTimeoutMs: 10_000,
+  /** The whole request (headers and body) must arrive within this time. */
+  requestTimeoutMs: 30_000,
+  /** An idle keep-alive connection is closed after this time. */
+  keepAliveTimeoutMs: 5_000,
+  /** Open connections at once, event sockets included; more are closed on arrival. */
+  maxConnections: 64,
+  /** How often Node checks the two request timeouts (its default, 30 s, would let them slip). */
+  checkIntervalMs: 1_000,
+};
 const INVOKE_PREFIX = '/api/invoke/';
 const EVENTS_PATH = '/api/events';
 
@@ -27,6 +46,10 @@ export interface BrowserHostOptions {
   /** Binding anything but loopback exposes the app (and Docker) to the network: opt-in only. */
   allowNonLoopback?: boolean;
   token?: string;
+  /** The app log: INTERNAL errors are written there in full (with stack), redacted. */
+  logger?: Logger;
+  /** Overrides of `SERVER_LIMITS` (tests use short timeouts). */
+  limits?: Partial<typeof SERVER_LIMITS>;
 }
 
 export interface BrowserHost {
@@ -96,13 +119,26 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
   const allowedHosts = new Set<string>();
   const sockets = new Set<WebSocket>();
   let headers: Record<string, string> = {};
+  const limits = { ...SERVER_LIMITS, ...options.limits };
+  const logger = options.logger;
 
-  const server = createServer((request, response) => {
-    void handleRequest(request, response).catch(() => {
-      if (!response.headersSent) sendJson(response, 500, fail({ code: 'INTERNAL', message: 'request failed' }), headers);
-      else response.destroy();
-    });
-  });
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      connectionsCheckingInterval: limits.checkIntervalMs,
+    },
+    (request, response) => {
+      void handleRequest(request, response).catch((error: unknown) => {
+        logger?.error?.('browser host: request failed', { url: request.url?.split('?')[0], ...describeThrown(error) });
+        if (!response.headersSent) sendJson(response, 500, fail({ code: 'INTERNAL', message: 'request failed' }), headers);
+        else response.destroy();
+      });
+    },
+  );
+  // Beyond the cap Node closes a new connection at once (its 'drop' event), before any byte is read.
+  server.maxConnections = limits.maxConnections;
 
   async function handleRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (!requestComesFromUs(request, allowedHosts)) {
@@ -139,7 +175,7 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       return;
     }
     const handler = options.handlers[channel] as (request: unknown) => Promise<unknown>;
-    const result = await runHandler(invokeContract[channel].request, payload, handler);
+    const result = await runHandler(invokeContract[channel].request, payload, handler, logger, channel);
     sendJson(response, 200, result, headers);
   }
 

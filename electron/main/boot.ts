@@ -3,16 +3,20 @@ import type { AppServices, AppServicesOptions } from '../services/app-services';
 import type { Logger } from '../services/util/logger';
 import { EventQueue, listenForRendererReady, registerIpc, trustedSender } from './ipc';
 import { installAppProtocol, registerAppScheme } from './app-protocol';
+import { openPathInDesktop } from './open-path';
 import { installSecurity, rendererCsp } from './security';
 import { createMainWindow, resolveRendererTarget } from './window';
 
 export interface BootDeps {
   /** Injected so the boot wiring can be tested with fake services (and no Docker). */
   createAppServices: (options: AppServicesOptions) => AppServices;
+  /** Opens the app log in the system's viewer (default: `shell.openPath`, see open-path.ts). */
+  openPath?: (path: string) => Promise<void>;
   /** Folder of the main bundle (`out/main`); the preload and renderer are found relative to it. */
   mainDir: string;
   env?: Record<string, string | undefined>;
   platform?: NodeJS.Platform;
+  /** Also gets every log entry, besides the app log file (default: the console). */
   logger?: Logger;
   /** Longest we wait for services to shut down before quitting anyway (default 5 s). */
   disposeTimeoutMs?: number;
@@ -34,7 +38,6 @@ const consoleLogger: Logger = {
  * Kept free of business logic: everything the UI can do lives in the services.
  */
 export async function boot(deps: BootDeps): Promise<BootedApp | null> {
-  const logger = deps.logger ?? consoleLogger;
   const platform = deps.platform ?? process.platform;
 
   if (!app.requestSingleInstanceLock()) {
@@ -63,13 +66,19 @@ export async function boot(deps: BootDeps): Promise<BootedApp | null> {
   installSecurity(target);
   if (target.kind === 'bundle') installAppProtocol(target.dir, rendererCsp(target));
 
-  const events = new EventQueue(undefined, logger);
+  // The queue exists before the services (they emit into it); it logs through them once built.
+  let logger: Logger = deps.logger ?? consoleLogger;
+  const events = new EventQueue(undefined, { warn: (message, meta) => logger.warn(message, meta) });
   const services = deps.createAppServices({
     dataDir: app.getPath('userData'),
     host: 'electron',
     version: app.getVersion(),
     events,
+    logger: deps.logger ?? consoleLogger,
+    openPath: deps.openPath ?? openPathInDesktop,
   });
+  // The app log file (teed with the console): INTERNAL errors land there with their stack.
+  logger = services.logger;
   const isTrustedSender = trustedSender(target);
   registerIpc(services.handlers, { isTrustedSender, logger });
   listenForRendererReady(events, isTrustedSender);
@@ -94,6 +103,8 @@ export async function boot(deps: BootDeps): Promise<BootedApp | null> {
   installDisposeOnQuit(services, logger, deps.disposeTimeoutMs ?? 5000);
 
   try {
+    // Never stops on a settings problem (defaults in memory, `settings:status` tells the UI) and
+    // still resumes watching swarm servers; this catch is the last line of defence only.
     await services.start();
   } catch (error) {
     // The window is up: the UI reports engine and settings problems itself, so keep running.

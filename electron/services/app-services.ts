@@ -8,6 +8,8 @@ import type { Handlers } from './ipc/handlers';
 import { registerSettings } from './settings/register';
 import { SettingsService } from './settings/settings-service';
 import { registerSwarm } from './swarm/register';
+import { AppLog } from './util/app-log';
+import { describeThrown, teeLogger, type Logger } from './util/logger';
 
 export interface AppServicesOptions {
   /** Absolute folder for settings and state (Electron: app.getPath('userData')). */
@@ -19,12 +21,22 @@ export interface AppServicesOptions {
   dockerHost?: string;
   /** Poll interval of the swarm monitor in ms (default 1000). */
   monitorIntervalMs?: number;
+  /** Also receives every log entry (e.g. the console while developing); the app log always does. */
+  logger?: Logger;
+  /** Opens a file in the system's viewer; Electron passes one (`main/open-path.ts`), the browser host cannot. */
+  openPath?: (path: string) => Promise<void>;
 }
 
 export interface AppServices {
   handlers: Handlers;
   settings: SettingsService;
-  /** Loads settings, finds containers we started before (labels) and resumes watching them. */
+  /** The app log (a file in the data folder) teed with `options.logger`: what both transports log through. */
+  logger: Required<Logger>;
+  /**
+   * Loads settings, finds containers we started before (labels) and resumes watching them.
+   * Never throws: a domain whose start fails is logged and the others still start (a broken
+   * settings file must not keep swarm servers from being watched again).
+   */
   start(): Promise<void>;
   dispose(): Promise<void>;
 }
@@ -36,12 +48,18 @@ export interface AppServices {
 export function createAppServices(options: AppServicesOptions): AppServices {
   const engines = new EngineRegistry();
   engines.add(createLocalDockerEngine(options.dockerHost));
+  // Never throws, even when the data folder is unusable: entries then go to stderr (see AppLog).
+  const appLog = new AppLog(options.dataDir);
+  const logger = options.logger ? teeLogger(appLog, options.logger) : teeLogger(appLog);
   const context: ServiceContext = {
     host: options.host,
     version: options.version,
     events: options.events,
     engines,
-    settings: new SettingsService(options.dataDir, options.events),
+    settings: new SettingsService(options.dataDir, options.events, logger),
+    logger,
+    appLog,
+    openPath: options.openPath,
     monitorIntervalMs: options.monitorIntervalMs,
   };
 
@@ -50,7 +68,12 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const app = registerApp(context);
   const enginesModule = registerEngines(context);
   const swarm = registerSwarm(context);
-  const modules: Pick<DomainModule<never>, 'start' | 'dispose'>[] = [settings, app, enginesModule, swarm];
+  const modules: [string, Pick<DomainModule<never>, 'start' | 'dispose'>][] = [
+    ['settings', settings],
+    ['app', app],
+    ['engines', enginesModule],
+    ['swarm', swarm],
+  ];
 
   // Spelled out (not merged in a loop) so the compiler checks that every channel has a handler.
   const handlers: Handlers = {
@@ -63,13 +86,21 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   return {
     handlers,
     settings: context.settings,
+    logger,
     async start() {
-      for (const module of modules) await module.start?.();
+      logger.info('starting', { version: options.version, host: options.host, dataDir: options.dataDir });
+      for (const [name, module] of modules) {
+        try {
+          await module.start?.();
+        } catch (error) {
+          logger.error(`${name} failed to start; the other parts start anyway`, describeThrown(error));
+        }
+      }
     },
     async dispose() {
       // Every module gets its chance to stop (watchers, sockets) even when one before it fails.
       const failures: unknown[] = [];
-      for (const module of [...modules].reverse()) {
+      for (const [, module] of [...modules].reverse()) {
         try {
           await module.dispose?.();
         } catch (error) {

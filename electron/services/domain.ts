@@ -3,6 +3,8 @@ import type { EngineRegistry } from './engines/engine-registry';
 import type { EventSink } from './events';
 import type { Handlers } from './ipc/handlers';
 import type { SettingsService } from './settings/settings-service';
+import type { AppLog } from './util/app-log';
+import type { Logger } from './util/logger';
 
 /** The request channels of one domain: `'swarm'` → 'swarm:list' | 'swarm:start' | … */
 export type DomainChannel<D extends string> = Extract<InvokeChannel, `${D}:${string}`>;
@@ -28,6 +30,15 @@ export interface ServiceContext {
   readonly events: EventSink;
   readonly engines: EngineRegistry;
   readonly settings: SettingsService;
+  /** Where every domain logs: the app log file (redacted, rotated), plus whatever the host adds. */
+  readonly logger: Logger;
+  /** The app log file itself, for `app:log` (its path and last lines). */
+  readonly appLog: AppLog;
+  /**
+   * Opens a file in the system's viewer (Electron: `shell.openPath`). Absent in the browser host,
+   * which cannot open a desktop app on the user's machine.
+   */
+  readonly openPath?: ((path: string) => Promise<void>) | undefined;
   /** Poll interval of the swarm monitor in ms (undefined: the monitor's default). */
   readonly monitorIntervalMs?: number | undefined;
 }

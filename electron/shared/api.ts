@@ -7,7 +7,7 @@ import type { EventChannel, EventPayload, InvokeChannel, InvokeInput, InvokeResp
  * object by looping over it (`buildLayoutApi`), so the three cannot drift apart.
  */
 export const apiLayout = {
-  app: { info: 'app:info' },
+  app: { info: 'app:info', log: 'app:log', openLog: 'app:open-log' },
   engines: { list: 'engines:list', health: 'engines:health' },
   swarm: {
     list: 'swarm:list',
@@ -16,7 +16,7 @@ export const apiLayout = {
     remove: 'swarm:remove',
     statuses: 'swarm:statuses',
   },
-  settings: { get: 'settings:get', update: 'settings:update' },
+  settings: { get: 'settings:get', update: 'settings:update', status: 'settings:status' },
 } as const satisfies Record<string, Record<string, InvokeChannel>>;
 
 export type ApiLayout = typeof apiLayout;

@@ -4,6 +4,8 @@
  */
 export const INVOKE_CHANNELS = [
   'app:info',
+  'app:log',
+  'app:open-log',
   'engines:list',
   'engines:health',
   'swarm:list',
@@ -13,9 +15,15 @@ export const INVOKE_CHANNELS = [
   'swarm:statuses',
   'settings:get',
   'settings:update',
+  'settings:status',
 ] as const;
 
-export const EVENT_CHANNELS = ['swarm:status', 'swarm:containers-changed', 'settings:changed'] as const;
+export const EVENT_CHANNELS = [
+  'swarm:status',
+  'swarm:containers-changed',
+  'settings:changed',
+  'settings:status-changed',
+] as const;
 
 export type InvokeChannel = (typeof INVOKE_CHANNELS)[number];
 export type EventChannel = (typeof EVENT_CHANNELS)[number];

@@ -6,8 +6,12 @@ import {
   EngineHealth,
   EngineRef,
   EngineSummary,
+  LogOpened,
+  LogTail,
+  LogTailRequest,
   Settings,
   SettingsPatch,
+  StoreStatus,
   SwarmContainer,
   SwarmStartRequest,
   SwarmStatus,
@@ -25,6 +29,8 @@ type ChannelSchemas = { request: z.ZodType; response: z.ZodType };
  */
 export const invokeContract = {
   'app:info': { request: Empty, response: AppInfo },
+  'app:log': { request: LogTailRequest, response: LogTail },
+  'app:open-log': { request: Empty, response: LogOpened },
   'engines:list': { request: Empty, response: z.array(EngineSummary) },
   'engines:health': { request: EngineRef, response: EngineHealth },
   'swarm:list': { request: EngineRef, response: z.array(SwarmContainer) },
@@ -34,6 +40,7 @@ export const invokeContract = {
   'swarm:statuses': { request: Empty, response: z.array(SwarmStatus) },
   'settings:get': { request: Empty, response: Settings },
   'settings:update': { request: SettingsPatch, response: Settings },
+  'settings:status': { request: Empty, response: StoreStatus },
 } as const satisfies Record<InvokeChannel, ChannelSchemas>;
 
 /** Push events from the backend. Payload-free "changed" events tell the UI to refetch a list. */
@@ -41,6 +48,8 @@ export const eventContract = {
   'swarm:status': SwarmStatus,
   'swarm:containers-changed': z.object({ engineId: z.string() }),
   'settings:changed': Settings,
+  /** A snapshot of what happened to settings.json (read, moved aside, not writable), after each change. */
+  'settings:status-changed': StoreStatus,
 } as const satisfies Record<EventChannel, z.ZodType>;
 
 /** What a caller may send (defaults still optional). */

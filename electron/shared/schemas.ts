@@ -60,8 +60,12 @@ export const ContainerId = z
  */
 export const NetworkMode = z.enum(['publish', 'host']);
 
+/**
+ * Every request that acts on an engine names it: no default, so a caller that forgets `engineId`
+ * gets VALIDATION_FAILED naming the field instead of silently acting on the local engine.
+ */
 export const SwarmStartRequest = z.object({
-  engineId: EngineId.default('local'),
+  engineId: EngineId,
   image: ImageRef,
   port: Port.default(SWARM_DEFAULT_PORT),
   networkMode: NetworkMode.default(SWARM_DEFAULT_NETWORK_MODE),
@@ -70,10 +74,10 @@ export const SwarmStartRequest = z.object({
   shmSizeGb: ShmSizeGb.default(SWARM_DEFAULT_SHM_GB),
 });
 
-export const EngineRef = z.object({ engineId: EngineId.default('local') });
+export const EngineRef = z.object({ engineId: EngineId });
 
 export const ContainerRef = z.object({
-  engineId: EngineId.default('local'),
+  engineId: EngineId,
   containerId: ContainerId,
 });
 
@@ -207,10 +211,29 @@ export const Settings = z.object({
   swarm: SwarmDefaults,
 });
 
-export const SettingsPatch = z.object({
-  language: Language.optional(),
-  swarm: SwarmDefaults.partial().optional(),
-});
+/** Each section of `Shape` optional; an object section field by field (every field optional too). */
+type PatchShape<Shape extends z.ZodRawShape> = {
+  [K in keyof Shape]: z.ZodOptional<
+    Shape[K] extends z.ZodObject<infer Inner> ? z.ZodObject<{ [P in keyof Inner]: z.ZodOptional<Inner[P]> }> : Shape[K]
+  >;
+};
+
+/**
+ * The patch schema of an object schema, derived section by section, so a feature that adds a
+ * settings section adds it to `Settings` and nowhere else (the merge in services/util/merge.ts
+ * is generic too).
+ */
+export function patchSchemaOf<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>): z.ZodObject<PatchShape<Shape>> {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [key, field] of Object.entries(schema.shape)) {
+    shape[key] = (field instanceof z.ZodObject ? field.partial() : (field as z.ZodType)).optional();
+  }
+  // The loop builds exactly PatchShape<Shape>, which the compiler cannot follow through
+  // Object.entries; test/unit/shared/contract.spec.ts pins the derived type.
+  return z.object(shape) as unknown as z.ZodObject<PatchShape<Shape>>;
+}
+
+export const SettingsPatch = patchSchemaOf(Settings);
 
 /**
  * What happened when a JSON file of the app (settings.json) was read. `problem` is null when all
@@ -246,6 +269,9 @@ export const LogTail = z.object({
   canOpen: z.boolean(),
 });
 
+/** `app:open-log` succeeded: the system's viewer was asked to open this file. */
+export const LogOpened = z.object({ opened: z.literal(true), path: z.string() });
+
 export const AppInfo = z.object({
   version: z.string(),
   host: z.enum(['electron', 'browser']),
@@ -274,3 +300,4 @@ export type SettingsPatch = z.infer<typeof SettingsPatch>;
 export type AppInfo = z.infer<typeof AppInfo>;
 export type StoreStatus = z.infer<typeof StoreStatus>;
 export type LogTail = z.infer<typeof LogTail>;
+export type LogOpened = z.infer<typeof LogOpened>;

@@ -1,23 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startBrowserHost, type BrowserHost } from '../../electron/browser-host/server';
-import { createAppServices, type AppServices } from '../../electron/services/app-services';
-import { EventHub } from '../../electron/services/events';
 import { freePort } from '../support/helpers';
+import { startTestApp } from '../support/test-app';
 import { fillStartForm, launchChromium, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
-
-/** A browser host over real services, with the Docker endpoint chosen by the test. */
-async function hostWith(dockerHost: string | undefined): Promise<{ services: AppServices; host: BrowserHost; dir: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'agentswarm-e2e-errors-'));
-  const hub = new EventHub();
-  const services = createAppServices({ dataDir: dir, host: 'browser', version: '0.0.0-e2e-errors', events: hub, ...(dockerHost ? { dockerHost } : {}) });
-  await services.start();
-  const host = await startBrowserHost({ handlers: services.handlers, hub, staticDir: rendererDir });
-  return { services, host, dir };
-}
 
 // The error cases the issue names, as a user meets them in the real UI: no stack traces, the
 // translated title, and Docker's or our own explanation with the fix.
@@ -40,14 +25,11 @@ describe('errors shown in the UI (Chromium + browser host)', () => {
   });
 
   async function open(dockerHost: string | undefined): Promise<Page> {
-    const { services, host, dir } = await hostWith(dockerHost);
-    stops.push(async () => {
-      await host.close();
-      await services.dispose();
-      await rm(dir, { recursive: true, force: true });
-    });
+    // A browser host over real services, with the Docker endpoint chosen by the test.
+    const app = await startTestApp({ staticDir: rendererDir, ...(dockerHost ? { dockerHost } : {}) });
+    stops.push(() => app.dispose());
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(host.openUrl);
+    await page.goto(app.host!.openUrl);
     await page.getByTestId('nav-servers').click();
     return page;
   }

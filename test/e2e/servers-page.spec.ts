@@ -1,15 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Docker from 'dockerode';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startBrowserHost, type BrowserHost } from '../../electron/browser-host/server';
-import { createAppServices, type AppServices } from '../../electron/services/app-services';
-import { EventHub } from '../../electron/services/events';
 import { loadTestbed } from '../testbed/testbed';
 import { freePort } from '../support/helpers';
+import { startTestApp, type TestApp } from '../support/test-app';
 import { fillStartForm, launchChromium, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
 
 // The whole slice, as a user would drive it: the built UI in Chromium, the browser host, the real
@@ -17,20 +12,14 @@ import { fillStartForm, launchChromium, rendererDir, requireBuiltRenderer, saveS
 describe('Servers page end to end (Chromium + browser host + real Docker)', () => {
   const testbed = loadTestbed();
   const docker = new Docker({ socketPath: testbed.dockerSocket });
-  let dir: string;
-  let services: AppServices;
-  let host: BrowserHost;
+  let app: TestApp;
   let browser: Browser;
   let page: Page;
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
     requireBuiltRenderer();
-    dir = await mkdtemp(join(tmpdir(), 'agentswarm-e2e-'));
-    const hub = new EventHub();
-    services = createAppServices({ dataDir: dir, host: 'browser', version: '0.0.0-e2e', events: hub, monitorIntervalMs: 300 });
-    await services.start();
-    host = await startBrowserHost({ handlers: services.handlers, hub, staticDir: rendererDir });
+    app = await startTestApp({ staticDir: rendererDir, monitorIntervalMs: 300 });
     browser = await launchChromium();
   });
 
@@ -40,7 +29,7 @@ describe('Servers page end to end (Chromium + browser host + real Docker)', () =
     page.on('console', (message) => {
       if (message.type() === 'error') pageErrors.push(message.text());
     });
-    await page.goto(host.openUrl);
+    await page.goto(app.host!.openUrl);
   });
 
   afterEach(async (context) => {
@@ -50,11 +39,7 @@ describe('Servers page end to end (Chromium + browser host + real Docker)', () =
 
   afterAll(async () => {
     await browser?.close();
-    await host?.close();
-    await services?.dispose();
-    const ours = await docker.listContainers({ all: true, filters: { label: ['io.agentswarm.app-version=0.0.0-e2e'] } });
-    for (const c of ours) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await app?.dispose();
   });
 
   it('starts the fake swarm from the Servers page, shows ENGINE.OFFLINE, stops and removes it', async () => {

@@ -1,26 +1,14 @@
 // The fake swarm image (a TEST DOUBLE of the AgentJet image) run the way the app runs the real one:
 // host network, Init, `ajet-swarm start --swarm-port N`, no bind mounts. Needs `bash test/testbed/testbed.sh up`.
-import { createServer } from 'node:net';
 import { PassThrough } from 'node:stream';
 import Docker from 'dockerode';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadTestbed } from '../testbed/testbed';
+import { freePort } from '../support/helpers';
+import { removeTestContainers, TEST_CONTAINER_LABELS } from '../support/test-app';
 
 const tb = loadTestbed();
 const docker = new Docker({ socketPath: tb.dockerSocket });
-const LABEL = 'io.agentswarm.test';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function poll<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -46,8 +34,7 @@ async function logsOf(container: Docker.Container): Promise<string> {
 }
 
 afterEach(async () => {
-  const leftovers = await docker.listContainers({ all: true, filters: { label: [`${LABEL}=true`] } });
-  await Promise.all(leftovers.map((c) => docker.getContainer(c.Id).remove({ force: true })));
+  await removeTestContainers();
 });
 
 describe('fake swarm container', () => {
@@ -57,7 +44,7 @@ describe('fake swarm container', () => {
     const container = await docker.createContainer({
       Image: tb.fakeSwarmImage,
       Cmd: ['ajet-swarm', 'start', '--swarm-port', String(port)],
-      Labels: { [LABEL]: 'true' },
+      Labels: TEST_CONTAINER_LABELS,
       HostConfig: { NetworkMode: 'host', Init: true },
     });
     await container.start();

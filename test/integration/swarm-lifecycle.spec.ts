@@ -1,29 +1,24 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAppServices, type AppServices } from '../../electron/services/app-services';
-import { EventHub } from '../../electron/services/events';
+import type { EventHub } from '../../electron/services/events';
 import type { Handlers } from '../../electron/services/ipc/handlers';
 import type { SwarmContainer } from '../../electron/shared/schemas';
 import { loadTestbed } from '../testbed/testbed';
-import { contractCheckedHandlers, freePort, waitForEvent } from '../support/helpers';
+import { freePort, waitForEvent } from '../support/helpers';
+import { startTestApp, TEST_CONTAINER_LABELS, type TestApp } from '../support/test-app';
 
 // Real dockerd from test/testbed, the fake swarm image from the local registry, the app's own
 // services: nothing here is mocked except the swarm server itself (a labelled test double).
 describe('swarm server lifecycle on the local Docker engine', () => {
   const testbed = loadTestbed();
   const docker = new Docker({ socketPath: testbed.dockerSocket });
-  const created = new Set<string>();
-  let dir: string;
+  let app: TestApp;
   let hub: EventHub;
-  let services: AppServices;
   let handlers: Handlers;
 
   async function start(port: number, extra: { image?: string; gpus?: boolean } = {}): Promise<SwarmContainer> {
-    const container = await handlers['swarm:start']({
+    return handlers['swarm:start']({
       engineId: 'local',
       image: extra.image ?? testbed.fakeSwarmImage,
       port,
@@ -31,8 +26,6 @@ describe('swarm server lifecycle on the local Docker engine', () => {
       gpus: extra.gpus ?? false,
       shmSizeGb: 1,
     });
-    created.add(container.id);
-    return container;
   }
 
   async function ourContainerIds(): Promise<string[]> {
@@ -40,21 +33,13 @@ describe('swarm server lifecycle on the local Docker engine', () => {
   }
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'agentswarm-lifecycle-'));
-    hub = new EventHub();
-    services = createAppServices({ dataDir: dir, host: 'browser', version: '0.0.0-test', events: hub, monitorIntervalMs: 200 });
-    await services.start();
-    handlers = contractCheckedHandlers(services.handlers);
+    app = await startTestApp();
+    ({ hub, handlers } = app);
   });
 
   afterAll(async () => {
-    await services.dispose();
-    // Also by label: a Start that failed half-way never reported its id to the test.
-    const labelled = await docker.listContainers({ all: true, filters: { label: ['io.agentswarm.app-version=0.0.0-test'] } });
-    for (const id of [...created, ...labelled.map((c) => c.Id)]) {
-      await docker.getContainer(id).remove({ force: true }).catch(() => undefined);
-    }
-    await rm(dir, { recursive: true, force: true });
+    // By label: also a Start that failed half-way and never reported its id to the test.
+    await app?.dispose();
   });
 
   it('starts a labelled, detached container with Init and reports ENGINE.OFFLINE from its API', async () => {
@@ -81,12 +66,15 @@ describe('swarm server lifecycle on the local Docker engine', () => {
     await expect(start(port)).rejects.toMatchObject({ code: 'CONTAINER_CONFLICT' });
 
     // After an app restart, a fresh set of services finds the container by its labels again.
-    const hub2 = new EventHub();
-    const restarted = createAppServices({ dataDir: dir, host: 'browser', version: '0.0.0-test', events: hub2, monitorIntervalMs: 200 });
-    const refound = waitForEvent(hub2, 'swarm:status', (s) => s.containerId === container.id && s.engineStatus === 'ENGINE.OFFLINE');
-    await restarted.start();
-    await expect(refound).resolves.toMatchObject({ connection: 'online' });
-    await restarted.dispose();
+    // (Its events go to its own hub; wait on the statuses it serves, which follow the same polls.)
+    const restarted = await startTestApp({ dataDir: app.dataDir });
+    try {
+      await expect
+        .poll(async () => (await restarted.handlers['swarm:statuses']({})).find((s) => s.containerId === container.id), { timeout: 30_000 })
+        .toMatchObject({ connection: 'online', engineStatus: 'ENGINE.OFFLINE' });
+    } finally {
+      await restarted.stop();
+    }
 
     const stoppedEvent = waitForEvent(hub, 'swarm:status', (s) => s.containerId === container.id && s.connection === 'stopped');
     const stopped = await handlers['swarm:stop']({ engineId: 'local', containerId: container.id });
@@ -149,8 +137,7 @@ describe('swarm server lifecycle on the local Docker engine', () => {
 
   it('says why a swarm server that crashed at start ended: exit code and last output', async () => {
     // A variant of the fake image whose `ajet-swarm start` fails like a broken install would.
-    const base = await docker.createContainer({ Image: testbed.fakeSwarmImage, Cmd: ['ajet-swarm', 'start'], Labels: { 'io.agentswarm.app-version': '0.0.0-test' } });
-    created.add(base.id);
+    const base = await docker.createContainer({ Image: testbed.fakeSwarmImage, Cmd: ['ajet-swarm', 'start'], Labels: TEST_CONTAINER_LABELS });
     const crashImage = 'agentswarm-test/fake-swarm-crashing:1';
     await base.commit({ repo: 'agentswarm-test/fake-swarm-crashing', tag: '1', changes: ['ENV AJET_FAKE_EXIT_ON_START=3'] });
     try {
@@ -181,8 +168,8 @@ describe('swarm server lifecycle on the local Docker engine', () => {
   });
 
   it('refuses to stop or remove a container the app did not start', async () => {
-    const foreign = await docker.createContainer({ Image: testbed.fakeSwarmImage, Cmd: ['ajet-swarm', 'start'], HostConfig: { NetworkMode: 'host' } });
-    created.add(foreign.id);
+    // Only the test label (for cleanup), none of the app's: to the app it is someone else's container.
+    const foreign = await docker.createContainer({ Image: testbed.fakeSwarmImage, Cmd: ['ajet-swarm', 'start'], Labels: TEST_CONTAINER_LABELS, HostConfig: { NetworkMode: 'host' } });
     await expect(handlers['swarm:stop']({ engineId: 'local', containerId: foreign.id })).rejects.toMatchObject({
       code: 'CONTAINER_NOT_FOUND',
       message: expect.stringContaining('not started by AgentSwarm Desktop'),

@@ -116,7 +116,7 @@ describe('browser-host API client', () => {
     const { host, fetch } = makeHost();
     const envelope = { ok: false, error: { code: 'PORT_IN_USE', message: 'port 10086 is taken' } };
     fetch.mockResolvedValueOnce({ status: 200, json: async () => envelope } as unknown as Response);
-    expect(await createBrowserApi(host).swarm.start({ image: 'x/y:1' })).toEqual(envelope);
+    expect(await createBrowserApi(host).swarm.start({ engineId: 'local', image: 'x/y:1' })).toEqual(envelope);
   });
 
   it('turns a network failure into a BACKEND_UNREACHABLE error that says to check `npm run web`', async () => {
@@ -181,14 +181,16 @@ describe('browser-host API client', () => {
     expect(statuses).toHaveLength(1);
   });
 
-  it('replays statuses, list refreshes and settings on the first open and again after a reconnect', async () => {
+  it('replays statuses, list refreshes, settings and their status on the first open and again after a reconnect', async () => {
     const { host, sockets, timers, fetch } = makeHost('#token=abc123');
     const status = makeStatus('0123456789ab');
     const settings = { language: 'zh-CN', swarm: { image: 'a/b:1', port: 10086, networkMode: 'publish', gpus: false, shmSizeGb: 32 } };
+    const settingsStatus = { file: '/x/settings.json', problem: 'unreadable', writable: false, detail: 'EISDIR', movedTo: null, resetFields: [] };
     const answers: Record<string, unknown> = {
       '/api/invoke/swarm:statuses': [status],
       '/api/invoke/engines:list': [{ id: 'local', kind: 'local-docker', label: 'Local Docker', endpoint: 'unix:///x' }],
       '/api/invoke/settings:get': settings,
+      '/api/invoke/settings:status': settingsStatus,
     };
     fetch.mockImplementation(async (url) => ({ status: 200, json: async () => ({ ok: true, value: answers[String(url)] ?? [] }) }) as unknown as Response);
     const api = createBrowserApi(host);
@@ -196,26 +198,28 @@ describe('browser-host API client', () => {
     api.events.on('swarm:status', (s) => seen.push(['status', s]));
     api.events.on('swarm:containers-changed', (c) => seen.push(['changed', c]));
     api.events.on('settings:changed', (s) => seen.push(['settings', s]));
+    api.events.on('settings:status-changed', (s) => seen.push(['settings-status', s]));
     const replay = [
       ['status', status],
       ['changed', { engineId: 'local' }],
       ['settings', settings],
+      ['settings-status', settingsStatus],
     ];
     expect(fetch).not.toHaveBeenCalled(); // nothing is fetched before the socket is open
 
     // The stores' first snapshot races the socket's connect: the first open already catches up.
     sockets[0]!.open();
-    await vi.waitFor(() => expect(seen).toHaveLength(3));
+    await vi.waitFor(() => expect(seen).toHaveLength(4));
     expect(seen).toEqual(replay);
-    expect(fetch).toHaveBeenCalledTimes(3);
+    expect(fetch).toHaveBeenCalledTimes(4);
 
     sockets[0]!.drop();
     timers[0]!.fn();
-    expect(fetch).toHaveBeenCalledTimes(3); // a new socket that has not opened yet replays nothing
+    expect(fetch).toHaveBeenCalledTimes(4); // a new socket that has not opened yet replays nothing
     sockets[1]!.open();
-    await vi.waitFor(() => expect(seen).toHaveLength(6));
+    await vi.waitFor(() => expect(seen).toHaveLength(8));
     expect(seen).toEqual([...replay, ...replay]);
-    expect(fetch).toHaveBeenCalledTimes(6);
+    expect(fetch).toHaveBeenCalledTimes(8);
   });
 
   it('has every method of apiLayout, each posting to its own channel (built by looping over the layout)', async () => {
@@ -238,6 +242,7 @@ describe('browser-host API client', () => {
       'swarm:statuses': [status],
       'engines:list': [{ id: 'local', kind: 'local-docker', label: 'Local Docker', endpoint: 'unix:///x' }],
       'settings:get': settings,
+      'settings:status': { file: '/x/settings.json', problem: 'unreadable', writable: false, detail: 'EISDIR: it is a folder', movedTo: null, resetFields: [] },
     };
     const produced = new Set<string>();
     for (const row of replayTable) {

@@ -1,4 +1,4 @@
-import type { ExposedApi } from '../../electron/shared/api';
+import { buildLayoutApi, type ExposedApi } from '../../electron/shared/api';
 import type {
   EventChannel,
   EventPayload,
@@ -8,15 +8,26 @@ import type {
 } from '../../electron/shared/contract';
 import type { AppErrorShape } from '../../electron/shared/errors';
 import type { Result } from '../../electron/shared/result';
-import type { EngineHealth, Settings, SwarmContainer, SwarmStatus } from '../../electron/shared/schemas';
+import type { EngineHealth, EngineSummary, LogTail, Settings, StoreStatus, SwarmContainer, SwarmStatus } from '../../electron/shared/schemas';
+
+/** What the fake answers on one channel, given the request as the renderer sent it. */
+type Producer<C extends InvokeChannel> = (request: InvokeInput<C> | undefined) => InvokeResponse<C>;
+type Producers = { [C in InvokeChannel]?: Producer<C> };
 
 /**
  * TEST DOUBLE: an in-memory implementation of the renderer/backend contract. It keeps containers,
  * statuses and settings in plain arrays, records every call, lets a test make one channel fail
  * (`failNext`) or hang (`hold`), and pushes events with `emit`. No Docker, no Electron, no HTTP.
+ *
+ * Its methods are built from `apiLayout` (`buildLayoutApi`), like the preload and the browser
+ * client: a new channel needs no edit here unless a test wants an answer on it, and then it is one
+ * row in `producers` (a channel without one answers with an INTERNAL error that names the fake).
  */
-export class FakeApi implements ExposedApi {
+class FakeBackend {
   readonly calls: { channel: InvokeChannel; request: unknown }[] = [];
+  engineList: EngineSummary[] = [
+    { id: 'local', kind: 'local-docker', label: 'Local Docker', endpoint: 'unix:///var/run/docker.sock' },
+  ];
   containers: SwarmContainer[] = [];
   statusList: SwarmStatus[] = [];
   settingsValue: Settings = {
@@ -36,11 +47,81 @@ export class FakeApi implements ExposedApi {
     apiVersion: '1.47',
     error: null,
   };
+  settingsStatus: StoreStatus = {
+    file: '/home/u/.config/AgentSwarm Desktop/settings.json',
+    problem: null,
+    writable: true,
+    detail: null,
+    movedTo: null,
+    resetFields: [],
+  };
+  appLog: LogTail = { path: '/home/u/.config/AgentSwarm Desktop/app.log', lines: [], problem: null, canOpen: true };
   rendererReadyCalls = 0;
   private readonly failures = new Map<InvokeChannel, AppErrorShape>();
   private readonly holds = new Map<InvokeChannel, Promise<void>>();
   private readonly listeners = new Map<EventChannel, Set<(payload: unknown) => void>>();
   private nextId = 1;
+
+  /** One row per channel a test needs an answer on. Copies, like JSON over IPC: the UI never shares objects with the "backend". */
+  private readonly producers: Producers = {
+    'app:info': () => ({ version: '0.1.0', host: 'browser', platform: 'linux' }),
+    'app:log': () => ({ ...this.appLog, lines: [...this.appLog.lines] }),
+    'app:open-log': () => ({ opened: true as const, path: this.appLog.path }),
+    'engines:list': () => this.engineList.map((e) => ({ ...e })),
+    'engines:health': () => this.health,
+    'swarm:list': () => this.containers.map((c) => ({ ...c })),
+    'swarm:start': (r) => {
+      const engineId = r?.engineId ?? 'missing-engine-id';
+      const container = this.makeContainer({ engineId, image: r?.image ?? '', port: r?.port ?? 10086 });
+      this.containers.push(container);
+      this.emit('swarm:containers-changed', { engineId });
+      return container;
+    },
+    'swarm:stop': (r) => {
+      const container = this.containers.find((c) => c.id === r?.containerId);
+      if (!container) throw new Error('fake: stop of unknown container');
+      container.state = 'exited';
+      return { ...container };
+    },
+    'swarm:remove': (r) => {
+      this.containers = this.containers.filter((c) => c.id !== r?.containerId);
+      return { removed: true as const };
+    },
+    'swarm:statuses': () => [...this.statusList],
+    'settings:get': () => this.settingsValue,
+    'settings:status': () => ({ ...this.settingsStatus }),
+    'settings:update': (r) => {
+      // Section by section, like the backend's merge: no list of known sections here either.
+      const next: Record<string, unknown> = { ...this.settingsValue };
+      for (const [key, value] of Object.entries(r ?? {})) {
+        const before = next[key];
+        next[key] = typeof before === 'object' && before !== null && typeof value === 'object' ? { ...before, ...value } : value;
+      }
+      this.settingsValue = next as Settings;
+      return this.settingsValue;
+    },
+  };
+
+  constructor() {
+    const layout = buildLayoutApi((channel, request) => this.respond(channel, request as never));
+    Object.assign(this, layout, {
+      app: {
+        ...layout.app,
+        rendererReady: () => {
+          this.rendererReadyCalls += 1;
+        },
+      },
+      events: {
+        on: (channel: EventChannel, listener: (payload: never) => void) => {
+          const set = this.listeners.get(channel) ?? new Set();
+          this.listeners.set(channel, set);
+          const untyped = listener as (payload: unknown) => void;
+          set.add(untyped);
+          return () => set.delete(untyped);
+        },
+      },
+    } satisfies Pick<ExposedApi, 'app' | 'events'>);
+  }
 
   /** The next call on `channel` resolves to this error envelope. */
   failNext(channel: InvokeChannel, error: AppErrorShape): void {
@@ -88,11 +169,7 @@ export class FakeApi implements ExposedApi {
     };
   }
 
-  private respond<C extends InvokeChannel>(
-    channel: C,
-    request: InvokeInput<C> | undefined,
-    produce: () => InvokeResponse<C>,
-  ): Promise<Result<InvokeResponse<C>>> {
+  private respond<C extends InvokeChannel>(channel: C, request: InvokeInput<C> | undefined): Promise<Result<InvokeResponse<C>>> {
     this.calls.push({ channel, request });
     const failure = this.failures.get(channel);
     const hold = this.holds.get(channel) ?? Promise.resolve();
@@ -101,72 +178,17 @@ export class FakeApi implements ExposedApi {
         this.failures.delete(channel);
         return { ok: false, error: failure };
       }
-      return { ok: true, value: produce() };
+      const produce = this.producers[channel] as Producer<C> | undefined;
+      if (!produce) return { ok: false, error: { code: 'INTERNAL', message: `fake API: no answer for ${channel} (add a row to producers)` } };
+      return { ok: true, value: produce(request) };
     });
   }
-
-  readonly app: ExposedApi['app'] = {
-    info: (r) => this.respond('app:info', r, () => ({ version: '0.1.0', host: 'browser', platform: 'linux' })),
-    rendererReady: () => {
-      this.rendererReadyCalls += 1;
-    },
-  };
-
-  readonly engines: ExposedApi['engines'] = {
-    list: (r) =>
-      this.respond('engines:list', r, () => [
-        { id: 'local', kind: 'local-docker', label: 'Local Docker', endpoint: 'unix:///var/run/docker.sock' },
-      ]),
-    health: (r) => this.respond('engines:health', r, () => this.health),
-  };
-
-  readonly swarm: ExposedApi['swarm'] = {
-    // Copies, like JSON over IPC: the UI must never share objects with the "backend".
-    list: (r) => this.respond('swarm:list', r, () => this.containers.map((c) => ({ ...c }))),
-    start: (r) =>
-      this.respond('swarm:start', r, () => {
-        const container = this.makeContainer({ image: r?.image ?? '', port: r?.port ?? 10086 });
-        this.containers.push(container);
-        this.emit('swarm:containers-changed', { engineId: 'local' });
-        return container;
-      }),
-    stop: (r) =>
-      this.respond('swarm:stop', r, () => {
-        const container = this.containers.find((c) => c.id === r?.containerId);
-        if (!container) throw new Error('fake: stop of unknown container');
-        container.state = 'exited';
-        return { ...container };
-      }),
-    remove: (r) =>
-      this.respond('swarm:remove', r, () => {
-        this.containers = this.containers.filter((c) => c.id !== r?.containerId);
-        return { removed: true as const };
-      }),
-    statuses: (r) => this.respond('swarm:statuses', r, () => [...this.statusList]),
-  };
-
-  readonly settings: ExposedApi['settings'] = {
-    get: (r) => this.respond('settings:get', r, () => this.settingsValue),
-    update: (r) =>
-      this.respond('settings:update', r, () => {
-        this.settingsValue = {
-          language: r?.language ?? this.settingsValue.language,
-          swarm: { ...this.settingsValue.swarm, ...r?.swarm },
-        };
-        return this.settingsValue;
-      }),
-  };
-
-  readonly events: ExposedApi['events'] = {
-    on: (channel, listener) => {
-      const set = this.listeners.get(channel) ?? new Set();
-      this.listeners.set(channel, set);
-      const untyped = listener as (payload: unknown) => void;
-      set.add(untyped);
-      return () => set.delete(untyped);
-    },
-  };
 }
+
+/** The fake's own controls plus the whole `ExposedApi`, every method built from `apiLayout`. */
+export type FakeApi = FakeBackend & ExposedApi;
+// The constructor adds the layout's methods with Object.assign, which the class type cannot show.
+export const FakeApi = FakeBackend as unknown as new () => FakeApi;
 
 export function makeStatus(containerId: string, overrides: Partial<SwarmStatus> = {}): SwarmStatus {
   return {

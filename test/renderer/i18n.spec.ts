@@ -23,6 +23,14 @@ describe('dictionaries', () => {
     }
   });
 
+  it('word error titles engine-neutrally: no engine product is named (each engine words its fixes in the detail)', () => {
+    for (const dictionary of [en, zhCN]) {
+      for (const code of ErrorCodes) {
+        expect(dictionary[`errors.${code}`], code).not.toMatch(/docker|podman|slurm/i);
+      }
+    }
+  });
+
   it('have a title for every backend error code', () => {
     for (const code of ErrorCodes) {
       expect(Object.keys(en)).toContain(`errors.${code}`);

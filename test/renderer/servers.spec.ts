@@ -41,6 +41,29 @@ describe('Servers page', () => {
     expect(screen.getByTestId('statusbar-swarm').textContent).toBe('AgentJet swarm server: ENGINE.ROLLING · 127.0.0.1:10086');
   });
 
+  it('takes its engine ids from engines:list, not a constant: every request names the listed engine', async () => {
+    api.engineList = [{ id: 'gpu-box', kind: 'ssh-docker', label: 'GPU box', endpoint: 'ssh://gpu-box' }];
+    api.health = { ...api.health, id: 'gpu-box' };
+    api.containers = [api.makeContainer({ engineId: 'gpu-box' })];
+    render(App);
+
+    await screen.findByTestId('swarm-container-row');
+    await waitFor(() => expect(api.requestsOn('engines:health')).toEqual([{ engineId: 'gpu-box' }]));
+    expect(api.requestsOn('swarm:list')).toEqual([{ engineId: 'gpu-box' }]);
+    api.emit('swarm:containers-changed', { engineId: 'local' });
+    api.emit('swarm:containers-changed', { engineId: 'gpu-box' });
+    await waitFor(() => expect(api.requestsOn('swarm:list')).toHaveLength(2));
+    expect(api.requestsOn('swarm:list')).toEqual([{ engineId: 'gpu-box' }, { engineId: 'gpu-box' }]);
+  });
+
+  it('shows why the engines could not be listed instead of an empty page', async () => {
+    api.failNext('engines:list', { code: 'INTERNAL', message: 'backend broke' });
+    render(App);
+    const banner = await screen.findByTestId('error-banner');
+    expect(banner.dataset.errorCode).toBe('INTERNAL');
+    expect(api.requestsOn('swarm:list')).toEqual([]);
+  });
+
   it('shows statuses already known at start (swarm:statuses) and tells the app the renderer is ready', async () => {
     const container = api.makeContainer();
     api.containers = [container];
@@ -95,7 +118,7 @@ describe('Servers page', () => {
 
   it('shows the Docker engine as reachable with its version', async () => {
     render(App);
-    const card = screen.getByTestId('engine-card');
+    const card = await screen.findByTestId('engine-card');
     await waitFor(() => expect(card.textContent).toContain('Docker 27.5.1 (API 1.47)'));
     expect(card.textContent).toContain('Docker engine (this computer)');
     expect(api.requestsOn('engines:health')).toEqual([{ engineId: 'local' }]);
@@ -110,8 +133,8 @@ describe('Servers page', () => {
       error: { code: 'ENGINE_PERMISSION_DENIED', message: 'connect EACCES /var/run/docker.sock' },
     };
     render(App);
-    const banner = await within(screen.getByTestId('engine-card')).findByTestId('error-banner');
-    expect(banner.textContent).toContain('No permission to use Docker.');
+    const banner = await within(await screen.findByTestId('engine-card')).findByTestId('error-banner');
+    expect(banner.textContent).toContain('No permission to use the container engine.');
     expect(banner.textContent).toContain('connect EACCES /var/run/docker.sock');
   });
 
@@ -169,7 +192,7 @@ describe('Servers page', () => {
     await fireEvent.click(within(row).getByTestId('swarm-stop-button'));
 
     const banner = await within(row).findByTestId('error-banner');
-    expect(banner.textContent).toContain('Docker is not reachable.');
+    expect(banner.textContent).toContain('The container engine is not reachable.');
     expect(banner.textContent).toContain('connect ENOENT /var/run/docker.sock');
   });
 

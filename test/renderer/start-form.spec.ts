@@ -116,7 +116,7 @@ describe('Start form', () => {
     await fireEvent.input(input('swarm-port-input'), { target: { value: '80' } });
     await fireEvent.click(screen.getByTestId('swarm-start-button'));
     const describedBy = input('swarm-port-input').getAttribute('aria-describedby');
-    expect(describedBy).toBe('start-port-error');
+    expect(describedBy).toBe('start-local-port-error');
     expect(document.getElementById(describedBy!)?.textContent).toBe('The port must be a whole number from 1024 to 65535.');
     expect(input('swarm-image-input').hasAttribute('aria-describedby')).toBe(false);
 

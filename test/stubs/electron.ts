@@ -292,9 +292,16 @@ class FakeProtocol {
 
 class FakeShell {
   readonly opened: string[] = [];
+  readonly openedPaths: string[] = [];
+  /** What the next `openPath` resolves to: '' means success, as in Electron; a text is its error. */
+  openPathResult = '';
   openExternal(url: string): Promise<void> {
     this.opened.push(url);
     return Promise.resolve();
+  }
+  openPath(path: string): Promise<string> {
+    this.openedPaths.push(path);
+    return Promise.resolve(this.openPathResult);
   }
 }
 

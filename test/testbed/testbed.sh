@@ -327,8 +327,9 @@ cmd_down() {
   local t0 sshd_pid reg_pid docker_pid stopped=()
   t0=$(now_ms)
   if pid_alive "$RUN/dockerd.pid" /usr/sbin/dockerd && docker_ping; then
-    # Test containers would otherwise wait out their stop timeout during daemon shutdown.
-    docker ps -aq --filter label=io.agentswarm.test=true | xargs -r docker rm -f >>"$LOG" 2>&1 || true
+    # Test containers would otherwise wait out their stop timeout during daemon shutdown. One label marks
+    # them all: the app version the tests pass (TEST_CONTAINER_FILTER in test/support/test-app.ts).
+    docker ps -aq --filter label=io.agentswarm.app-version=0.0.0-test | xargs -r docker rm -f >>"$LOG" 2>&1 || true
   fi
   # Signal all three first, then wait: the registry and dockerd each take 1-2 s to shut down.
   sshd_pid=$(signal_ours sshd /usr/sbin/sshd)

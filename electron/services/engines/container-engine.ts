@@ -1,4 +1,5 @@
 import type { ContainerState, EngineHealth, EngineSummary } from '../../shared/schemas';
+import type { EngineWording } from './engine-wording';
 
 /** Labels that mark a container as ours, so the app finds it again after a restart. */
 export const LABEL_MANAGED = 'io.agentswarm.managed';
@@ -58,6 +59,8 @@ export interface LogReadOptions {
  */
 export interface ContainerEngine {
   readonly summary: EngineSummary;
+  /** How this engine words its fixes; engine-neutral logic builds its errors with it. */
+  readonly wording: EngineWording;
   health(): Promise<EngineHealth>;
   /** Containers carrying every given label (`key=value`). */
   listContainers(labels: Record<string, string>): Promise<ContainerSummary[]>;

@@ -9,6 +9,7 @@ import {
   type LogReadOptions,
 } from './container-engine';
 import { mapDockerError } from './docker-errors';
+import type { EngineWording } from './engine-wording';
 
 const KNOWN_STATES = new Set<ContainerState>(['created', 'running', 'paused', 'restarting', 'removing', 'exited', 'dead']);
 
@@ -69,6 +70,8 @@ export function demuxLogBuffer(buffer: Buffer): string {
 export interface DockerApiEngineOptions {
   summary: EngineSummary;
   docker: Docker;
+  /** The fixes its errors name: `docker pull` for Docker, `podman pull` for Podman, and so on. */
+  wording: EngineWording;
   /** Checks a port on the engine's host; local engines probe loopback, remote ones ask over SSH. */
   isHostPortFree: (port: number) => Promise<boolean>;
   urlForHostPort: (port: number) => Promise<string>;
@@ -81,15 +84,17 @@ export interface DockerApiEngineOptions {
  */
 export class DockerApiEngine implements ContainerEngine {
   readonly summary: EngineSummary;
+  readonly wording: EngineWording;
   private readonly docker: Docker;
 
   constructor(private readonly options: DockerApiEngineOptions) {
     this.summary = options.summary;
+    this.wording = options.wording;
     this.docker = options.docker;
   }
 
   private fail(error: unknown, extra: { image?: string; port?: number } = {}): AppError {
-    return mapDockerError(error, { endpoint: this.summary.endpoint, ...extra });
+    return mapDockerError(error, { endpoint: this.summary.endpoint, wording: this.wording, ...extra });
   }
 
   async health(): Promise<EngineHealth> {

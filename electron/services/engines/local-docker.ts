@@ -2,10 +2,21 @@ import net from 'node:net';
 import Docker from 'dockerode';
 import type { ContainerEngine } from './container-engine';
 import { DockerApiEngine } from './docker-api-engine';
+import type { EngineWording } from './engine-wording';
 import { UnavailableEngine } from './unavailable-engine';
 import { isLoopbackAddress } from '../util/loopback';
 
 export const LOCAL_ENGINE_ID = 'local';
+
+/** The fixes a user of Docker on this machine can act on: the docker CLI, its group, DOCKER_HOST. */
+export const LOCAL_DOCKER_WORDING: EngineWording = {
+  product: 'Docker',
+  pullImage: (image) => `Pull it first (docker pull ${image}).`,
+  unreachable: () => 'Is the Docker daemon running? Start it, or point DOCKER_HOST at a running engine.',
+  permissionDenied: () => 'Add your user to the "docker" group (sudo usermod -aG docker $USER) and log in again.',
+  noGpuRuntime: () =>
+    'Docker on this engine cannot give GPUs to containers (no NVIDIA Container Toolkit). Install it on the GPU machine, or untick "GPUs" to start without them.',
+};
 
 /** Where the local engine lives: DOCKER_HOST if set, else the platform's default socket. */
 export function resolveLocalDockerHost(explicit?: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -44,6 +55,7 @@ export function createLocalDockerEngine(dockerHost?: string): ContainerEngine {
     const scheme = /^([a-z0-9+.-]+):\/\//i.exec(endpoint)?.[1] ?? 'unknown';
     return new UnavailableEngine(
       { id: LOCAL_ENGINE_ID, kind: 'local-docker', label: 'Local Docker', endpoint: `${scheme}://…` },
+      LOCAL_DOCKER_WORDING,
       `DOCKER_HOST uses "${scheme}://", which the Local Docker engine cannot use. Set DOCKER_HOST to ` +
         'unix:///path/to/docker.sock or tcp://host:port, or unset it (remote servers over SSH get their own engine).',
     );
@@ -53,6 +65,7 @@ export function createLocalDockerEngine(dockerHost?: string): ContainerEngine {
   return new DockerApiEngine({
     summary: { id: LOCAL_ENGINE_ID, kind: 'local-docker', label: 'Local Docker', endpoint },
     docker: new Docker(options),
+    wording: LOCAL_DOCKER_WORDING,
     // A port on another host cannot be probed from here; Docker reports publish conflicts itself.
     isHostPortFree: remoteHost ? () => Promise.resolve(true) : isLoopbackPortFree,
     urlForHostPort: (port) => Promise.resolve(`http://${remoteHost ?? '127.0.0.1'}:${port}`),

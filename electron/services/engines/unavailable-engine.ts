@@ -1,6 +1,7 @@
 import { AppError } from '../../shared/errors';
 import type { EngineHealth, EngineSummary } from '../../shared/schemas';
 import type { ContainerEngine, ContainerSummary } from './container-engine';
+import type { EngineWording } from './engine-wording';
 
 /**
  * Stands in for an engine that cannot even be configured (e.g. a DOCKER_HOST scheme we do not
@@ -10,6 +11,7 @@ import type { ContainerEngine, ContainerSummary } from './container-engine';
 export class UnavailableEngine implements ContainerEngine {
   constructor(
     readonly summary: EngineSummary,
+    readonly wording: EngineWording,
     private readonly reason: string,
   ) {}
 

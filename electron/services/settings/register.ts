@@ -1,19 +1,19 @@
-import { AppError } from '../../shared/errors';
 import type { DomainModule, ServiceContext } from '../domain';
 
-/** `settings:*`: the non-secret settings file. Loaded first at start, so other domains read real values. */
+/**
+ * `settings:*`: the non-secret settings file. Loaded first at start, so other domains read real
+ * values. Loading never throws: a file that cannot be read leaves defaults in memory and
+ * `settings:status` (and the `settings:status-changed` event) tells the UI what happened and where.
+ */
 export function registerSettings({ settings }: ServiceContext): DomainModule<'settings'> {
   return {
     handlers: {
       'settings:get': async () => settings.get(),
       'settings:update': async (patch) => settings.update(patch),
+      'settings:status': async () => settings.status(),
     },
     async start() {
-      try {
-        await settings.load();
-      } catch (error) {
-        throw new AppError('SETTINGS_INVALID', `Cannot read ${settings.path}: ${(error as Error).message}`);
-      }
+      await settings.load();
     },
   };
 }

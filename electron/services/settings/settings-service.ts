@@ -52,8 +52,13 @@ export class SettingsService {
     return this.store.file;
   }
 
-  load(): Promise<Settings> {
-    return this.store.load();
+  /** Never throws: a file that cannot be read leaves defaults in memory, and `status()` says why. */
+  async load(): Promise<Settings> {
+    try {
+      return await this.store.load();
+    } finally {
+      this.announceStatus();
+    }
   }
 
   get(): Settings {
@@ -66,8 +71,24 @@ export class SettingsService {
 
   /** Saves a patch (any sections, any fields); memory and the `settings:changed` event follow only a successful write. */
   async update(patch: SettingsPatch): Promise<Settings> {
-    const saved = await this.store.update((current) => mergePatch(current, patch));
-    this.events?.emit('settings:changed', saved);
-    return saved;
+    try {
+      const saved = await this.store.update((current) => mergePatch(current, patch));
+      this.events?.emit('settings:changed', saved);
+      return saved;
+    } finally {
+      // A save can change the status too: the file was fixed and re-read, or its original copied aside.
+      this.announceStatus();
+    }
+  }
+
+  private lastAnnounced: string | null = null;
+
+  /** Emits `settings:status-changed` when the status differs from the one last announced. */
+  private announceStatus(): void {
+    const status = this.store.status();
+    const key = JSON.stringify(status);
+    if (key === this.lastAnnounced) return;
+    this.lastAnnounced = key;
+    this.events?.emit('settings:status-changed', status);
   }
 }

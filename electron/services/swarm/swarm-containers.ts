@@ -13,7 +13,7 @@ import {
   type ContainerSummary,
 } from '../engines/container-engine';
 import type { EngineRegistry } from '../engines/engine-registry';
-import { imageNotFound, portInUse } from '../engines/docker-errors';
+import { imageNotFound, portInUse } from '../engines/engine-wording';
 import type { EventSink } from '../events';
 import type { SwarmMonitor } from './swarm-monitor';
 
@@ -123,7 +123,7 @@ export class SwarmContainers {
         `A swarm server (${running.name}) already runs on port ${request.port}. Stop it first, or choose another port.`,
       );
     }
-    if (!imageThere) throw imageNotFound(request.image);
+    if (!imageThere) throw imageNotFound(request.image, engine.wording);
     if (!portFree) throw portInUse(request.port);
 
     const id = await engine.createContainer(buildSwarmSpec(request, this.options.appVersion));
@@ -145,7 +145,7 @@ export class SwarmContainers {
   async stop(engineId: string, containerId: string): Promise<SwarmContainer> {
     const engine = this.options.engines.get(engineId);
     const container = await this.requireManaged(engine, containerId);
-    // Unwatch only once Docker confirmed the stop: a failed stop leaves a running, watched server.
+    // Unwatch only once the engine confirmed the stop: a failed stop leaves a running, watched server.
     await engine.stopContainer(container.id, STOP_TIMEOUT_SECONDS);
     await this.options.monitor.unwatch(engineId, container.id);
     this.changed(engineId);

@@ -82,7 +82,8 @@ export class AppLog implements Required<Logger> {
       this.append(line);
       this.lastProblem = null;
     } catch (error) {
-      this.lastProblem = `${(error as NodeJS.ErrnoException).code ?? 'error'}: cannot write ${this.path}`;
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      this.lastProblem = `${code}: cannot write ${this.path}${WHY[code] ? ` (${WHY[code]})` : ''}`;
       try {
         this.fallback(line);
       } catch {
@@ -94,7 +95,13 @@ export class AppLog implements Required<Logger> {
   private append(line: string): void {
     const bytes = Buffer.byteLength(line);
     if (this.size === null) {
-      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+      try {
+        mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+      } catch (error) {
+        // mkdir says EEXIST when the data folder path is a file; name it as what it is.
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        throw Object.assign(new Error(`${dirname(this.path)} is a file, not a folder`), { code: 'ENOTDIR' });
+      }
       this.size = sizeOf(this.path);
     }
     if (this.size > 0 && this.size + bytes > this.maxBytes) this.rotate();
@@ -118,6 +125,15 @@ export class AppLog implements Required<Logger> {
     return index === 0 ? this.path : `${this.path}.${index}`;
   }
 }
+
+const WHY: Record<string, string> = {
+  ENOTDIR: 'the data folder path is a file, not a folder',
+  EACCES: 'no permission to write there',
+  EPERM: 'no permission to write there',
+  EROFS: 'the disk is read-only',
+  ENOSPC: 'the disk is full',
+  EISDIR: 'a folder stands where the log file should be',
+};
 
 function sizeOf(path: string): number {
   try {

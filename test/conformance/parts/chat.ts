@@ -120,6 +120,17 @@ export function chatPart(ctx: PartContext): void {
       expect(JSON.parse(plain.text.split('\n\n')[0]!.replace(/^data: /, '')).model).toBe('unknown_model');
     });
 
+    it.skipIf(noChat)('a claimed episode still gets answers while ROLLING_POST (in-flight episodes may finish), and 404 once syncing', async () => {
+      const s = ctx.swarm();
+      await s.startRolling();
+      const { uuid, key } = await registerWithKey(s);
+      expect((await s.claim(newClientUuid())).json.episode_uuid).toBe(uuid);
+      await s.setStatus(STATUS.ROLLING_POST);
+      expect(await chat(s, key)).toMatchObject({ status: 200, json: { object: 'chat.completion' } });
+      await s.setStatus(STATUS.WEIGHT_SYNCING);
+      expect(await chat(s, key)).toMatchObject({ status: 404, json: { detail: 'The server is not in ENGINE.ROLLING status, cannot accept new requests.' } });
+    });
+
     it.skipIf(noChat)('a chat call refreshes the episode and its active client', async () => {
       const s = ctx.swarm();
       await s.startRolling();

@@ -57,6 +57,16 @@ export function enginePart(ctx: PartContext): void {
       expect(code).toMatchObject({ status: 400, json: { detail: 'Engine is already started. Call `stop_engine` first before syncing new training code.' } });
     });
 
+    it('get_server_experiment_dir names an absolute experiment dir once a start spawned the trainer', async () => {
+      const s = ctx.swarm();
+      const started = await s.syncAndStart();
+      const dir = (await s.get('/get_server_experiment_dir')).json;
+      expect(Object.keys(dir)).toEqual(['server_experiment_dir']);
+      // A start that failed inside the server (no trainer spawned) may leave it null; a spawned trainer has one.
+      if (started.json.success) expect(dir.server_experiment_dir).toMatch(/^\//);
+      else expect(dir.server_experiment_dir === null || String(dir.server_experiment_dir).startsWith('/')).toBe(true);
+    });
+
     it('update_engine_status accepts exactly the six statuses; anything else is success:false "Invalid engine status"', async () => {
       const s = ctx.swarm();
       for (const bad of ['', 'ROLLING', 'engine.rolling', 'ENGINE.CANNOT_CONNECT', 'unknown']) {

@@ -136,6 +136,19 @@ export function episodesPart(ctx: PartContext): void {
       expect((await s.end(client, ep, '17')).status).toBe(400);
     });
 
+    it.skipIf(!ctx.target.capabilities.endTrainWithoutRunner)('while ROLLING_POST an in-flight train episode can still end, but nothing new is claimed', async () => {
+      const s = ctx.swarm();
+      await s.startRolling();
+      const client = newClientUuid();
+      const inFlight = await s.claimed(client);
+      await s.register();
+      await s.setStatus(STATUS.ROLLING_POST);
+      expect((await s.claim(client)).json.fail_cause).toBe(NOT_READY[STATUS.ROLLING_POST]);
+      expect((await s.post('/can_continue_episode', { client_uuid: client, episode_uuid: inFlight })).json).toEqual({ can_continue: true });
+      expect(await s.end(client, inFlight, '3')).toMatchObject({ status: 200, json: { success: true } });
+      expect(await s.episode(inFlight)).toBeUndefined();
+    });
+
     it('an eval episode, or an aborted one, goes back to the pool while ROLLING and is deleted while ROLLING_POST', async () => {
       const s = ctx.swarm();
       await s.startRolling();

@@ -18,11 +18,12 @@ import { EVENT_BRIDGE_CHANNEL, RENDERER_READY_CHANNEL, invokeChannels } from '..
 const mainDir = '/opt/app/out/main';
 const APP_URL = 'agentswarm://app/index.html';
 
-function fakeServices() {
+function fakeServices(logger: AppServices['logger']) {
   const created: AppServicesOptions[] = [];
   const services = {
     handlers: Object.fromEntries(invokeChannels.map((c) => [c, vi.fn(async () => ({ from: c }))])) as unknown as Handlers,
     settings: {} as AppServices['settings'],
+    logger,
     start: vi.fn(async () => undefined),
     dispose: vi.fn(async () => undefined),
   } satisfies AppServices;
@@ -34,8 +35,8 @@ function fakeServices() {
 }
 
 function deps(overrides: Partial<BootDeps> = {}) {
-  const fake = fakeServices();
-  const logger = { warn: vi.fn() };
+  const logger = { warn: vi.fn(), info: vi.fn(), error: vi.fn() };
+  const fake = fakeServices(logger);
   return {
     fake,
     logger,

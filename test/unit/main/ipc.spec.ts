@@ -46,7 +46,7 @@ describe('registerIpc', () => {
   it('passes a valid payload through, with schema defaults filled in, and wraps the value', async () => {
     const handlers = fakeHandlers({ 'swarm:start': async () => SWARM });
     registerIpc(handlers, options());
-    const result = await ipcMain.invoke('swarm:start', fromApp(), { image: 'ghcr.io/modelscope/agentjet:main' });
+    const result = await ipcMain.invoke('swarm:start', fromApp(), { engineId: 'local', image: 'ghcr.io/modelscope/agentjet:main' });
     expect(result).toEqual({ ok: true, value: SWARM });
     expect(handlers['swarm:start']).toHaveBeenCalledWith({
       engineId: 'local',
@@ -67,7 +67,7 @@ describe('registerIpc', () => {
   it('refuses an invalid payload with VALIDATION_FAILED naming the field, without calling the service', async () => {
     const handlers = fakeHandlers();
     registerIpc(handlers, options());
-    const result = await ipcMain.invoke('swarm:start', fromApp(), { image: 'ghcr.io/x:1', port: 80 });
+    const result = await ipcMain.invoke('swarm:start', fromApp(), { engineId: 'local', image: 'ghcr.io/x:1', port: 80 });
     expect(result).toMatchObject({ ok: false, error: { code: 'VALIDATION_FAILED' } });
     expect((result as { error: { message: string } }).error.message).toMatch(/^port: /);
     expect(handlers['swarm:start']).not.toHaveBeenCalled();
@@ -82,7 +82,7 @@ describe('registerIpc', () => {
       }),
       options(),
     );
-    const result = await ipcMain.invoke('swarm:stop', fromApp(), { containerId: 'a1b2c3d4e5f6' });
+    const result = await ipcMain.invoke('swarm:stop', fromApp(), { engineId: 'local', containerId: 'a1b2c3d4e5f6' });
     expect(result).toEqual({ ok: false, error: { code: 'CONTAINER_NOT_FOUND', message: 'No such container.' } });
   });
 
@@ -115,7 +115,7 @@ describe('registerIpc', () => {
   ])('answers FORBIDDEN to %s and never runs the service', async (_label, event) => {
     const handlers = fakeHandlers();
     registerIpc(handlers, options());
-    const result = await ipcMain.invoke('swarm:remove', event, { containerId: 'a1b2c3d4e5f6' });
+    const result = await ipcMain.invoke('swarm:remove', event, { engineId: 'local', containerId: 'a1b2c3d4e5f6' });
     expect(result).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
     expect(handlers['swarm:remove']).not.toHaveBeenCalled();
   });

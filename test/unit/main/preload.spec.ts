@@ -61,14 +61,14 @@ describe('preload surface', () => {
 describe('invoking', () => {
   it('invokes the channel of each method with the request', async () => {
     stub.ipcRenderer.invokeResult = { ok: true, value: 'pong' };
-    await expect(api.swarm.start({ image: 'ghcr.io/modelscope/agentjet:main' })).resolves.toEqual({
+    await expect(api.swarm.start({ engineId: 'local', image: 'ghcr.io/modelscope/agentjet:main' })).resolves.toEqual({
       ok: true,
       value: 'pong',
     });
-    await api.swarm.stop({ containerId: 'a1b2c3d4e5f6' });
+    await api.swarm.stop({ engineId: 'local', containerId: 'a1b2c3d4e5f6' });
     expect(stub.ipcRenderer.invocations).toEqual([
-      { channel: 'swarm:start', args: [{ image: 'ghcr.io/modelscope/agentjet:main' }] },
-      { channel: 'swarm:stop', args: [{ containerId: 'a1b2c3d4e5f6' }] },
+      { channel: 'swarm:start', args: [{ engineId: 'local', image: 'ghcr.io/modelscope/agentjet:main' }] },
+      { channel: 'swarm:stop', args: [{ engineId: 'local', containerId: 'a1b2c3d4e5f6' }] },
     ]);
   });
 

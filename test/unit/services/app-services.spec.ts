@@ -12,6 +12,7 @@ import { registerSettings } from '../../../electron/services/settings/register';
 import { SettingsService } from '../../../electron/services/settings/settings-service';
 import { registerSwarm } from '../../../electron/services/swarm/register';
 import { invokeChannels } from '../../../electron/shared/contract';
+import { AppLog } from '../../../electron/services/util/app-log';
 
 let dir: string | null = null;
 afterEach(async () => {
@@ -22,12 +23,15 @@ afterEach(async () => {
 async function makeContext(): Promise<ServiceContext> {
   dir = await mkdtemp(join(tmpdir(), 'agentswarm-register-'));
   const events = new EventHub();
+  const appLog = new AppLog(dir);
   return {
     host: 'browser',
     version: '0.0.0-test',
     events,
     engines: new EngineRegistry(),
-    settings: new SettingsService(dir, events),
+    settings: new SettingsService(dir, events, appLog),
+    logger: appLog,
+    appLog,
   };
 }
 

@@ -94,7 +94,7 @@ describe('browser host (real HTTP + WebSocket on loopback)', () => {
   });
 
   it('validates payloads with the contract and names the field', async () => {
-    const res = await invoke('swarm:start', { image: 'ghcr.io/modelscope/agentjet:main', port: 99999 });
+    const res = await invoke('swarm:start', { engineId: 'local', image: 'ghcr.io/modelscope/agentjet:main', port: 99999 });
     expect(JSON.parse(res.body)).toEqual({ ok: false, error: { code: 'VALIDATION_FAILED', message: 'port: port must be 65535 or lower' } });
     const unknown = await invoke('swarm:explode', {});
     expect(unknown.status).toBe(404);
@@ -107,7 +107,7 @@ describe('browser host (real HTTP + WebSocket on loopback)', () => {
   });
 
   it('turns an unreachable engine into ENGINE_UNREACHABLE with a fix, not a stack trace', async () => {
-    const res = await invoke('swarm:start', { image: '127.0.0.1:5000/agentswarm-test/fake-swarm:1', port: 10086 });
+    const res = await invoke('swarm:start', { engineId: 'local', image: '127.0.0.1:5000/agentswarm-test/fake-swarm:1', port: 10086 });
     const body = JSON.parse(res.body);
     expect(body.ok).toBe(false);
     expect(body.error.code).toBe('ENGINE_UNREACHABLE');

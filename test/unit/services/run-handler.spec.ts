@@ -38,4 +38,25 @@ describe('runHandler', () => {
     expect(JSON.stringify(warnings)).not.toContain('hunter2');
     expect(!unknown.ok && unknown.error.code).toBe('INTERNAL');
   });
+
+  it('caps what a validation error echoes: a 900 KB unknown key gives a short reply', async () => {
+    const strict = z.object({ port: z.number() }).strict();
+    const hugeKey = 'k'.repeat(900 * 1024);
+    const result = await runHandler(strict, { port: 1, [hugeKey]: 1, [`${hugeKey}2`]: 2 }, () => 'never');
+    expect(result.ok).toBe(false);
+    const reply = JSON.stringify(result);
+    expect(reply.length).toBeLessThan(2_000);
+    expect(!result.ok && result.error.code).toBe('VALIDATION_FAILED');
+    expect(!result.ok && result.error.message).toMatch(/kkkk/);
+  });
+
+  it('caps each echoed path and the number of issues', async () => {
+    const many = z.object(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}`, z.number()])));
+    const result = await runHandler(many, {}, () => 'never');
+    const message = !result.ok ? result.error.message : '';
+    expect(message).toMatch(/and 45 more$/);
+    const deep = z.object({ a: z.record(z.string(), z.number()) });
+    const deepResult = await runHandler(deep, { a: { ['p'.repeat(100_000)]: 'x' } }, () => 'never');
+    expect(JSON.stringify(deepResult).length).toBeLessThan(1_000);
+  });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventHub } from '../../../electron/services/events';
 import { DEFAULT_SETTINGS, SettingsService } from '../../../electron/services/settings/settings-service';
+import type { StoreStatus } from '../../../electron/shared/schemas';
 
 describe('SettingsService (real files)', () => {
   let dir: string;
@@ -17,11 +18,16 @@ describe('SettingsService (real files)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  function recordEvents(): { hub: EventHub; seen: unknown[] } {
+  /** `seen`: the settings:changed events; `statuses`: the settings:status-changed snapshots. */
+  function recordEvents(): { hub: EventHub; seen: unknown[]; statuses: StoreStatus[] } {
     const hub = new EventHub();
     const seen: unknown[] = [];
-    hub.subscribe((channel, payload) => seen.push({ channel, payload }));
-    return { hub, seen };
+    const statuses: StoreStatus[] = [];
+    hub.subscribe((channel, payload) => {
+      if (channel === 'settings:status-changed') statuses.push(payload as StoreStatus);
+      else seen.push({ channel, payload });
+    });
+    return { hub, seen, statuses };
   }
 
   it('starts from defaults when no file exists', async () => {
@@ -144,10 +150,12 @@ describe('SettingsService (real files)', () => {
 
   describe('a file that cannot be read: defaults in memory, never written over', () => {
     async function expectUnreadable(dataDir: string, detail: RegExp): Promise<void> {
-      const { hub, seen } = recordEvents();
+      const { hub, seen, statuses } = recordEvents();
       const settings = new SettingsService(dataDir, hub);
       expect(settings.path).toBe(join(dataDir, 'settings.json'));
       await expect(settings.load()).resolves.toEqual(DEFAULT_SETTINGS);
+      // The UI learns at once what happened and where (the app shell and Settings show it).
+      expect(statuses).toEqual([settings.status()]);
       expect(settings.status()).toMatchObject({ problem: 'unreadable', writable: false, detail: expect.stringMatching(detail) });
       const saving = settings.update({ language: 'zh-CN' });
       await expect(saving).rejects.toMatchObject({ code: 'SETTINGS_NOT_SAVED', message: expect.stringContaining(settings.path) });
@@ -224,5 +232,34 @@ describe('SettingsService (real files)', () => {
     expect(seen).toEqual([]);
     // No temp file left behind.
     expect((await readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+});
+
+describe('SettingsService status events (real files)', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentswarm-settings-status-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('announces the status after load and again only when a save changes it', async () => {
+    const file = join(dir, 'settings.json');
+    await mkdir(file);
+    const hub = new EventHub();
+    const statuses: StoreStatus[] = [];
+    hub.subscribe((channel, payload) => {
+      if (channel === 'settings:status-changed') statuses.push(payload as StoreStatus);
+    });
+    const settings = new SettingsService(dir, hub);
+    await settings.load();
+    await expect(settings.update({ language: 'zh-CN' })).rejects.toMatchObject({ code: 'SETTINGS_NOT_SAVED' });
+    expect(statuses.map((s) => s.problem)).toEqual(['unreadable']);
+    // The user moves the folder away: the next save re-reads, writes, and the notice goes away.
+    await rm(file, { recursive: true });
+    await settings.update({ language: 'zh-CN' });
+    await settings.update({ language: 'en' });
+    expect(statuses.map((s) => s.problem)).toEqual(['unreadable', null]);
   });
 });

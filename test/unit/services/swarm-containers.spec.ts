@@ -4,7 +4,7 @@ import { AppError } from '../../../electron/shared/errors';
 import type { ContainerEngine, ContainerSpec, ContainerSummary } from '../../../electron/services/engines/container-engine';
 import { DockerApiEngine, demuxLogBuffer } from '../../../electron/services/engines/docker-api-engine';
 import { EngineRegistry } from '../../../electron/services/engines/engine-registry';
-import { createLocalDockerEngine } from '../../../electron/services/engines/local-docker';
+import { createLocalDockerEngine, LOCAL_DOCKER_WORDING } from '../../../electron/services/engines/local-docker';
 import { EventHub } from '../../../electron/services/events';
 import { buildSwarmSpec, SwarmContainers } from '../../../electron/services/swarm/swarm-containers';
 import { SwarmMonitor } from '../../../electron/services/swarm/swarm-monitor';
@@ -16,6 +16,15 @@ import { SwarmMonitor } from '../../../electron/services/swarm/swarm-monitor';
  */
 class MemoryEngine implements ContainerEngine {
   readonly summary = { id: 'local', kind: 'local-docker' as const, label: 'Memory', endpoint: 'memory://' };
+  // Worded unlike Docker on purpose: swarm logic must pass the engine's own fixes through.
+  readonly wording = {
+    product: 'Memory',
+    pullImage: (image: string) => `Load it first (memory load ${image}).`,
+    unreachable: () => 'Restart the memory engine.',
+    permissionDenied: () => 'Ask for memory access.',
+    noGpuRuntime: () => 'The memory engine has no GPUs.',
+  };
+  images = new Set(['x/y:1']);
   readonly containers = new Map<string, ContainerSummary>();
   failStop = false;
   createDelay: Promise<void> = Promise.resolve();
@@ -32,8 +41,8 @@ class MemoryEngine implements ContainerEngine {
     if (!c) throw new AppError('CONTAINER_NOT_FOUND', 'gone');
     return c;
   }
-  async imageExists() {
-    return true;
+  async imageExists(image: string) {
+    return this.images.has(image);
   }
   async createContainer(spec: ContainerSpec) {
     await this.createDelay;
@@ -105,6 +114,18 @@ describe('SwarmContainers', () => {
   });
 });
 
+describe('SwarmContainers on an engine that words its own fixes', () => {
+  it("names the engine's own fix for a missing image, never docker pull", async () => {
+    const { engine, containers, request, monitor } = setup();
+    engine.images.clear();
+    const failure = await containers.start(request).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: 'IMAGE_NOT_FOUND', message: expect.stringContaining('memory load x/y:1') });
+    expect((failure as AppError).message).not.toMatch(/docker/i);
+    expect(engine.containers.size).toBe(0);
+    monitor.dispose();
+  });
+});
+
 describe('the container Docker is asked to create', () => {
   it('publishes the swarm port on 127.0.0.1 only by default, with Init and labels', async () => {
     const bodies: Docker.ContainerCreateOptions[] = [];
@@ -118,6 +139,7 @@ describe('the container Docker is asked to create', () => {
     } as unknown as Docker;
     const engine = new DockerApiEngine({
       summary: { id: 'local', kind: 'local-docker', label: 'Local Docker', endpoint: 'unix:///x' },
+      wording: LOCAL_DOCKER_WORDING,
       docker: fakeDocker,
       isHostPortFree: async () => true,
       urlForHostPort: async (port) => `http://127.0.0.1:${port}`,

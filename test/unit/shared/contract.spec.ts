@@ -10,13 +10,16 @@ import {
   type InvokeResponse,
 } from '../../../electron/shared/contract';
 import type { Result } from '../../../electron/shared/result';
-import type { Settings, SwarmContainer, SwarmStatus } from '../../../electron/shared/schemas';
+import { runHandler } from '../../../electron/services/ipc/run-handler';
+import { patchSchemaOf, type LogTail, type Settings, type StoreStatus, type SwarmContainer, type SwarmStatus } from '../../../electron/shared/schemas';
+import { z } from 'zod';
+import { mergePatch } from '../../../electron/services/util/merge';
 
 // These pins fail `npm run typecheck` when a signature changes without the contract test changing.
 describe('contract types', () => {
   it('pins request and response types of the swarm channels', () => {
     expectTypeOf<InvokeInput<'swarm:start'>>().toEqualTypeOf<{
-      engineId?: string | undefined;
+      engineId: string;
       image: string;
       port?: number | undefined;
       networkMode?: 'publish' | 'host' | undefined;
@@ -32,11 +35,22 @@ describe('contract types', () => {
     expectTypeOf<EventPayload<'swarm:containers-changed'>>().toEqualTypeOf<{ engineId: string }>();
   });
 
+  it('pins the settings status and app log channels', () => {
+    expectTypeOf<InvokeInput<'settings:status'>>().toEqualTypeOf<Record<string, never> | undefined>();
+    expectTypeOf<InvokeResponse<'settings:status'>>().toEqualTypeOf<StoreStatus>();
+    expectTypeOf<EventPayload<'settings:status-changed'>>().toEqualTypeOf<StoreStatus>();
+    expectTypeOf<InvokeInput<'app:log'>>().toEqualTypeOf<{ lines?: number | undefined }>();
+    expectTypeOf<InvokeResponse<'app:log'>>().toEqualTypeOf<LogTail>();
+    expectTypeOf<InvokeResponse<'app:open-log'>>().toEqualTypeOf<{ opened: true; path: string }>();
+    expectTypeOf<ExposedApi['settings']['status']>().toEqualTypeOf<Call<'settings:status'>>();
+    expectTypeOf<ExposedApi['app']['openLog']>().toEqualTypeOf<Call<'app:open-log'>>();
+  });
+
   it('pins the exposed api shape to the envelope', () => {
     expectTypeOf<ExposedApi['swarm']['start']>().returns.toEqualTypeOf<Promise<Result<SwarmContainer>>>();
     expectTypeOf<ExposedApi['settings']['get']>().returns.toEqualTypeOf<Promise<Result<Settings>>>();
     expectTypeOf<ExposedApi['events']['on']>().parameter(0).toEqualTypeOf<
-      'swarm:status' | 'swarm:containers-changed' | 'settings:changed'
+      'swarm:status' | 'swarm:containers-changed' | 'settings:changed' | 'settings:status-changed'
     >();
   });
 
@@ -79,7 +93,7 @@ describe('contract types', () => {
   });
 
   it('fills request defaults and rejects bad input with field names', () => {
-    const parsed = invokeContract['swarm:start'].request.parse({ image: 'ghcr.io/modelscope/agentjet:main' });
+    const parsed = invokeContract['swarm:start'].request.parse({ engineId: 'local', image: 'ghcr.io/modelscope/agentjet:main' });
     expect(parsed).toEqual({
       engineId: 'local',
       image: 'ghcr.io/modelscope/agentjet:main',
@@ -88,9 +102,78 @@ describe('contract types', () => {
       gpus: true,
       shmSizeGb: 32,
     });
-    const bad = invokeContract['swarm:start'].request.safeParse({ image: 'rm -rf /', port: 70000 });
+    const bad = invokeContract['swarm:start'].request.safeParse({ engineId: 'local', image: 'rm -rf /', port: 70000 });
     expect(bad.success).toBe(false);
     const paths = bad.error?.issues.map((i) => i.path.join('.'));
     expect(paths).toEqual(expect.arrayContaining(['image', 'port']));
+  });
+});
+
+describe('engineId in requests', () => {
+  /** A valid request per channel that names an engine; each test drops `engineId` from it. */
+  const valid: Partial<Record<(typeof invokeChannels)[number], Record<string, unknown>>> = {
+    'engines:health': { engineId: 'local' },
+    'swarm:list': { engineId: 'local' },
+    'swarm:start': { engineId: 'local', image: 'ghcr.io/modelscope/agentjet:main' },
+    'swarm:stop': { engineId: 'local', containerId: 'a1b2c3d4e5f6' },
+    'swarm:remove': { engineId: 'local', containerId: 'a1b2c3d4e5f6' },
+  };
+
+  it('every request schema with an engineId requires it (no default engine), and the list above is complete', () => {
+    const withEngine = invokeChannels.filter((channel) => {
+      const schema = invokeContract[channel].request as z.ZodType & { shape?: Record<string, unknown> };
+      return schema.shape !== undefined && 'engineId' in schema.shape;
+    });
+    expect([...withEngine].sort()).toEqual(Object.keys(valid).sort());
+  });
+
+  it.each(Object.entries(valid))('%s without engineId fails with VALIDATION_FAILED naming the field', async (channel, request) => {
+    const schema = invokeContract[channel as keyof typeof valid].request;
+    let called = false;
+    const { engineId: _dropped, ...withoutEngine } = request;
+    const result = await runHandler(schema, withoutEngine, () => {
+      called = true;
+    });
+    expect(called).toBe(false);
+    expect(result).toMatchObject({ ok: false, error: { code: 'VALIDATION_FAILED', message: expect.stringContaining('engineId') } });
+    // The same request with the engine named is fine: the failure is the missing field alone.
+    expect((await runHandler(schema, request, () => 'ran')).ok).toBe(true);
+  });
+});
+
+describe('settings patches are derived from the Settings schema, section by section', () => {
+  it('pins settings:update input: every section optional, object sections field by field', () => {
+    expectTypeOf<InvokeInput<'settings:update'>>().toEqualTypeOf<{
+      language?: 'en' | 'zh-CN' | undefined;
+      swarm?:
+        | {
+            image?: string | undefined;
+            port?: number | undefined;
+            networkMode?: 'publish' | 'host' | undefined;
+            gpus?: boolean | undefined;
+            shmSizeGb?: number | undefined;
+          }
+        | undefined;
+    }>();
+  });
+
+  it('a new section added to a settings schema needs no edit in the patch schema or the merge', () => {
+    // A stand-in for a future feature's section ("tunnel"), next to a plain value and an existing section.
+    const Future = z.object({
+      language: z.enum(['en', 'zh-CN']),
+      swarm: z.object({ port: z.number(), gpus: z.boolean() }),
+      tunnel: z.object({ localPort: z.number(), keepAlive: z.boolean() }),
+    });
+    const Patch = patchSchemaOf(Future);
+    const patch = Patch.parse({ tunnel: { keepAlive: false } });
+    expect(patch).toEqual({ tunnel: { keepAlive: false } });
+    expect(Patch.safeParse({ tunnel: { localPort: 'x' } }).success).toBe(false);
+    const base = { language: 'en' as const, swarm: { port: 10086, gpus: true }, tunnel: { localPort: 10086, keepAlive: true } };
+    expect(Future.parse(mergePatch(base, patch))).toEqual({ ...base, tunnel: { localPort: 10086, keepAlive: false } });
+    expect(mergePatch(base, Patch.parse({ language: 'zh-CN', swarm: { gpus: false } }))).toEqual({
+      ...base,
+      language: 'zh-CN',
+      swarm: { port: 10086, gpus: false },
+    });
   });
 });

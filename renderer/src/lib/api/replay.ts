@@ -29,4 +29,6 @@ export const replayTable: readonly ReplayRow[] = [
     engines.map((engine) => ({ channel: 'swarm:containers-changed', payload: { engineId: engine.id } })),
   ),
   row('settings:get', (settings) => [{ channel: 'settings:changed', payload: settings }]),
+  // A settings file that could not be read at start: a reloaded page must still show the notice.
+  row('settings:status', (status) => [{ channel: 'settings:status-changed', payload: status }]),
 ];

@@ -16,6 +16,8 @@ export class EngineState {
   requestError = $state<AppErrorShape | null>(null);
   checking = $state(true);
   missing = $state(false);
+  /** Bumped by every check and by `absorb`: only the newest word on the engine counts. */
+  private generation = 0;
 
   constructor(
     private readonly api: ExposedApi,
@@ -23,9 +25,12 @@ export class EngineState {
   ) {}
 
   async check(): Promise<void> {
+    const generation = ++this.generation;
     this.checking = true;
     this.requestError = null;
     const list = await this.api.engines.list();
+    // A check that started before a newer check or an absorbed error must not overwrite it.
+    if (generation !== this.generation) return;
     if (!list.ok) {
       this.requestError = list.error;
       this.checking = false;
@@ -35,6 +40,7 @@ export class EngineState {
     this.missing = this.engine === null;
     if (this.engine) {
       const result = await this.api.engines.health({ engineId: this.engineId });
+      if (generation !== this.generation) return;
       if (result.ok) this.health = result.value;
       else this.requestError = result.error;
     }
@@ -47,6 +53,8 @@ export class EngineState {
    */
   absorb(error: AppErrorShape): boolean {
     if (!ENGINE_PROBLEMS.has(error.code)) return false;
+    this.generation += 1;
+    this.checking = false;
     this.health = { id: this.engineId, reachable: false, version: null, apiVersion: null, error };
     this.requestError = null;
     return true;

@@ -1,6 +1,6 @@
 import type { ExposedApi } from '../../../../electron/shared/api';
 import type { AppErrorShape } from '../../../../electron/shared/errors';
-import type { Settings, SettingsPatch } from '../../../../electron/shared/schemas';
+import type { Settings, SettingsPatch, StoreStatus } from '../../../../electron/shared/schemas';
 import { setLocale } from '../i18n';
 
 /**
@@ -10,12 +10,26 @@ import { setLocale } from '../i18n';
 export class SettingsState {
   value = $state<Settings | null>(null);
   loadError = $state<AppErrorShape | null>(null);
+  /** What happened to settings.json at start or at the last save (null until known). */
+  status = $state<StoreStatus | null>(null);
 
   constructor(private readonly api: ExposedApi) {}
 
   start(): () => void {
-    const off = this.api.events.on('settings:changed', (settings) => this.apply(settings));
-    void this.api.settings.get().then((result) => {
+    const api = this.api;
+    const offChanged = api.events.on('settings:changed', (settings) => this.apply(settings));
+    // The event keeps the notice current (a fixed file clears it); the call covers a page that
+    // loads after the event was sent.
+    let heardEvent = false;
+    const offStatus = api.events.on('settings:status-changed', (status) => {
+      heardEvent = true;
+      this.status = status;
+    });
+    void api.settings.status().then((result) => {
+      // An event that arrived meanwhile is newer than this answer.
+      if (result.ok && !heardEvent) this.status = result.value;
+    });
+    void api.settings.get().then((result) => {
       if (result.ok) {
         this.loadError = null;
         this.apply(result.value);
@@ -23,7 +37,10 @@ export class SettingsState {
         this.loadError = result.error;
       }
     });
-    return off;
+    return () => {
+      offChanged();
+      offStatus();
+    };
   }
 
   /** Saves a patch; resolves to the error to show, or null when saved. */

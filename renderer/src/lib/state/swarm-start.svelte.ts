@@ -28,6 +28,10 @@ export class SwarmStartState {
     private readonly settings: SettingsState,
   ) {}
 
+  get engineId(): string {
+    return this.engine.engineId;
+  }
+
   async start(values: StartValues): Promise<boolean> {
     if (this.starting) return false;
     this.starting = true;

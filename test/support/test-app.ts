@@ -1,0 +1,117 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { startBrowserHost, type BrowserHost } from '../../electron/browser-host/server';
+import { createAppServices, type AppServices } from '../../electron/services/app-services';
+import { LABEL_APP_VERSION } from '../../electron/services/engines/container-engine';
+import { EventHub } from '../../electron/services/events';
+import type { Handlers } from '../../electron/services/ipc/handlers';
+import { loadTestbed } from '../testbed/testbed';
+import { contractCheckedHandlers } from './helpers';
+
+/**
+ * The app version every test passes to the app. The app writes it on each container it starts
+ * (`io.agentswarm.app-version`), so it is also THE label that marks test containers: tests add it
+ * to containers they create by hand, and the cleanup here and in `testbed.sh down` removes exactly
+ * what carries it.
+ */
+export const TEST_APP_VERSION = '0.0.0-test';
+export const TEST_CONTAINER_LABELS: Record<string, string> = { [LABEL_APP_VERSION]: TEST_APP_VERSION };
+/** The same label as a Docker filter (`docker ps --filter label=…`); testbed.sh spells it out too. */
+export const TEST_CONTAINER_FILTER = `${LABEL_APP_VERSION}=${TEST_APP_VERSION}`;
+
+export interface TestAppOptions {
+  /** The engine endpoint (default: the test bed's dockerd through DOCKER_HOST or the default socket). */
+  dockerHost?: string;
+  /** Swarm monitor poll interval in ms; short, so tests see status changes quickly. */
+  monitorIntervalMs?: number;
+  /** Also serve this built UI through a browser host (e2e). */
+  staticDir?: string;
+  /** Start over the data folder of an earlier app: an app restart. Not removed by this app's dispose. */
+  dataDir?: string;
+}
+
+export interface TestApp {
+  readonly dataDir: string;
+  readonly hub: EventHub;
+  readonly services: AppServices;
+  /** The app's handlers, each response checked against the contract. */
+  readonly handlers: Handlers;
+  /** The browser host, when `staticDir` was given. */
+  readonly host: BrowserHost | null;
+  /** Stops the browser host and the services; keeps the data folder and the containers (an app quit). */
+  stop(): Promise<void>;
+  /** `stop()`, then removes every test container (by label) and the data folder this app created. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * The app as the integration and e2e specs need it: a fresh data folder, an EventHub, the real
+ * services (started, so they resume watching), optionally the browser host, and a dispose that
+ * leaves nothing behind. Specs never build these by hand (test/unit/build/test-hygiene.spec.ts).
+ */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const ownsDataDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'agentswarm-test-')));
+  const hub = new EventHub();
+  const services = createAppServices({
+    dataDir,
+    host: 'browser',
+    version: TEST_APP_VERSION,
+    events: hub,
+    monitorIntervalMs: options.monitorIntervalMs ?? 200,
+    ...(options.dockerHost ? { dockerHost: options.dockerHost } : {}),
+  });
+  let host: BrowserHost | null = null;
+  try {
+    await services.start();
+    if (options.staticDir) host = await startBrowserHost({ handlers: services.handlers, hub, staticDir: options.staticDir });
+  } catch (error) {
+    await services.dispose().catch(() => undefined);
+    if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+
+  let stopped: Promise<void> | null = null;
+  const stop = () => {
+    stopped ??= (async () => {
+      await host?.close();
+      await services.dispose();
+    })();
+    return stopped;
+  };
+  return {
+    dataDir,
+    hub,
+    services,
+    handlers: contractCheckedHandlers(services.handlers),
+    host,
+    stop,
+    async dispose() {
+      await stop();
+      await removeTestContainers();
+      if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Removes every container that carries the test label on the test bed's dockerd: the ones the app
+ * started, a Start that failed half-way and never reported its id, and those a test made by hand.
+ */
+export async function removeTestContainers(): Promise<void> {
+  const docker = new Docker({ socketPath: loadTestbed().dockerSocket });
+  const ours = await docker.listContainers({ all: true, filters: { label: [TEST_CONTAINER_FILTER] } });
+  await Promise.all(
+    ours.map((c) =>
+      docker
+        .getContainer(c.Id)
+        .remove({ force: true })
+        // Already gone (removed by the test itself a moment ago) is what we wanted.
+        .catch((error: { statusCode?: number }) => {
+          if (error.statusCode !== 404 && error.statusCode !== 409) throw error;
+        }),
+    ),
+  );
+}
