@@ -1,4 +1,7 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Docker from 'dockerode';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -106,6 +109,33 @@ describe('accessibility (axe-core, keyboard, 800 px) in Chromium', () => {
         expect(reports, reports.join('\n\n')).toEqual([]);
       });
     }
+  }
+
+  for (const colorScheme of ['light', 'dark'] as const) {
+    it(`has 0 axe violations with the settings-file notice shown, in the shell and on Settings (${colorScheme})`, async () => {
+      // A settings file that is not a JSON object is moved aside: the app says so in its shell.
+      const dataDir = await mkdtemp(join(tmpdir(), 'agentswarm-a11y-settings-'));
+      await writeFile(join(dataDir, 'settings.json'), '[1, 2, 3]');
+      const broken = await startTestApp({ staticDir: rendererDir, dataDir });
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme });
+      const reports: string[] = [];
+      try {
+        await page.goto(broken.host!.openUrl);
+        await page.getByTestId('settings-file-notice-short').waitFor({ timeout: 15_000 });
+        let violations = await runAxe(page);
+        if (violations.length > 0) reports.push(formatViolations(`shell notice (${colorScheme})`, violations));
+        await page.getByTestId('nav-settings').click();
+        await page.getByTestId('settings-file-notice').waitFor();
+        await page.getByTestId('app-log-section').waitFor();
+        violations = await runAxe(page);
+        if (violations.length > 0) reports.push(formatViolations(`settings notice and app log (${colorScheme})`, violations));
+      } finally {
+        await page.close();
+        await broken.stop();
+        await rm(dataDir, { recursive: true, force: true });
+      }
+      expect(reports, reports.join('\n\n')).toEqual([]);
+    });
   }
 
   it('keeps keyboard focus on the question and back on Remove: confirmation in view, focused, Escape closes it', async () => {
