@@ -2,6 +2,7 @@
  * `npm run bench`: what the browser host's HTTP transport costs on top of calling a service
  * directly, measured side by side in one process (alternating rounds, medians), so the numbers
  * are ratios against a baseline rather than absolute times that vary with the machine.
+ * `npm run bench -- start` runs the start benchmark instead (scripts/bench-start.ts).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
@@ -86,7 +87,12 @@ async function main(): Promise<void> {
   await rm(dir, { recursive: true, force: true });
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+// `npm run bench -- start`: start-to-first-status, app against shell (scripts/bench-start.ts).
+if (process.argv[2] === 'start') {
+  void import('./bench-start');
+} else {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -230,20 +230,20 @@ describe('Servers page', () => {
     await waitFor(() => expect(translated.textContent).toBe('最近错误： connect ECONNREFUSED'));
   });
 
-  it('shows why a server stopped on its own, and nothing for a clean stop', async () => {
+  it('shows why a server stopped on its own (exit kind and explaining lines), and no engine any more', async () => {
     const container = api.makeContainer();
     api.containers = [container];
     render(App);
     const row = await rowFor(container.id);
     await waitFor(() => expect(api.listenerCount('swarm:status')).toBe(1));
 
-    api.emit('swarm:status', makeStatus(container.id, { connection: 'stopped', lastError: null, checkedAt: '2026-12-02T10:00:00.000Z' }));
+    const log = { lines: ['RuntimeError: boom'], explains: true };
+    api.emit('swarm:status', makeStatus(container.id, { connection: 'stopped', engineStatus: null, exit: { kind: 'crashed', code: 3, finishedAt: null, log } }));
     await waitFor(() => expect(within(row).getByTestId('swarm-connection').textContent).toBe('stopped'));
+    expect(within(row).queryByTestId('swarm-engine-status')).toBeNull();
     expect(within(row).queryByTestId('swarm-last-error')).toBeNull();
-
-    const reason = 'The swarm server exited with code 3. Last output: RuntimeError: boom';
-    api.emit('swarm:status', makeStatus(container.id, { connection: 'stopped', lastError: reason, checkedAt: '2026-12-02T10:00:01.000Z' }));
-    const lastError = await within(row).findByTestId('swarm-last-error');
-    expect(lastError.textContent).toBe(`Last error: ${reason}`);
+    const exit = within(row).getByTestId('swarm-exit');
+    expect(exit.textContent).toContain('Crashed (exit code 3).');
+    expect(within(exit).getByTestId('swarm-exit-log').textContent).toBe('RuntimeError: boom');
   });
 });

@@ -66,7 +66,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   let host: BrowserHost | null = null;
   try {
     await services.start();
-    if (options.staticDir) host = await startBrowserHost({ handlers: services.handlers, hub, staticDir: options.staticDir });
+    // With the app log, as `npm run web` wires it (browser-host/cli.ts).
+    if (options.staticDir) host = await startBrowserHost({ handlers: services.handlers, hub, staticDir: options.staticDir, logger: services.logger });
   } catch (error) {
     await services.dispose().catch(() => undefined);
     if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });

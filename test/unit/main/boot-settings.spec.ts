@@ -90,4 +90,32 @@ describe('boot with a settings file that cannot be read', () => {
     shell.openPathResult = 'Failed to open path';
     await expect(call('app:open-log')).resolves.toMatchObject({ ok: false, error: { code: 'LOG_UNAVAILABLE', message: expect.stringContaining('Failed to open path') } });
   });
+
+  it('an unexpected error over IPC: INTERNAL to the window, the full error with its stack in the app log, no secret', async () => {
+    const userData = join(dir, 'data');
+    const canary = 'sk-canaryZ9y8X7w6V5u4T3s2R1q0';
+    app.paths['userData'] = userData;
+    booted = await boot({
+      createAppServices: (options) => {
+        const services = createAppServices({ ...options, dockerHost: docker.host });
+        services.handlers['engines:list'] = async () => {
+          throw new Error(`unexpected: OPENAI_API_KEY=${canary}`);
+        };
+        return services;
+      },
+      mainDir: '/opt/app/out/main',
+      env: {},
+      platform: 'linux',
+      logger,
+    });
+    const answer = await call('engines:list');
+    expect(answer).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
+    expect(JSON.stringify(answer)).not.toContain('canary');
+    const text = await readFile(join(userData, 'app.log'), 'utf8');
+    expect(text).toContain('request failed with an unexpected error');
+    expect(text).toMatch(/boot-settings\.spec\.ts:\d+/);
+    expect(text).not.toContain(canary);
+    // The console gets no full errors (it is not redacted file storage).
+    expect(JSON.stringify(logger.warn.mock.calls)).not.toContain('canary');
+  });
 });

@@ -13,6 +13,8 @@ import { SettingsService } from '../../../electron/services/settings/settings-se
 import { registerSwarm } from '../../../electron/services/swarm/register';
 import { invokeChannels } from '../../../electron/shared/contract';
 import { AppLog } from '../../../electron/services/util/app-log';
+import { startRecordingDocker } from '../../fixtures/fake-docker/recording-docker';
+import { readFile } from 'node:fs/promises';
 
 let dir: string | null = null;
 afterEach(async () => {
@@ -65,5 +67,23 @@ describe('domain register() modules', () => {
     await expect(services.handlers['app:info']({})).resolves.toMatchObject({ version: '0.0.0-test', host: 'browser' });
     await expect(services.handlers['settings:get']({})).resolves.toMatchObject({ language: 'en' });
     await services.dispose();
+  });
+
+  it('start() never throws: a domain that fails to start is logged, and swarm servers are still looked for', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentswarm-register-'));
+    const docker = await startRecordingDocker(dir);
+    try {
+      const services = createAppServices({ dataDir: dir, host: 'browser', version: '0.0.0-test', events: new EventHub(), dockerHost: docker.host });
+      // Whatever goes wrong in settings (today's load never throws; a future one might).
+      services.settings.load = () => Promise.reject(new Error('settings exploded'));
+      await expect(services.start()).resolves.toBeUndefined();
+      expect(docker.listedSwarmContainers()).toBe(true);
+      const log = await readFile(join(dir, 'app.log'), 'utf8');
+      expect(log).toContain('settings failed to start; the other parts start anyway');
+      expect(log).toContain('settings exploded');
+      await services.dispose();
+    } finally {
+      await docker.close();
+    }
   });
 });
