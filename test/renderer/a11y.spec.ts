@@ -8,6 +8,7 @@ import { en } from '../../renderer/src/lib/i18n/en';
 import { zhCN } from '../../renderer/src/lib/i18n/zh-CN';
 import { pages } from '../../renderer/src/lib/pages';
 import { FakeApi, makeStatus } from './fake-api';
+import { rowFor } from './rows';
 
 let api: FakeApi;
 
@@ -15,13 +16,6 @@ beforeEach(() => {
   api = new FakeApi();
   setApiForTests(api);
 });
-
-async function rowFor(containerId: string): Promise<HTMLElement> {
-  const rows = await screen.findAllByTestId('swarm-container-row');
-  const row = rows.find((r) => r.dataset.containerId === containerId);
-  if (!row) throw new Error(`no row for ${containerId}`);
-  return row;
-}
 
 describe('page table (lib/pages.ts)', () => {
   it('is what the navigation renders, in order, and every page opens from it', async () => {

@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import App from '../../renderer/src/App.svelte';
 import { setApiForTests } from '../../renderer/src/lib/api';
 import { FakeApi, makeStatus } from './fake-api';
+import { rowFor } from './rows';
 
 let api: FakeApi;
 
@@ -10,13 +11,6 @@ beforeEach(() => {
   api = new FakeApi();
   setApiForTests(api);
 });
-
-async function rowFor(containerId: string): Promise<HTMLElement> {
-  const rows = await screen.findAllByTestId('swarm-container-row');
-  const row = rows.find((r) => r.dataset.containerId === containerId);
-  if (!row) throw new Error(`no row for ${containerId}`);
-  return row;
-}
 
 describe('Servers page', () => {
   it('lists containers and shows the live engine status from a swarm:status event', async () => {

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import App from '../../renderer/src/App.svelte';
 import { setApiForTests } from '../../renderer/src/lib/api';
 import { FakeApi, makeStatus } from './fake-api';
+import { rowFor } from './rows';
 
 // The Servers page row and the status bar, rendered from statuses as the backend serves them.
 let api: FakeApi;
@@ -16,13 +17,6 @@ beforeEach(() => {
 afterEach(() => {
   vi.useRealTimers();
 });
-
-async function rowFor(containerId: string): Promise<HTMLElement> {
-  const rows = await screen.findAllByTestId('swarm-container-row');
-  const row = rows.find((r) => r.dataset.containerId === containerId);
-  if (!row) throw new Error(`no row for ${containerId}`);
-  return row;
-}
 
 const VLLM = "ModuleNotFoundError: No module named 'vllm'";
 
