@@ -228,6 +228,14 @@ export const en = {
   'errors.LOG_UNAVAILABLE': 'The app log could not be opened here. Its location is shown on the Settings page.',
   'errors.INTERNAL': 'Something went wrong inside the app.',
   'errors.BACKEND_UNREACHABLE': 'The app backend is not reachable.',
+  // SSH (one block, so the host-key codes of the trust step merge beside it)
+  'errors.SSH_UNREACHABLE': 'The server could not be reached over SSH. The details below say what to check.',
+  'errors.SSH_TIMEOUT': 'The server did not finish the SSH login in time.',
+  'errors.SSH_HOST_KEY_REJECTED': "The server's host key was not accepted, so nothing was sent to it.",
+  'errors.SSH_AUTH_FAILED': 'The server refused the login.',
+  'errors.SSH_PASSPHRASE_NEEDED': 'The key file is encrypted and needs its passphrase.',
+  'errors.SSH_PASSPHRASE_WRONG': 'The passphrase does not unlock the key file.',
+  'errors.SSH_DISCONNECTED': 'The SSH connection to the server was lost.',
   'errors.unknown': 'Error {code}.',
   'errorHelp.VALIDATION_FAILED': 'The app refused a value before acting. The detail names the field.',
   'errorHelp.FORBIDDEN': 'The browser page is missing the access token the app printed when it started.',
@@ -253,6 +261,13 @@ export const en = {
   'errorHelp.INTERNAL': 'An unexpected error inside the app. The app log has the details.',
   'errorHelp.BACKEND_UNREACHABLE':
     'The page lost its connection to the app backend. Start the app again, then reload this page.',
+  'errorHelp.SSH_UNREACHABLE': "No SSH connection could be opened to the server's address and port. Check the host name, the port and that sshd runs there.",
+  'errorHelp.SSH_TIMEOUT': 'The server accepted the connection but the SSH handshake or login took too long. Check the network, or a firewall that holds connections open.',
+  'errorHelp.SSH_HOST_KEY_REJECTED': "The app stopped before sending any password or key because the server's identity was not confirmed. Compare the fingerprint with the one the server's administrator gives you.",
+  'errorHelp.SSH_AUTH_FAILED': 'Every login method tried (agent, key file, password) was refused. Check the user name, the key in authorized_keys on the server, or the password.',
+  'errorHelp.SSH_PASSPHRASE_NEEDED': 'The private key is protected by a passphrase. Enter it when asked, or add the key to your ssh-agent (ssh-add).',
+  'errorHelp.SSH_PASSPHRASE_WRONG': 'The passphrase given does not decrypt this private key. Try again, or check with ssh-keygen -y -f <key> in a terminal.',
+  'errorHelp.SSH_DISCONNECTED': 'The server stopped answering or closed the connection. The details name the reason; the app connects again when asked.',
 } as const;
 
 export type MessageKey = keyof typeof en;
