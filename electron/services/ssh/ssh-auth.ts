@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { utils, type AnyAuthMethod, type AuthHandlerMiddleware, type KeyboardInteractiveCallback, type Prompt } from 'ssh2';
+import ssh2, { type AnyAuthMethod, type AuthHandlerMiddleware, type KeyboardInteractiveCallback, type Prompt } from 'ssh2';
 import { AppError } from '../../shared/errors';
 import { sshAuthFailed } from './ssh-errors';
 
@@ -70,6 +70,9 @@ export class SecretMemory {
     this.secrets.clear();
   }
 }
+
+// ssh2 is CommonJS: Node's ESM loader sees only its default export, so no named value imports.
+const { utils } = ssh2;
 
 const ENCRYPTED_KEY = /encrypted .*no passphrase given/i;
 const BAD_PASSPHRASE = /bad passphrase|integrity check failed|bad decrypt/i;

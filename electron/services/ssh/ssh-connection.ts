@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
-import { Client, type ClientChannel, type ConnectConfig } from 'ssh2';
+import ssh2, { type Client, type ClientChannel, type ConnectConfig } from 'ssh2';
 import { AppError } from '../../shared/errors';
 import { AuthPlan, SecretMemory, type AskSecret, type SshAuthAttempt, type SshAuthOutcome } from './ssh-auth';
 import { closeReason, mapSshError } from './ssh-errors';
@@ -137,7 +137,7 @@ export class SshConnection extends EventEmitter<{ closed: [reason: AppError | nu
     const target = `${options.username}@${options.host}:${options.port}`;
     const readyTimeoutMs = options.readyTimeoutMs ?? 20_000;
     const memory = options.memory ?? new SecretMemory();
-    const client = new Client();
+    const client = new ssh2.Client();
     let hostKey: HostKeyInfo | null = null;
     let hostKeyError: AppError | null = null;
     let settled = false;
