@@ -3,7 +3,7 @@
 // test bed's sshd cannot do (keyboard-interactive needs PAM there) and to watch every auth request.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
@@ -129,7 +129,7 @@ describe('against ssh2 Server (TEST DOUBLE of an sshd with keyboard-interactive)
           (answers) => (answers[0] === '123456' && answers[1] === 'pw' ? ctx.accept() : ctx.reject()),
         );
       });
-      client.on('ready', () => client.end());
+      client.on('ready', () => undefined); // stays up until the client leaves
     });
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
     port = (server.address() as AddressInfo).port;
@@ -170,5 +170,37 @@ describe('against ssh2 Server (TEST DOUBLE of an sshd with keyboard-interactive)
     expect((failure as AppError).code).toBe('SSH_HOST_KEY_REJECTED');
     await new Promise((ok) => setTimeout(ok, 100));
     expect(authRequests).toEqual([]);
+  });
+
+  it('closes with SSH_DISCONNECTED naming the missed keepalives when the server goes silent', async () => {
+    // A TCP relay we can freeze: the connection stays open but nothing comes back, as on a dead Wi-Fi.
+    let frozen = false;
+    const relay = net.createServer((inbound) => {
+      const outbound = net.connect(port, '127.0.0.1');
+      inbound.on('data', (d) => frozen || outbound.write(d));
+      outbound.on('data', (d) => frozen || inbound.write(d));
+      inbound.on('error', () => outbound.destroy());
+      outbound.on('error', () => inbound.destroy());
+    });
+    await new Promise<void>((ok) => relay.listen(0, '127.0.0.1', ok));
+    try {
+      const conn = await SshConnection.connect({
+        host: '127.0.0.1',
+        port: (relay.address() as AddressInfo).port,
+        username: 'someone',
+        auth: [{ kind: 'keyboard-interactive' }],
+        askSecret: (r) => Promise.resolve(r.prompt.endsWith('code: ') ? '123456' : 'pw'),
+        verifyHostKey: () => Promise.resolve(true),
+        keepaliveIntervalMs: 100,
+        keepaliveCountMax: 2,
+      });
+      const reason = new Promise<AppError | null>((ok) => conn.once('closed', ok));
+      frozen = true;
+      const closed = await reason;
+      expect(closed?.code).toBe('SSH_DISCONNECTED');
+      expect(closed?.message).toContain('stopped answering keepalives');
+    } finally {
+      relay.close();
+    }
   });
 });
