@@ -132,7 +132,7 @@ describe('Docker over SSH (streamlocal to the remote docker.sock)', () => {
       id: 'ssh:wrong',
       label: 'testbed',
       connection,
-      socketPath: '/nonexistent/docker.sock',
+      transport: { kind: 'socket', path: '/nonexistent/docker.sock' },
       urlForHostPort: (port) => Promise.resolve(`http://127.0.0.1:${port}`),
     });
     const health = await wrong.health();
@@ -142,6 +142,24 @@ describe('Docker over SSH (streamlocal to the remote docker.sock)', () => {
     await wrong.dispose();
     expect(connection.isOpen).toBe(true);
     expect((await engine.health()).reachable).toBe(true);
+  });
+
+  it('reaches the same dockerd through `docker system dial-stdio` on an exec channel (rootless/context fallback)', async () => {
+    const viaCli = createSshDockerEngine({
+      id: 'ssh:dial-stdio',
+      label: 'testbed',
+      connection,
+      transport: { kind: 'dial-stdio' },
+      urlForHostPort: (port) => Promise.resolve(`http://127.0.0.1:${port}`),
+    });
+    try {
+      const [direct, dialed] = await Promise.all([engine.health(), viaCli.health()]);
+      expect(dialed).toMatchObject({ reachable: true, error: null, version: direct.version });
+      expect(viaCli.summary.endpoint).toBe(`ssh://${tb.ssh.user}@${tb.ssh.host}:${tb.ssh.port} (docker system dial-stdio)`);
+      expect(await viaCli.imageExists(tb.fakeSwarmImage)).toBe(true);
+    } finally {
+      await viaCli.dispose();
+    }
   });
 
   it('measures one Docker API call (/_ping, p50 of 200) over SSH against the local socket', async () => {

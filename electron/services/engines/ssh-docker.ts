@@ -10,12 +10,12 @@ import type { EngineWording } from './engine-wording';
 export const DEFAULT_REMOTE_DOCKER_SOCKET = '/var/run/docker.sock';
 
 /** The fixes a user of Docker on a server reached over SSH can act on: commands run there, not here. */
-export function sshDockerWording(server: string, user: string, socketPath = DEFAULT_REMOTE_DOCKER_SOCKET): EngineWording {
+export function sshDockerWording(server: string, user: string, socketPath?: string): EngineWording {
   return {
     product: 'Docker',
     pullImage: (image) => `Pull it on ${server} first (on ${server}: docker pull ${image}).`,
     unreachable: () =>
-      `Is Docker running on ${server}, with its socket at ${socketPath}? Check with "docker version" on ${server}.`,
+      `Is Docker running on ${server}${socketPath ? `, with its socket at ${socketPath}` : ''}? Check with "docker version" on ${server}.`,
     permissionDenied: () =>
       `On ${server}, add ${user} to the "docker" group (sudo usermod -aG docker ${user}), then reconnect.`,
     noGpuRuntime: () =>
@@ -47,13 +47,13 @@ function asSocket(channel: Duplex): Duplex {
 }
 
 /**
- * An http.Agent whose "sockets" are OpenSSH streamlocal channels to the remote Docker socket, all
- * on the one SSH connection. Keep-alive reuses channels between calls, so a Docker call costs one
- * round trip, not a channel open (and never a new SSH login, unlike docker-modem's `ssh` protocol).
+ * An http.Agent whose "sockets" are SSH channels opened by `open`, all on one SSH connection.
+ * Keep-alive reuses channels between calls, so a Docker call costs one round trip, not a channel
+ * open (and never a new SSH login, unlike docker-modem's `ssh` protocol).
  */
-export function createStreamLocalAgent(
-  connection: SshConnection,
-  socketPath: string,
+export function createChannelAgent(
+  open: () => Promise<Duplex>,
+  label: string,
   describeFailure: (message: string) => AppError,
 ): http.Agent {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16, maxFreeSockets: 4 });
@@ -62,16 +62,38 @@ export function createStreamLocalAgent(
     _options: unknown,
     callback: (error: Error | null, socket?: Duplex) => void,
   ): undefined => {
-    connection.openStreamLocal(socketPath).then(
+    open().then(
       (channel) => callback(null, asSocket(channel)),
-      (error: unknown) => callback(error instanceof AppError && error.code !== 'SSH_DISCONNECTED' ? error : describeFailure(String((error as Error).message ?? error))),
+      (error: unknown) =>
+        callback(
+          error instanceof AppError && error.code !== 'SSH_DISCONNECTED'
+            ? error
+            : describeFailure(String((error as Error).message ?? error)),
+        ),
     );
     return undefined;
   };
   // docker-modem runs util.inspect(options, {showHidden, depth: null}) on every request, even with
   // debugging off; through `options.agent` that walked the whole SSH connection and cost ~1.5 ms a call.
-  Object.defineProperty(agent, inspect.custom, { value: () => `StreamLocalAgent(${socketPath})` });
+  Object.defineProperty(agent, inspect.custom, { value: () => label });
   return agent;
+}
+
+/** Channels to the Docker socket on the server (OpenSSH direct-streamlocal). */
+export function createStreamLocalAgent(
+  connection: SshConnection,
+  socketPath: string,
+  describeFailure: (message: string) => AppError,
+): http.Agent {
+  return createChannelAgent(() => connection.openStreamLocal(socketPath), `StreamLocalAgent(${socketPath})`, describeFailure);
+}
+
+/**
+ * Channels that each run `docker system dial-stdio` on the server: the docker CLI finds the
+ * engine itself (rootless Docker, DOCKER_HOST, contexts) when the socket path is not the default.
+ */
+export function createDialStdioAgent(connection: SshConnection, describeFailure: (message: string) => AppError): http.Agent {
+  return createChannelAgent(() => connection.execStream('docker system dial-stdio'), 'DialStdioAgent', describeFailure);
 }
 
 /** dockerode options whose every request goes through `agent`; the host name is never resolved. */
@@ -87,8 +109,11 @@ export interface SshDockerEngineOptions {
   /** What the Servers page shows, e.g. "gpu-box". */
   label: string;
   connection: SshConnection;
-  /** Where Docker listens on the server; rootless Docker and contexts differ. */
-  socketPath?: string;
+  /**
+   * How to reach Docker on the server: its socket (default /var/run/docker.sock) through
+   * streamlocal, or `dial-stdio` to let the server's docker CLI find it (rootless, contexts).
+   */
+  transport?: { kind: 'socket'; path: string } | { kind: 'dial-stdio' };
   /**
    * The URL the app uses to reach a port on the server. The self-healing tunnel provides it; until
    * it lands, callers pass their own (the test bed shares loopback with this machine).
@@ -128,18 +153,22 @@ export async function isRemotePortFree(connection: SshConnection, port: number):
  */
 export function createSshDockerEngine(options: SshDockerEngineOptions): DockerApiEngine {
   const { connection } = options;
-  const socketPath = options.socketPath ?? DEFAULT_REMOTE_DOCKER_SOCKET;
+  const transport = options.transport ?? { kind: 'socket', path: DEFAULT_REMOTE_DOCKER_SOCKET };
   const server = options.label;
   const user = connection.target.split('@')[0] ?? 'your user';
-  const wording = sshDockerWording(server, user, socketPath);
-  const endpoint = `ssh://${connection.target}${socketPath}`;
-  const agent = createStreamLocalAgent(connection, socketPath, (message) =>
-    // OpenSSH answers "open failed" both for a missing socket and for one the user may not open.
+  const where = transport.kind === 'socket' ? transport.path : 'docker system dial-stdio';
+  const wording = sshDockerWording(server, user, transport.kind === 'socket' ? transport.path : undefined);
+  const endpoint = `ssh://${connection.target}${transport.kind === 'socket' ? transport.path : ' (docker system dial-stdio)'}`;
+  // OpenSSH answers "open failed" both for a missing socket and for one the user may not open.
+  const describeFailure = (message: string): AppError =>
     new AppError(
       'ENGINE_UNREACHABLE',
-      `Cannot open ${socketPath} on ${server} over SSH (${message}). ${wording.unreachable(endpoint)} If it is, ${wording.permissionDenied(endpoint)}`,
-    ),
-  );
+      `Cannot open ${where} on ${server} over SSH (${message}). ${wording.unreachable(endpoint)} If it is, ${wording.permissionDenied(endpoint)}`,
+    );
+  const agent =
+    transport.kind === 'socket'
+      ? createStreamLocalAgent(connection, transport.path, describeFailure)
+      : createDialStdioAgent(connection, describeFailure);
   const docker = new Docker(dockerOptionsOverAgent(agent));
   return new DockerApiEngine({
     summary: { id: options.id, kind: 'ssh-docker', label: options.label, endpoint },

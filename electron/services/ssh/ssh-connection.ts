@@ -254,6 +254,19 @@ export class SshConnection extends EventEmitter<{ closed: [reason: AppError | nu
     });
   }
 
+  /**
+   * A command's stdin/stdout as one stream (stderr kept apart), e.g. `docker system dial-stdio`.
+   * A command that fails to start shows up as the stream ending; its stderr says why.
+   */
+  execStream(command: string): Promise<ClientChannel> {
+    return new Promise((resolve, reject) => {
+      this.client.exec(command, (error, channel) => {
+        if (error) return reject(mapSshError(error, this.target, 0));
+        resolve(channel);
+      });
+    });
+  }
+
   /** A stream to a unix socket on the server (OpenSSH's direct-streamlocal), e.g. /var/run/docker.sock. */
   openStreamLocal(socketPath: string): Promise<ClientChannel> {
     return new Promise((resolve, reject) => {
