@@ -181,6 +181,9 @@ export class AuthPlan {
           continue;
         }
         this.record(attempt, 'tried', describe(attempt));
+        // A later method reached the server: if it fails too, the login failed as a whole
+        // (the key's problem stays listed in the outcomes and the message).
+        this.failure = null;
         return method;
       } catch (error) {
         // A typed problem with this attempt (missing passphrase): remember it, try the next one.

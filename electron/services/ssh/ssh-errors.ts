@@ -12,7 +12,10 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTU
 
 export function sshAuthFailed(target: string, outcomes: SshAuthOutcome[]): AppError {
   const tried = outcomes.filter((o) => o.result === 'tried').map((o) => o.detail);
-  const list = tried.length > 0 ? `Tried: ${tried.join(', ')}.` : 'No login method could be tried.';
+  const skipped = outcomes.filter((o) => o.result === 'skipped').map((o) => o.detail);
+  const list =
+    (tried.length > 0 ? `Tried: ${tried.join(', ')}.` : 'No login method could be tried.') +
+    (skipped.length > 0 ? ` Skipped: ${skipped.join('; ')}` : '');
   return new AppError(
     'SSH_AUTH_FAILED',
     `${target} refused the login. ${list} Check the user name, that your public key is in ~/.ssh/authorized_keys on the server, or the password.`,

@@ -165,6 +165,27 @@ describe('against ssh2 Server (TEST DOUBLE of an sshd with keyboard-interactive)
     await conn.close();
   });
 
+  it('goes on past a key with a wrong passphrase; when all fail, says so and names the key problem', async () => {
+    const attempts = (last: 'password' | 'keyboard-interactive') =>
+      SshConnection.connect({
+        host: '127.0.0.1',
+        port,
+        username: 'someone',
+        auth: [{ kind: 'key', path: join(dir, 'enc') }, { kind: last }],
+        askSecret: (r) =>
+          Promise.resolve(r.kind === 'passphrase' ? 'wrong-phrase' : r.prompt.endsWith('code: ') ? '123456' : 'pw'),
+        verifyHostKey: () => Promise.resolve(true),
+      });
+    const conn = await attempts('keyboard-interactive');
+    expect(conn.authOutcomes.map((o) => `${o.attempt}:${o.result}`)).toEqual(['key:skipped', 'keyboard-interactive:tried']);
+    await conn.close();
+    // The double refuses passwords: the login failed as a whole, and the message keeps the key's reason.
+    const failure = await attempts('password').catch((e: unknown) => e as AppError);
+    expect((failure as AppError).code).toBe('SSH_AUTH_FAILED');
+    expect((failure as AppError).message).toMatch(/Tried: password\. Skipped: The passphrase does not unlock/);
+    expect((failure as AppError).message).not.toContain('wrong-phrase');
+  });
+
   it('sends no authentication request at all when the host key is rejected', async () => {
     const failure = await connect(() => Promise.resolve('x'), false).catch((e: unknown) => e as AppError);
     expect((failure as AppError).code).toBe('SSH_HOST_KEY_REJECTED');
