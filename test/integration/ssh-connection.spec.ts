@@ -153,6 +153,32 @@ describe('SshConnection against the test bed sshd', () => {
     expect(order).toEqual([`verify ${tb.ssh.hostKeyFingerprint}`]);
   });
 
+  it("leaves no authentication attempt in sshd's own log when the host key is rejected", async () => {
+    const net = await import('node:net');
+    const { statSync, readFileSync: read } = await import('node:fs');
+    const log = join(tb.stateDir, 'logs', 'sshd.log');
+    const offset = statSync(log).size;
+    // Our own TCP socket (the hook ProxyJump uses), so we know the client port sshd logs.
+    const sock = net.connect(tb.ssh.port, tb.ssh.host);
+    await new Promise((ok) => sock.once('connect', ok));
+    const clientPort = sock.localPort!;
+    const failure = await connect([{ kind: 'password' }], {
+      sock,
+      verifyHostKey: () => Promise.resolve(false),
+      askSecret: () => Promise.resolve(tb.ssh.password),
+    }).catch((e: unknown) => e as AppError);
+    expect((failure as AppError).code).toBe('SSH_HOST_KEY_REJECTED');
+    const ours = () =>
+      read(log, 'utf8')
+        .slice(offset)
+        .split(/\r?\n/)
+        .filter((line) => line.includes(`port ${clientPort}`));
+    for (let i = 0; i < 50 && !ours().some((l) => l.startsWith('Disconnected')); i += 1) await new Promise((ok) => setTimeout(ok, 20));
+    // "Disconnected from <ip>" without "authenticating user": sshd never saw a login attempt.
+    expect(ours()).toContain(`Disconnected from ${tb.ssh.host} port ${clientPort} [preauth]`);
+    expect(ours().filter((l) => /user|Failed|Accepted|password|publickey/i.test(l))).toEqual([]);
+  });
+
   it('rethrows the typed error a verifier throws (how the known_hosts check reports a changed key)', async () => {
     const { AppError: AppErrorClass } = await import('../../electron/shared/errors');
     const failure = await connect([{ kind: 'password' }], {
