@@ -33,6 +33,21 @@ export const ErrorCodes = [
   'SSH_CONFIG_INVALID',
   /** Only the browser client raises it: the `npm run web` process that serves the API is gone. */
   'BACKEND_UNREACHABLE',
+  // SSH connections to remote servers (electron/services/ssh/ssh-connection.ts).
+  /** TCP to the server failed: refused, no route, unknown host name. */
+  'SSH_UNREACHABLE',
+  /** The server answered but the SSH handshake or login did not finish within readyTimeout. */
+  'SSH_TIMEOUT',
+  /** The host-key check said no; no credential was sent. */
+  'SSH_HOST_KEY_REJECTED',
+  /** The server refused every authentication attempt in the list. */
+  'SSH_AUTH_FAILED',
+  /** The key file is encrypted and no passphrase was given. */
+  'SSH_PASSPHRASE_NEEDED',
+  /** The passphrase given does not decrypt the key file. */
+  'SSH_PASSPHRASE_WRONG',
+  /** The connection dropped: keepalive missed, server closed it, or the network went away. */
+  'SSH_DISCONNECTED',
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

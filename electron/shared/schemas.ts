@@ -1,4 +1,14 @@
 import { z } from 'zod';
+import {
+  PORT_MAX,
+  PORT_MIN,
+  SHM_GB_MAX,
+  SHM_GB_MIN,
+  SWARM_DEFAULT_GPUS,
+  SWARM_DEFAULT_NETWORK_MODE,
+  SWARM_DEFAULT_PORT,
+  SWARM_DEFAULT_SHM_GB,
+} from './defaults';
 import { ErrorCodes } from './errors';
 
 /** Engine ids are short slugs chosen by the app ("local", later "ssh-<name>"). */
@@ -23,10 +33,13 @@ export const ImageRef = z
   );
 
 export const Port = z
-  .number({ error: 'port must be a number between 1024 and 65535' })
+  .number({ error: `port must be a number between ${PORT_MIN} and ${PORT_MAX}` })
   .int('port must be a whole number')
-  .min(1024, 'port must be 1024 or higher (ports below need root)')
-  .max(65535, 'port must be 65535 or lower');
+  .min(PORT_MIN, `port must be ${PORT_MIN} or higher (ports below need root)`)
+  .max(PORT_MAX, `port must be ${PORT_MAX} or lower`);
+
+/** Shared memory for the swarm container, in whole GiB. */
+export const ShmSizeGb = z.number().int().min(SHM_GB_MIN).max(SHM_GB_MAX);
 
 /**
  * An engine's id for a container or job: Docker's 64 hex characters (or a 12+ prefix), but also a
@@ -54,12 +67,11 @@ export const NetworkMode = z.enum(['publish', 'host']);
 export const SwarmStartRequest = z.object({
   engineId: EngineId,
   image: ImageRef,
-  port: Port.default(10086),
-  networkMode: NetworkMode.default('publish'),
-  /** On by default: the swarm server cannot train without GPUs, so fail fast where none exist. */
-  gpus: z.boolean().default(true),
-  /** Shared memory in GiB; the AgentJet docs use 32 (vLLM/NCCL need a large /dev/shm). */
-  shmSizeGb: z.number().int().min(1).max(1024).default(32),
+  port: Port.default(SWARM_DEFAULT_PORT),
+  networkMode: NetworkMode.default(SWARM_DEFAULT_NETWORK_MODE),
+  /** On by default (see `SWARM_DEFAULT_GPUS`). */
+  gpus: z.boolean().default(SWARM_DEFAULT_GPUS),
+  shmSizeGb: ShmSizeGb.default(SWARM_DEFAULT_SHM_GB),
 });
 
 export const EngineRef = z.object({ engineId: EngineId });
@@ -191,7 +203,7 @@ export const SwarmDefaults = z.object({
   port: Port,
   networkMode: NetworkMode,
   gpus: z.boolean(),
-  shmSizeGb: z.number().int().min(1).max(1024),
+  shmSizeGb: ShmSizeGb,
 });
 
 export const Settings = z.object({

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { freePort } from '../support/helpers';
 import { startTestApp, TEST_CONTAINER_LABELS, type TestApp } from '../support/test-app';
 import { loadTestbed } from '../testbed/testbed';
-import { fillStartForm, launchChromium, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
+import { fillStartForm, launchChromium, openAppPage, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
 
 const YAML = 'ajet:\n  model:\n    path: /models/Qwen2.5-0.5B\n  data:\n    train_batch_size: 2\n  rollout:\n    num_repeat: 2\n';
 const VARIANT_REPO = 'agentswarm-test/fake-swarm-variant';
@@ -62,12 +62,7 @@ describe('Servers page explains failed, stuck and ended servers (Chromium + real
   });
 
   beforeEach(async () => {
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
-    });
-    await page.goto(app.host?.openUrl ?? 'about:blank');
+    page = await openAppPage(browser, app.host?.openUrl ?? 'about:blank', pageErrors);
   });
 
   afterEach(async () => {

@@ -33,6 +33,20 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
+/**
+ * A fresh page on the app's URL that records page errors and console errors into `errors`, so a
+ * test can assert the UI raised none.
+ */
+export async function openAppPage(browser: Browser, url: string, errors: string[]): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  await page.goto(url);
+  return page;
+}
+
 export function requireBuiltRenderer(): void {
   if (!existsSync(join(rendererDir, 'index.html'))) {
     throw new Error('out/renderer/index.html is missing: run `npx electron-vite build` first (npm test does).');

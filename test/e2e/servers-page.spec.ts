@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { loadTestbed } from '../testbed/testbed';
 import { freePort } from '../support/helpers';
 import { startTestApp, type TestApp } from '../support/test-app';
-import { fillStartForm, launchChromium, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
+import { fillStartForm, launchChromium, openAppPage, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
 
 // The whole slice, as a user would drive it: the built UI in Chromium, the browser host, the real
 // services, the real dockerd, and the fake swarm image (the only test double) from the local registry.
@@ -24,12 +24,7 @@ describe('Servers page end to end (Chromium + browser host + real Docker)', () =
   });
 
   beforeEach(async () => {
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
-    });
-    await page.goto(app.host!.openUrl);
+    page = await openAppPage(browser, app.host!.openUrl, pageErrors);
   });
 
   afterEach(async (context) => {

@@ -78,7 +78,7 @@ describe('language switching', () => {
     api.settingsValue.language = 'zh-CN';
     render(App);
     await waitFor(() => expect(screen.getByTestId('nav-servers').textContent?.trim()).toBe('服务器'));
-    expect(screen.getByTestId('statusbar-swarm').textContent).toBe('Swarm：未运行');
+    await waitFor(() => expect(screen.getByTestId('statusbar-swarm').textContent).toBe('AgentJet swarm 服务器：没有正在监视的服务器'));
   });
 
   it('follows settings:changed pushed by the backend', async () => {

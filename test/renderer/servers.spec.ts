@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import App from '../../renderer/src/App.svelte';
 import { setApiForTests } from '../../renderer/src/lib/api';
 import { FakeApi, makeStatus } from './fake-api';
+import { rowFor } from './rows';
 
 let api: FakeApi;
 
@@ -10,13 +11,6 @@ beforeEach(() => {
   api = new FakeApi();
   setApiForTests(api);
 });
-
-async function rowFor(containerId: string): Promise<HTMLElement> {
-  const rows = await screen.findAllByTestId('swarm-container-row');
-  const row = rows.find((r) => r.dataset.containerId === containerId);
-  if (!row) throw new Error(`no row for ${containerId}`);
-  return row;
-}
 
 describe('Servers page', () => {
   it('lists containers and shows the live engine status from a swarm:status event', async () => {
@@ -28,8 +22,8 @@ describe('Servers page', () => {
     expect(within(row).getByText('agentjet-swarm-a')).toBeTruthy();
     expect(within(row).getByText('ghcr.io/modelscope/agentjet:main')).toBeTruthy();
     expect(within(row).getByText('running')).toBeTruthy();
-    expect(within(row).getByTestId('swarm-engine-status').textContent).toBe('unknown yet');
-    expect(screen.getByTestId('statusbar-swarm').textContent).toBe('Swarm: not running');
+    expect(within(row).getByTestId('swarm-engine-status').textContent).toBe('not known yet');
+    await waitFor(() => expect(screen.getByTestId('statusbar-swarm').textContent).toBe('AgentJet swarm server: none watched'));
     expect(api.requestsOn('swarm:list')).toEqual([{ engineId: 'local' }]);
     await waitFor(() => expect(api.listenerCount('swarm:status')).toBe(1));
 
@@ -38,7 +32,7 @@ describe('Servers page', () => {
     await waitFor(() => expect(within(row).getByTestId('swarm-engine-status').textContent).toBe('ENGINE.ROLLING'));
     expect(within(row).getByTestId('swarm-connection').textContent).toBe('online');
     expect(row.textContent).toContain('step 7');
-    expect(screen.getByTestId('statusbar-swarm').textContent).toBe('Swarm: ENGINE.ROLLING · 127.0.0.1:10086');
+    expect(screen.getByTestId('statusbar-swarm').textContent).toBe('AgentJet swarm server: ENGINE.ROLLING · 127.0.0.1:10086');
   });
 
   it('takes its engine ids from engines:list, not a constant: every request names the listed engine', async () => {
@@ -72,7 +66,7 @@ describe('Servers page', () => {
 
     const row = await rowFor(container.id);
     await waitFor(() => expect(within(row).getByTestId('swarm-engine-status').textContent).toBe('ENGINE.OFFLINE'));
-    expect(screen.getByTestId('statusbar-swarm').textContent).toBe('Swarm: ENGINE.OFFLINE · 127.0.0.1:10090');
+    expect(screen.getByTestId('statusbar-swarm').textContent).toBe('AgentJet swarm server: ENGINE.OFFLINE · 127.0.0.1:10090');
     expect(api.rendererReadyCalls).toBe(1);
   });
 
@@ -81,13 +75,23 @@ describe('Servers page', () => {
     api.statusList = [makeStatus(container.id, { checkedAt: '2025-01-01T00:00:00.000Z' })];
     render(App);
     const bar = screen.getByTestId('statusbar-swarm');
-    await waitFor(() => expect(bar.textContent).toBe('Swarm: ENGINE.OFFLINE · 127.0.0.1:10086'));
+    await waitFor(() => expect(bar.textContent).toBe('AgentJet swarm server: ENGINE.OFFLINE · 127.0.0.1:10086'));
 
     api.emit('swarm:status', makeStatus(container.id, { connection: 'unreachable', lastError: 'ECONNREFUSED' }));
-    await waitFor(() => expect(bar.textContent).toBe('Swarm: unreachable · 127.0.0.1:10086'));
+    await waitFor(() => expect(bar.textContent).toBe('AgentJet swarm server: unreachable · 127.0.0.1:10086'));
 
     api.emit('swarm:status', makeStatus(container.id, { connection: 'stopped', engineStatus: null }));
-    await waitFor(() => expect(bar.textContent).toBe('Swarm: not running'));
+    await waitFor(() => expect(bar.textContent).toBe('AgentJet swarm server: none watched'));
+  });
+
+  it('says "checking" in the status bar until the statuses answer, never "not running" on a guess', async () => {
+    const release = api.hold('swarm:statuses');
+    render(App);
+    const bar = screen.getByTestId('statusbar-swarm');
+    expect(bar.getAttribute('role')).toBe('status');
+    expect(bar.textContent).toBe('AgentJet swarm server: checking…');
+    release();
+    await waitFor(() => expect(bar.textContent).toBe('AgentJet swarm server: none watched'));
   });
 
   it('refetches the list once for a burst of swarm:containers-changed events', async () => {
@@ -110,7 +114,7 @@ describe('Servers page', () => {
     render(App);
     const card = await screen.findByTestId('engine-card');
     await waitFor(() => expect(card.textContent).toContain('Docker 27.5.1 (API 1.47)'));
-    expect(card.textContent).toContain('Local Docker');
+    expect(card.textContent).toContain('Docker engine (this computer)');
     expect(api.requestsOn('engines:health')).toEqual([{ engineId: 'local' }]);
   });
 

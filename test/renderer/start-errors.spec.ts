@@ -19,7 +19,7 @@ async function failStart(code: ErrorCode, message: string): Promise<HTMLElement>
   api.failNext('swarm:start', { code, message });
   render(App);
   await waitFor(() => expect(api.requestsOn('settings:get')).toHaveLength(1));
-  await fireEvent.click(screen.getByTestId('swarm-start-button'));
+  await fireEvent.click(await screen.findByTestId('swarm-start-button'));
   return screen.findByTestId('error-banner');
 }
 

@@ -41,19 +41,26 @@ describe('Start form', () => {
     await screen.findByTestId('swarm-container-row');
   });
 
-  it('disables Start and says "Starting…" while the request runs', async () => {
+  it('marks Start aria-disabled (still focusable) and says "Starting…" while the request runs, sending one request', async () => {
     const release = api.hold('swarm:start');
     render(App);
     await waitFor(() => expect(api.requestsOn('settings:get')).toHaveLength(1));
     const button = screen.getByTestId('swarm-start-button') as HTMLButtonElement;
+    button.focus();
 
     await fireEvent.click(button);
 
     await waitFor(() => expect(button.textContent?.trim()).toBe('Starting…'));
-    expect(button.disabled).toBe(true);
+    expect(button.getAttribute('aria-disabled')).toBe('true');
+    // Not `disabled`: a disabled button drops keyboard focus to <body>.
+    expect(button.disabled).toBe(false);
+    expect(document.activeElement).toBe(button);
+    await fireEvent.click(button);
+    expect(api.requestsOn('swarm:start')).toHaveLength(1);
     release();
     await waitFor(() => expect(button.textContent?.trim()).toBe('Start'));
-    expect(button.disabled).toBe(false);
+    expect(button.getAttribute('aria-disabled')).toBe('false');
+    expect(document.activeElement).toBe(button);
   });
 
   it('shows a translated PORT_IN_USE banner with the backend message when start fails', async () => {
@@ -109,7 +116,7 @@ describe('Start form', () => {
     await fireEvent.input(input('swarm-port-input'), { target: { value: '80' } });
     await fireEvent.click(screen.getByTestId('swarm-start-button'));
     const describedBy = input('swarm-port-input').getAttribute('aria-describedby');
-    expect(describedBy).toBe('start-port-error');
+    expect(describedBy).toBe('start-local-port-error');
     expect(document.getElementById(describedBy!)?.textContent).toBe('The port must be a whole number from 1024 to 65535.');
     expect(input('swarm-image-input').hasAttribute('aria-describedby')).toBe(false);
 
@@ -121,13 +128,15 @@ describe('Start form', () => {
     render(App);
     await waitFor(() => expect(input('swarm-port-input').value).toBe('10086'));
     const hint = screen.getByTestId('swarm-network-hint');
-    expect(hint.textContent).toContain('Only this machine can reach the port.');
+    expect(hint.textContent).toContain('Only the Docker host itself can reach the port');
+    // One wording for the risk, in both modes.
+    const risk = 'The swarm API has no authentication: anyone who can reach its port can start or stop training.';
+    expect(hint.textContent).toContain(risk);
 
     await fireEvent.change(screen.getByTestId('swarm-network-select'), { target: { value: 'host' } });
 
-    expect(hint.textContent).toContain('no authentication');
+    expect(hint.textContent).toContain(risk);
     expect(hint.textContent).toContain('all network interfaces');
-    expect(hint.textContent).toContain('start or stop training');
     expect(hint.textContent).toContain('Publish on 127.0.0.1');
   });
 });

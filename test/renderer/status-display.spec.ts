@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import App from '../../renderer/src/App.svelte';
 import { setApiForTests } from '../../renderer/src/lib/api';
 import { FakeApi, makeStatus } from './fake-api';
+import { rowFor } from './rows';
 
 // The Servers page row and the status bar, rendered from statuses as the backend serves them.
 let api: FakeApi;
@@ -16,13 +17,6 @@ beforeEach(() => {
 afterEach(() => {
   vi.useRealTimers();
 });
-
-async function rowFor(containerId: string): Promise<HTMLElement> {
-  const rows = await screen.findAllByTestId('swarm-container-row');
-  const row = rows.find((r) => r.dataset.containerId === containerId);
-  if (!row) throw new Error(`no row for ${containerId}`);
-  return row;
-}
 
 const VLLM = "ModuleNotFoundError: No module named 'vllm'";
 
@@ -61,7 +55,7 @@ describe('status display on the Servers page', () => {
     expect(within(problem).getByTestId('swarm-engine-problem-log').textContent).toBe(VLLM);
     expect(within(row).queryByTestId('swarm-engine-hint')).toBeNull();
     expect(within(row).getByTestId('swarm-engine-line').textContent).toBe('online');
-    expect(screen.getByTestId('statusbar-swarm').textContent).toBe('Swarm: ENGINE.OFFLINE · 127.0.0.1:10086 · 1 server: engine failed to boot');
+    expect(screen.getByTestId('statusbar-swarm').textContent).toBe('AgentJet swarm server: ENGINE.OFFLINE · 127.0.0.1:10086 · 1 server: engine failed to boot');
   });
 
   it('counts BOOTING time up while the page is open, and the container uptime too', async () => {

@@ -220,21 +220,21 @@ describe('statusBarView', () => {
     const failed = status({ engineStatus: 'ENGINE.OFFLINE', engineProblem: { kind: 'boot-failed', since: ago(0), log: { lines: VLLM, explains: true } } });
     const view = statusBarView([failed], false);
     expect(view.tone).toBe('problem');
-    expect(sayStatusBar(view)).toBe('Swarm: ENGINE.OFFLINE · 127.0.0.1:10086 · 1 server: engine failed to boot');
+    expect(sayStatusBar(view)).toBe('AgentJet swarm server: ENGINE.OFFLINE · 127.0.0.1:10086 · 1 server: engine failed to boot');
     const stuck = status({ containerId: 'c0ffee000002', engineStatus: 'ENGINE.BOOTING', engineProblem: { kind: 'boot-errors', since: ago(0), log: { lines: VLLM, explains: true } } });
     const slow = status({ containerId: 'c0ffee000003', engineStatus: 'ENGINE.BOOTING', engineProblem: { kind: 'boot-slow', since: ago(0), log: { lines: [], explains: false } } });
     expect(sayStatusBar(statusBarView([failed, stuck, slow], false))).toBe(
-      'Swarm: ENGINE.OFFLINE · 127.0.0.1:10086 (+2 more) · 2 servers: engine failed to boot · 1 server: engine slow to boot',
+      'AgentJet swarm server: ENGINE.OFFLINE · 127.0.0.1:10086 (+2 more) · 2 servers: engine failed to boot · 1 server: engine slow to boot',
     );
     setLocale('zh-CN');
-    expect(sayStatusBar(view)).toBe('Swarm：ENGINE.OFFLINE · 127.0.0.1:10086 · 1 个服务器：引擎启动失败');
+    expect(sayStatusBar(view)).toBe('AgentJet swarm 服务器：ENGINE.OFFLINE · 127.0.0.1:10086 · 1 个服务器：引擎启动失败');
   });
 
   it('says nothing more when all is well', () => {
     const view = statusBarView([status({ engineStatus: 'ENGINE.ROLLING', globalStep: 2 })], false);
-    expect(sayStatusBar(view)).toBe('Swarm: ENGINE.ROLLING · 127.0.0.1:10086');
+    expect(sayStatusBar(view)).toBe('AgentJet swarm server: ENGINE.ROLLING · 127.0.0.1:10086');
     expect(view.tone).toBe('online');
-    expect(sayStatusBar(statusBarView([], false))).toBe('Swarm: not running');
+    expect(sayStatusBar(statusBarView([], false))).toBe('AgentJet swarm server: none watched');
   });
 });
 

@@ -1,4 +1,11 @@
 import { join } from 'node:path';
+import {
+  SWARM_DEFAULT_GPUS,
+  SWARM_DEFAULT_IMAGE,
+  SWARM_DEFAULT_NETWORK_MODE,
+  SWARM_DEFAULT_PORT,
+  SWARM_DEFAULT_SHM_GB,
+} from '../../shared/defaults';
 import { Settings, type SettingsPatch, type StoreStatus } from '../../shared/schemas';
 import type { EventSink } from '../events';
 import { JsonStore } from '../util/json-store';
@@ -8,11 +15,11 @@ import { mergePatch } from '../util/merge';
 export const DEFAULT_SETTINGS: Settings = {
   language: 'en',
   swarm: {
-    image: 'ghcr.io/modelscope/agentjet:main',
-    port: 10086,
-    networkMode: 'publish',
-    gpus: true,
-    shmSizeGb: 32,
+    image: SWARM_DEFAULT_IMAGE,
+    port: SWARM_DEFAULT_PORT,
+    networkMode: SWARM_DEFAULT_NETWORK_MODE,
+    gpus: SWARM_DEFAULT_GPUS,
+    shmSizeGb: SWARM_DEFAULT_SHM_GB,
   },
 };
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { SWARM_DEFAULT_PORT } from '../../shared/defaults';
 import { AppError } from '../../shared/errors';
-import type { SwarmContainer, SwarmStartRequest } from '../../shared/schemas';
+import { Port, type SwarmContainer, type SwarmStartRequest } from '../../shared/schemas';
 import {
   LABEL_APP_VERSION,
   LABEL_MANAGED,
@@ -55,7 +56,7 @@ export function buildSwarmSpec(request: SwarmStartRequest, appVersion: string): 
 }
 
 export function toSwarmContainer(engineId: string, c: ContainerSummary): SwarmContainer {
-  const port = Number(c.labels[LABEL_PORT] ?? '10086');
+  const port = Number(c.labels[LABEL_PORT] ?? SWARM_DEFAULT_PORT);
   return {
     id: c.id,
     name: c.name,
@@ -63,7 +64,7 @@ export function toSwarmContainer(engineId: string, c: ContainerSummary): SwarmCo
     image: c.image,
     state: c.state,
     statusText: c.statusText,
-    port: Number.isInteger(port) && port >= 1024 && port <= 65535 ? port : 10086,
+    port: Port.safeParse(port).success ? port : SWARM_DEFAULT_PORT,
     networkMode: c.labels[LABEL_NETWORK] === 'host' ? 'host' : 'publish',
     createdAt: c.createdAt,
     startedAt: c.startedAt,

@@ -11,6 +11,11 @@ export type Params = Record<string, string | number>;
 type MissingErrorTitles = Exclude<`errors.${ErrorCode}`, MessageKey>;
 const everyErrorCodeHasATitle: [MissingErrorTitles] extends [never] ? true : MissingErrorTitles = true;
 void everyErrorCodeHasATitle;
+// The same for the explanation shown under the title (backend details stay English, so this is
+// what a zh-CN user reads to understand the error).
+type MissingErrorHelp = Exclude<`errorHelp.${ErrorCode}`, MessageKey>;
+const everyErrorCodeHasHelp: [MissingErrorHelp] extends [never] ? true : MissingErrorHelp = true;
+void everyErrorCodeHasHelp;
 
 const dictionaries: Record<Language, Record<MessageKey, string>> = { en, 'zh-CN': zhCN };
 
@@ -55,4 +60,10 @@ export function t(key: MessageKey, params?: Params): string {
 export function errorTitle(code: ErrorCode | string, params?: Params): string {
   const key = `errors.${code}`;
   return isMessageKey(key) ? t(key, params) : t('errors.unknown', { code });
+}
+
+/** The translated explanation of a backend error code; null for a code this version does not know. */
+export function errorHelp(code: ErrorCode | string): string | null {
+  const key = `errorHelp.${code}`;
+  return isMessageKey(key) ? t(key) : null;
 }

@@ -5,11 +5,20 @@ import type { SwarmContainer } from '../../../../electron/shared/schemas';
 /** Bursts of `swarm:containers-changed` (start = create + start + status) become one refetch. */
 export const REFETCH_DEBOUNCE_MS = 300;
 
-/** The swarm containers of one engine, refetched whenever the backend says they changed. */
+export type ContainerAction = 'stop' | 'remove';
+
+/**
+ * The swarm containers of one engine, refetched whenever the backend says they changed, and the
+ * Stop and Remove actions on them (with their per-row busy flag and error), so rows stay dumb.
+ */
 export class ContainerListState {
   items = $state<SwarmContainer[]>([]);
   loaded = $state(false);
   error = $state<AppErrorShape | null>(null);
+  /** The action running on each container, by container id. */
+  busy = $state<Record<string, ContainerAction>>({});
+  /** The last failed action's error on each container, by container id, until dismissed. */
+  actionErrors = $state<Record<string, AppErrorShape>>({});
   private latestRequest = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -47,5 +56,35 @@ export class ContainerListState {
       off();
       clearTimeout(this.timer);
     };
+  }
+
+  stop(container: SwarmContainer): Promise<boolean> {
+    return this.act('stop', container);
+  }
+
+  remove(container: SwarmContainer): Promise<boolean> {
+    return this.act('remove', container);
+  }
+
+  dismissError(containerId: string): void {
+    delete this.actionErrors[containerId];
+  }
+
+  /**
+   * Runs one action and reloads the list, so the caller sees the new state when this resolves
+   * (and can move focus to what is still there). True when the action succeeded.
+   */
+  private async act(action: ContainerAction, container: SwarmContainer): Promise<boolean> {
+    // A second click while the first request runs must not send a second request.
+    if (this.busy[container.id]) return false;
+    this.busy[container.id] = action;
+    delete this.actionErrors[container.id];
+    const ref = { engineId: container.engineId, containerId: container.id };
+    const result = action === 'stop' ? await this.api.swarm.stop(ref) : await this.api.swarm.remove(ref);
+    delete this.busy[container.id];
+    if (!result.ok) this.actionErrors[container.id] = result.error;
+    // Gone already: the list is stale, so refetching shows the truth.
+    if (result.ok || result.error.code === 'CONTAINER_NOT_FOUND') await this.load();
+    return result.ok;
   }
 }

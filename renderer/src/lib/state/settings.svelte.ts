@@ -13,7 +13,10 @@ export class SettingsState {
   /** What happened to settings.json at start or at the last save (null until known). */
   status = $state<StoreStatus | null>(null);
 
-  start(api: ExposedApi): () => void {
+  constructor(private readonly api: ExposedApi) {}
+
+  start(): () => void {
+    const api = this.api;
     const offChanged = api.events.on('settings:changed', (settings) => this.apply(settings));
     // The event keeps the notice current (a fixed file clears it); the call covers a page that
     // loads after the event was sent.
@@ -41,8 +44,8 @@ export class SettingsState {
   }
 
   /** Saves a patch; resolves to the error to show, or null when saved. */
-  async update(api: ExposedApi, patch: SettingsPatch): Promise<AppErrorShape | null> {
-    const result = await api.settings.update(patch);
+  async update(patch: SettingsPatch): Promise<AppErrorShape | null> {
+    const result = await this.api.settings.update(patch);
     if (!result.ok) return result.error;
     this.apply(result.value);
     return null;

@@ -10,15 +10,20 @@ export class SwarmStatuses {
   byContainer = $state<Record<string, SwarmStatus>>({});
   /** Set when the initial `swarm:statuses` request failed, i.e. we do not know anything. */
   loadFailed = $state(false);
+  /** False until the initial snapshot answered: until then "none watched" would be a guess. */
+  loaded = $state(false);
+
+  constructor(private readonly api: ExposedApi) {}
 
   /** Loads the snapshot and subscribes to updates; returns the unsubscribe for teardown. */
-  start(api: ExposedApi): () => void {
-    const off = api.events.on('swarm:status', (status) => this.put(status));
-    void api.swarm.statuses().then((result) => {
+  start(): () => void {
+    const off = this.api.events.on('swarm:status', (status) => this.put(status));
+    void this.api.swarm.statuses().then((result) => {
       if (!result.ok) {
         this.loadFailed = true;
         return;
       }
+      this.loaded = true;
       this.loadFailed = false;
       for (const status of result.value) this.put(status);
     });
