@@ -4,21 +4,11 @@ import { PassThrough } from 'node:stream';
 import Docker from 'dockerode';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadTestbed } from '../testbed/testbed';
-import { freePort } from '../support/helpers';
+import { freePort, poll } from '../support/helpers';
 import { removeTestContainers, TEST_CONTAINER_LABELS } from '../support/test-app';
 
 const tb = loadTestbed();
 const docker = new Docker({ socketPath: tb.dockerSocket });
-
-async function poll<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((ok) => setTimeout(ok, 50));
-  }
-}
 
 async function logsOf(container: Docker.Container): Promise<string> {
   const raw = (await container.logs({ stdout: true, stderr: true, follow: false })) as unknown as Buffer;

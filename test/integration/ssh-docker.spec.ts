@@ -8,22 +8,12 @@ import { createSshDockerEngine, createStreamLocalAgent, dockerOptionsOverAgent }
 import type { DockerApiEngine } from '../../electron/services/engines/docker-api-engine';
 import { SshConnection } from '../../electron/services/ssh/ssh-connection';
 import { loadTestbed } from '../testbed/testbed';
-import { freePort } from '../support/helpers';
+import { freePort, poll } from '../support/helpers';
 import { removeTestContainers, TEST_CONTAINER_LABELS } from '../support/test-app';
 
 const tb = loadTestbed();
 let connection: SshConnection;
 let engine: DockerApiEngine;
-
-async function poll<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((ok) => setTimeout(ok, 100));
-  }
-}
 
 beforeAll(async () => {
   connection = await SshConnection.connect({

@@ -17,6 +17,20 @@ export function freePort(): Promise<number> {
 }
 
 /** Resolves with the first event on `channel` that satisfies `predicate`, or fails after `timeoutMs`. */
+/**
+ * Asks `fn` until it gives a value (an error counts as "not yet"), every `intervalMs`; for states
+ * no event announces, such as a container's log or state seen through Docker itself.
+ */
+export async function poll<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined>, intervalMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
 export function waitForEvent<E extends EventChannel>(
   hub: EventHub,
   channel: E,
