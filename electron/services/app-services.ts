@@ -6,6 +6,7 @@ import { registerEngines } from './engines/register';
 import type { EventSink } from './events';
 import type { Handlers } from './ipc/handlers';
 import { registerSettings } from './settings/register';
+import { registerServers } from './ssh/register';
 import { SettingsService } from './settings/settings-service';
 import { registerSwarm } from './swarm/register';
 import { AppLog } from './util/app-log';
@@ -67,11 +68,14 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const settings = registerSettings(context);
   const app = registerApp(context);
   const enginesModule = registerEngines(context);
+  // Servers before swarm: their engines must be in the registry when swarm rediscovers containers.
+  const servers = registerServers(context);
   const swarm = registerSwarm(context);
   const modules: [string, Pick<DomainModule<never>, 'start' | 'dispose'>][] = [
     ['settings', settings],
     ['app', app],
     ['engines', enginesModule],
+    ['servers', servers],
     ['swarm', swarm],
   ];
 
@@ -81,6 +85,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ...app.handlers,
     ...enginesModule.handlers,
     ...swarm.handlers,
+    ...servers.handlers,
   };
 
   return {

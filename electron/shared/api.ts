@@ -17,6 +17,19 @@ export const apiLayout = {
     statuses: 'swarm:statuses',
   },
   settings: { get: 'settings:get', update: 'settings:update', status: 'settings:status' },
+  servers: {
+    list: 'servers:list',
+    add: 'servers:add',
+    update: 'servers:update',
+    remove: 'servers:remove',
+    connect: 'servers:connect',
+    disconnect: 'servers:disconnect',
+    test: 'servers:test',
+    trustHostKey: 'servers:trust-host-key',
+    replaceHostKey: 'servers:replace-host-key',
+    answerPrompt: 'servers:answer-prompt',
+    sshConfig: 'servers:ssh-config',
+  },
 } as const satisfies Record<string, Record<string, InvokeChannel>>;
 
 export type ApiLayout = typeof apiLayout;

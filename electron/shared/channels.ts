@@ -16,6 +16,17 @@ export const INVOKE_CHANNELS = [
   'settings:get',
   'settings:update',
   'settings:status',
+  'servers:list',
+  'servers:add',
+  'servers:update',
+  'servers:remove',
+  'servers:connect',
+  'servers:disconnect',
+  'servers:test',
+  'servers:trust-host-key',
+  'servers:replace-host-key',
+  'servers:answer-prompt',
+  'servers:ssh-config',
 ] as const;
 
 export const EVENT_CHANNELS = [
@@ -23,6 +34,8 @@ export const EVENT_CHANNELS = [
   'swarm:containers-changed',
   'settings:changed',
   'settings:status-changed',
+  'servers:changed',
+  'engines:changed',
 ] as const;
 
 export type InvokeChannel = (typeof INVOKE_CHANNELS)[number];

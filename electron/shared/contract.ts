@@ -16,6 +16,16 @@ import {
   SwarmStartRequest,
   SwarmStatus,
 } from './schemas';
+import {
+  DiagnosticsReport,
+  HostKeyDecision,
+  PromptAnswer,
+  ServerProfileInput,
+  ServerRef,
+  ServerUpdate,
+  ServerView,
+  SshConfigListing,
+} from './schemas-servers';
 import { EVENT_CHANNELS, INVOKE_CHANNELS, type EventChannel, type InvokeChannel } from './channels';
 
 export * from './channels';
@@ -41,6 +51,22 @@ export const invokeContract = {
   'settings:get': { request: Empty, response: Settings },
   'settings:update': { request: SettingsPatch, response: Settings },
   'settings:status': { request: Empty, response: StoreStatus },
+  'servers:list': { request: Empty, response: z.array(ServerView) },
+  'servers:add': { request: ServerProfileInput, response: ServerView },
+  'servers:update': { request: ServerUpdate, response: ServerView },
+  /** Disconnects, closes its tunnels and removes its engine; containers on the server keep running. */
+  'servers:remove': { request: ServerRef, response: z.object({ removed: z.literal(true) }) },
+  /** Resolves once the link is up (or rejects with the reason, e.g. SSH_HOST_KEY_UNKNOWN). */
+  'servers:connect': { request: ServerRef, response: ServerView },
+  'servers:disconnect': { request: ServerRef, response: ServerView },
+  /** Staged diagnostics on a connection of its own: TCP → handshake → host key → auth → docker → GPUs. */
+  'servers:test': { request: ServerRef, response: DiagnosticsReport },
+  /** Adds the unknown key the user was shown to known_hosts (OpenSSH format). */
+  'servers:trust-host-key': { request: HostKeyDecision, response: ServerView },
+  /** The separate, explicit action for a changed key: replaces the old entry with the key shown. */
+  'servers:replace-host-key': { request: HostKeyDecision, response: ServerView },
+  'servers:answer-prompt': { request: PromptAnswer, response: z.object({ accepted: z.literal(true) }) },
+  'servers:ssh-config': { request: Empty, response: SshConfigListing },
 } as const satisfies Record<InvokeChannel, ChannelSchemas>;
 
 /** Push events from the backend. Payload-free "changed" events tell the UI to refetch a list. */
@@ -50,6 +76,10 @@ export const eventContract = {
   'settings:changed': Settings,
   /** A snapshot of what happened to settings.json (read, moved aside, not writable), after each change. */
   'settings:status-changed': StoreStatus,
+  /** A snapshot of every server (state, prompt, tunnels), after each change. */
+  'servers:changed': z.array(ServerView),
+  /** The engine list changed (a server added or removed): refetch `engines:list`. */
+  'engines:changed': z.object({}),
 } as const satisfies Record<EventChannel, z.ZodType>;
 
 /** What a caller may send (defaults still optional). */

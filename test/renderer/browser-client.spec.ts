@@ -191,6 +191,7 @@ describe('browser-host API client', () => {
       '/api/invoke/engines:list': [{ id: 'local', kind: 'local-docker', label: 'Local Docker', endpoint: 'unix:///x' }],
       '/api/invoke/settings:get': settings,
       '/api/invoke/settings:status': settingsStatus,
+      '/api/invoke/servers:list': [],
     };
     fetch.mockImplementation(async (url) => ({ status: 200, json: async () => ({ ok: true, value: answers[String(url)] ?? [] }) }) as unknown as Response);
     const api = createBrowserApi(host);
@@ -199,27 +200,31 @@ describe('browser-host API client', () => {
     api.events.on('swarm:containers-changed', (c) => seen.push(['changed', c]));
     api.events.on('settings:changed', (s) => seen.push(['settings', s]));
     api.events.on('settings:status-changed', (s) => seen.push(['settings-status', s]));
+    api.events.on('engines:changed', (e) => seen.push(['engines', e]));
+    api.events.on('servers:changed', (s) => seen.push(['servers', s]));
     const replay = [
       ['status', status],
+      ['engines', {}],
       ['changed', { engineId: 'local' }],
       ['settings', settings],
       ['settings-status', settingsStatus],
+      ['servers', []],
     ];
     expect(fetch).not.toHaveBeenCalled(); // nothing is fetched before the socket is open
 
     // The stores' first snapshot races the socket's connect: the first open already catches up.
     sockets[0]!.open();
-    await vi.waitFor(() => expect(seen).toHaveLength(4));
+    await vi.waitFor(() => expect(seen).toHaveLength(6));
     expect(seen).toEqual(replay);
-    expect(fetch).toHaveBeenCalledTimes(4);
+    expect(fetch).toHaveBeenCalledTimes(5);
 
     sockets[0]!.drop();
     timers[0]!.fn();
-    expect(fetch).toHaveBeenCalledTimes(4); // a new socket that has not opened yet replays nothing
+    expect(fetch).toHaveBeenCalledTimes(5); // a new socket that has not opened yet replays nothing
     sockets[1]!.open();
-    await vi.waitFor(() => expect(seen).toHaveLength(8));
+    await vi.waitFor(() => expect(seen).toHaveLength(12));
     expect(seen).toEqual([...replay, ...replay]);
-    expect(fetch).toHaveBeenCalledTimes(8);
+    expect(fetch).toHaveBeenCalledTimes(10);
   });
 
   it('has every method of apiLayout, each posting to its own channel (built by looping over the layout)', async () => {
@@ -243,6 +248,7 @@ describe('browser-host API client', () => {
       'engines:list': [{ id: 'local', kind: 'local-docker', label: 'Local Docker', endpoint: 'unix:///x' }],
       'settings:get': settings,
       'settings:status': { file: '/x/settings.json', problem: 'unreadable', writable: false, detail: 'EISDIR: it is a folder', movedTo: null, resetFields: [] },
+      'servers:list': [],
     };
     const produced = new Set<string>();
     for (const row of replayTable) {

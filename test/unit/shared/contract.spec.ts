@@ -50,7 +50,12 @@ describe('contract types', () => {
     expectTypeOf<ExposedApi['swarm']['start']>().returns.toEqualTypeOf<Promise<Result<SwarmContainer>>>();
     expectTypeOf<ExposedApi['settings']['get']>().returns.toEqualTypeOf<Promise<Result<Settings>>>();
     expectTypeOf<ExposedApi['events']['on']>().parameter(0).toEqualTypeOf<
-      'swarm:status' | 'swarm:containers-changed' | 'settings:changed' | 'settings:status-changed'
+      | 'swarm:status'
+      | 'swarm:containers-changed'
+      | 'settings:changed'
+      | 'settings:status-changed'
+      | 'servers:changed'
+      | 'engines:changed'
     >();
   });
 

@@ -25,10 +25,14 @@ function row<C extends InvokeChannel>(request: C, toEvents: (value: InvokeRespon
  */
 export const replayTable: readonly ReplayRow[] = [
   row('swarm:statuses', (statuses) => statuses.map((payload) => ({ channel: 'swarm:status', payload }))),
-  row('engines:list', (engines) =>
-    engines.map((engine) => ({ channel: 'swarm:containers-changed', payload: { engineId: engine.id } })),
-  ),
+  row('engines:list', (engines) => [
+    // Servers added or removed while the socket was down: the engine list itself is refetched.
+    { channel: 'engines:changed', payload: {} },
+    ...engines.map((engine): BridgeMessage => ({ channel: 'swarm:containers-changed', payload: { engineId: engine.id } })),
+  ]),
   row('settings:get', (settings) => [{ channel: 'settings:changed', payload: settings }]),
   // A settings file that could not be read at start: a reloaded page must still show the notice.
   row('settings:status', (status) => [{ channel: 'settings:status-changed', payload: status }]),
+  // Connection states, host-key questions and secret prompts of SSH servers.
+  row('servers:list', (servers) => [{ channel: 'servers:changed', payload: servers }]),
 ];
