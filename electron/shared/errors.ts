@@ -48,6 +48,15 @@ export const ErrorCodes = [
   'SSH_PASSPHRASE_WRONG',
   /** The connection dropped: keepalive missed, server closed it, or the network went away. */
   'SSH_DISCONNECTED',
+  // Server profiles and tunnels (electron/services/ssh/).
+  /** No server with that id (removed in another window, or a stale page). */
+  'SERVER_NOT_FOUND',
+  /** A server with the same name, or the same user@host:port, already exists. */
+  'SERVER_EXISTS',
+  /** The secret prompt was already answered, cancelled or timed out. */
+  'PROMPT_NOT_FOUND',
+  /** The local end of a tunnel could not listen (no free port near the one asked for), or a channel could not open. */
+  'TUNNEL_FAILED',
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

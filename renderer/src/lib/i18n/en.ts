@@ -241,6 +241,10 @@ export const en = {
   'errors.SSH_PASSPHRASE_NEEDED': 'The key file is encrypted and needs its passphrase.',
   'errors.SSH_PASSPHRASE_WRONG': 'The passphrase does not unlock the key file.',
   'errors.SSH_DISCONNECTED': 'The SSH connection to the server was lost.',
+  'errors.TUNNEL_FAILED': 'The tunnel to the swarm port could not be opened.',
+  'errors.PROMPT_NOT_FOUND': 'That question is no longer waiting for an answer.',
+  'errors.SERVER_EXISTS': 'A server with this name or address already exists.',
+  'errors.SERVER_NOT_FOUND': 'That server is not in the list any more.',
   'errors.unknown': 'Error {code}.',
   'errorHelp.SSH_HOST_KEY_UNKNOWN': "The app has never seen this server's key. Check the fingerprint on the server (ssh-keygen -lf on its host key) and accept it only if they match.",
   'errorHelp.SSH_HOST_KEY_CHANGED': 'known_hosts holds another key for this server. After a reinstall, replace the key; otherwise do not connect, the connection may be intercepted.',
@@ -278,6 +282,10 @@ export const en = {
   'errorHelp.SSH_PASSPHRASE_NEEDED': 'The private key is protected by a passphrase. Enter it when asked, or add the key to your ssh-agent (ssh-add).',
   'errorHelp.SSH_PASSPHRASE_WRONG': 'The passphrase given does not decrypt this private key. Try again, or check with ssh-keygen -y -f <key> in a terminal.',
   'errorHelp.SSH_DISCONNECTED': 'The server stopped answering or closed the connection. The details name the reason; the app connects again when asked.',
+  'errorHelp.TUNNEL_FAILED': 'The details say whether the local port or the server side failed. Free the local port or choose another one in the server settings.',
+  'errorHelp.PROMPT_NOT_FOUND': 'The connection attempt ended before the answer arrived. Connect again to be asked again.',
+  'errorHelp.SERVER_EXISTS': 'Choose another name, or edit the server that is already there.',
+  'errorHelp.SERVER_NOT_FOUND': 'It was removed, perhaps in another window. Reload the Servers page.',
 } as const;
 
 export type MessageKey = keyof typeof en;
