@@ -156,9 +156,10 @@ export class SshChain extends EventEmitter<{ closed: [reason: AppError | null] }
   }
 
   /**
-   * When a jump host drops, the target's connection (a channel inside it) usually reports first with a
-   * vaguer reason. Wait one turn of the event loop so every hop that went down has reported, then name
-   * the first (closest to us) as the cause.
+   * When a jump host drops, the target's connection (a channel inside it) goes down with it, with a
+   * vaguer reason. Which of them reports first is up to ssh2 (today: the jump host, see ssh-jump.spec.ts);
+   * waiting one turn of the event loop lets every hop that went down report, so the cause named is the
+   * first hop (closest to us) whatever that order is.
    */
   private onHopClosed(): void {
     if (this.closedEmitted) return;
