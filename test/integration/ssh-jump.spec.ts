@@ -1,7 +1,7 @@
 // ProxyJump through the test bed's second sshd (127.0.0.1:2223) to its sshd on 127.0.0.1:2222: every
 // hop's host key checked, secrets asked per hop, errors naming the hop, and the chain closing as one when
 // a jump host's sshd process dies. Needs `bash test/testbed/testbed.sh up`.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -147,14 +147,17 @@ describe('SshChain through the jump sshd', () => {
 
   it('closes everything and fires `closed` once, naming the jump host, when its sshd process for us is killed', async () => {
     const listener = Number(readFileSync(join(tb.stateDir, 'run', 'sshd-jump.pid'), 'utf8'));
-    const before = new Set(childrenOf(listener));
     const chain = await SshChain.connect(recorder().chainOptions([jumpHop(), targetHop()]));
     const reasons: Array<AppError | null> = [];
     chain.on('closed', (reason) => reasons.push(reason));
-    const ours = childrenOf(listener).filter((pid) => !before.has(pid));
-    expect(ours).toHaveLength(1); // the per-connection "sshd: swarmtest [priv]" process serving our jump hop
+    // The per-connection "sshd: swarmtest [priv]" process serving our jump hop: the listener's child whose
+    // TCP socket's peer is our socket to 2223 (other clients of the jump sshd are left alone).
+    const ourPorts = tcpSockets(process.pid).filter((t) => t.remotePort === tb.jump.port).map((t) => t.localPort);
+    const ours = childrenOf(listener).filter((pid) => tcpSockets(pid).some((t) => t.localPort === tb.jump.port && ourPorts.includes(t.remotePort)));
+    expect(ours).toHaveLength(1);
     const t0 = Date.now();
-    for (const pid of [...childrenOf(ours[0]!), ours[0]!]) process.kill(pid, 'SIGKILL');
+    // The monitor and its unprivileged child; whichever dies first may take the other with it (ESRCH).
+    for (const pid of [ours[0]!, ...childrenOf(ours[0]!)]) killIfAlive(pid);
     for (let i = 0; i < 100 && reasons.length === 0; i += 1) await new Promise((ok) => setTimeout(ok, 50));
     const tookMs = Date.now() - t0;
     await new Promise((ok) => setTimeout(ok, 300)); // a second emission would show up here
@@ -166,6 +169,34 @@ describe('SshChain through the jump sshd', () => {
     expect(chain.connections.map((c) => c.isOpen)).toEqual([false, false]);
   });
 });
+
+function killIfAlive(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+/** The TCP (IPv4) sockets process `pid` holds open, with their local and remote ports. */
+function tcpSockets(pid: number): Array<{ localPort: number; remotePort: number }> {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const link = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      const m = /^socket:\[(\d+)\]$/.exec(link);
+      if (m) inodes.add(m[1]!);
+    } catch {
+      // closed while we looked
+    }
+  }
+  return readFileSync(`/proc/${pid}/net/tcp`, 'utf8')
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((f) => f.length > 9 && inodes.has(f[9]!))
+    .map((f) => ({ localPort: parseInt(f[1]!.split(':')[1]!, 16), remotePort: parseInt(f[2]!.split(':')[1]!, 16) }));
+}
 
 /** PIDs whose parent is `pid` (from /proc, no ps needed). */
 function childrenOf(pid: number): number[] {
