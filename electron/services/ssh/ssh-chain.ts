@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { AppError } from '../../shared/errors';
 import type { AskSecret, SecretRequest, SshAuthAttempt, SshAuthOutcome } from './ssh-auth';
 import { SecretMemory } from './ssh-auth';
-import { SshConnection, type HostKeyInfo } from './ssh-connection';
+import { SshConnection, type HostKeyInfo, type SshConnectionOptions } from './ssh-connection';
 
 /** One machine of a ProxyJump chain; the target is the last hop. */
 export interface ChainHop {
@@ -27,6 +27,8 @@ export interface SshChainOptions {
   /** Secrets typed for this chain (keyed per hop by SshConnection), kept across reconnects. */
   memory?: SecretMemory;
   onAuthAttempt?: (hop: number, outcome: SshAuthOutcome) => void;
+  /** ssh2 algorithm preferences (cipher order …), used for every hop. */
+  algorithms?: SshConnectionOptions['algorithms'];
 }
 
 /** `user@host:port` of a hop, as messages and prompts name it. */
@@ -99,6 +101,7 @@ export async function connectHop(options: SshChainOptions, index: number, previo
       ...(options.readyTimeoutMs !== undefined ? { readyTimeoutMs: options.readyTimeoutMs } : {}),
       ...(options.keepaliveIntervalMs !== undefined ? { keepaliveIntervalMs: options.keepaliveIntervalMs } : {}),
       ...(options.keepaliveCountMax !== undefined ? { keepaliveCountMax: options.keepaliveCountMax } : {}),
+      ...(options.algorithms ? { algorithms: options.algorithms } : {}),
       ...(options.onAuthAttempt ? { onAuthAttempt: (outcome: SshAuthOutcome) => options.onAuthAttempt!(index, outcome) } : {}),
     });
   } catch (error) {
