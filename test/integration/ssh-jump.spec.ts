@@ -84,6 +84,20 @@ describe('SshChain through the jump sshd', () => {
     expect(chain.isOpen).toBe(false);
   });
 
+  it('asks for the passphrase of a key file used on two hops once (kept in the chain memory), and names the hop asking', async () => {
+    const encrypted: SshAuthAttempt[] = [{ kind: 'key', path: tb.ssh.encryptedKeyPath }];
+    const events: string[] = [];
+    const chain = await SshChain.connect({
+      ...recorder().chainOptions([jumpHop(encrypted), targetHop(encrypted)]),
+      askSecret: (hop, request) => {
+        events.push(`ask ${hop} ${request.kind} ${request.prompt}`);
+        return Promise.resolve(tb.ssh.encryptedKeyPassphrase);
+      },
+    });
+    await chain.close();
+    expect(events).toEqual([`ask 0 passphrase Passphrase for ${tb.ssh.encryptedKeyPath}`]);
+  });
+
   it('follows an a,b chain (2223 → 2223 → 2222) with a host-key check per hop', async () => {
     const { events, chainOptions } = recorder();
     const chain = await SshChain.connect(chainOptions([jumpHop(), jumpHop(), targetHop()]));
