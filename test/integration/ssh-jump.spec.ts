@@ -1,14 +1,18 @@
 // ProxyJump through the test bed's second sshd (127.0.0.1:2223) to its sshd on 127.0.0.1:2222: every
 // hop's host key checked, secrets asked per hop, errors naming the hop, and the chain closing as one when
 // a jump host's sshd process dies. Needs `bash test/testbed/testbed.sh up`.
-import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import net from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SecretRequest, SshAuthAttempt, SshAuthOutcome } from '../../electron/services/ssh/ssh-auth';
+import { sshCommandOf } from '../../electron/services/ssh/profile-hops';
 import { HopError, SshChain, type ChainHop, type SshChainOptions } from '../../electron/services/ssh/ssh-chain';
 import type { HostKeyInfo } from '../../electron/services/ssh/ssh-connection';
 import type { AppError } from '../../electron/shared/errors';
+import { ServerProfile } from '../../electron/shared/schemas-servers';
 import { loadTestbedWithJump } from '../testbed/testbed';
 
 const tb = loadTestbedWithJump();
@@ -181,6 +185,53 @@ describe('SshChain through the jump sshd', () => {
     expect([(reasons[0] as HopError).code, (reasons[0] as HopError).hop]).toEqual(['SSH_DISCONNECTED', 0]);
     expect(reasons[0]!.message).toMatch(new RegExp(`^via jump host ${JUMP} \\(hop 1 of 2\\): `));
     expect(chain.connections.map((c) => c.isOpen)).toEqual([false, false]);
+  });
+
+  it('gives an `ssh -N -L … -J …` command that the real OpenSSH client runs through the jump host', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentswarm-sshcmd-'));
+    const known = (port: number, pub: string) => `[127.0.0.1]:${port} ${readFileSync(pub, 'utf8').trim().split(/\s+/).slice(0, 2).join(' ')}\n`;
+    writeFileSync(join(dir, 'known_hosts'), known(tb.ssh.port, tb.ssh.hostPublicKeyPath) + known(tb.jump.port, tb.jump.hostPublicKeyPath));
+    // Only what the user's own ~/.ssh/config would hold (known hosts, the jump host's key); -F also reaches the -J child.
+    writeFileSync(
+      join(dir, 'config'),
+      `Host *\n  UserKnownHostsFile ${dir}/known_hosts\n  StrictHostKeyChecking yes\n  BatchMode yes\n  IdentityFile ${tb.ssh.plainKeyPath}\n`,
+    );
+    const profile = ServerProfile.parse({
+      id: 'testbed',
+      label: 'testbed',
+      host: tb.ssh.host,
+      port: tb.ssh.port,
+      username: tb.ssh.user,
+      identityFiles: [tb.ssh.plainKeyPath],
+      jumps: [{ host: tb.jump.host, port: tb.jump.port, username: tb.ssh.user }],
+    });
+    const localPort = await deadPort();
+    // The tunnel's remote end is the target's own sshd port, so the SSH banner proves the whole path.
+    const command = sshCommandOf(profile, localPort, tb.ssh.port);
+    expect(command).toBe(
+      `ssh -N -L 127.0.0.1:${localPort}:127.0.0.1:${tb.ssh.port} -J ${JUMP} -i ${tb.ssh.plainKeyPath} -p ${tb.ssh.port} ${tb.ssh.user}@${tb.ssh.host}`,
+    );
+    const ssh = spawn('sh', ['-c', `exec ${command.replace(/^ssh /, `ssh -F ${dir}/config `)}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    ssh.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    try {
+      let banner = '';
+      for (let i = 0; i < 100 && !banner; i += 1) {
+        banner = await new Promise<string>((resolve) => {
+          const socket = net.connect(localPort, '127.0.0.1');
+          socket.once('data', (d: Buffer) => {
+            socket.destroy();
+            resolve(d.toString('latin1').split('\r\n')[0] ?? '');
+          });
+          socket.once('error', () => setTimeout(() => resolve(''), 100));
+        });
+      }
+      expect(stderr).toBe('');
+      expect(banner).toMatch(/^SSH-2\.0-OpenSSH_/);
+    } finally {
+      ssh.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
