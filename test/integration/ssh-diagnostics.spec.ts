@@ -137,6 +137,13 @@ describe('runDiagnostics against the test bed', () => {
     expect(stage(report, 'auth').fix).toMatch(/authorized_keys/);
   });
 
+  it('fails at auth with SSH_PASSPHRASE_NEEDED when the passphrase of an encrypted key is not given', async () => {
+    const report = await run({ hops: [target([{ kind: 'key', path: tb.ssh.encryptedKeyPath }])], askSecret: () => Promise.resolve(null) });
+    expect(statuses(report)).toMatchObject({ 'host-key': 'pass', auth: 'fail', 'docker-version': 'skipped' });
+    expect(stage(report, 'auth').error?.code).toBe('SSH_PASSPHRASE_NEEDED');
+    expect(stage(report, 'auth').fix).toMatch(/ssh-add/);
+  });
+
   it('tells a missing Docker socket from one the user may not open', async () => {
     const missing = await run({ hops: [target()], docker: { transport: 'socket', socketPath: '/run/no-such-docker.sock' } });
     expect(statuses(missing)).toMatchObject({ auth: 'pass', 'docker-version': 'fail', 'docker-permission': 'fail', gpus: 'skipped' });

@@ -1,14 +1,18 @@
 // ProxyJump through the test bed's second sshd (127.0.0.1:2223) to its sshd on 127.0.0.1:2222: every
 // hop's host key checked, secrets asked per hop, errors naming the hop, and the chain closing as one when
 // a jump host's sshd process dies. Needs `bash test/testbed/testbed.sh up`.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import net from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SecretRequest, SshAuthAttempt, SshAuthOutcome } from '../../electron/services/ssh/ssh-auth';
+import { sshCommandOf } from '../../electron/services/ssh/profile-hops';
 import { HopError, SshChain, type ChainHop, type SshChainOptions } from '../../electron/services/ssh/ssh-chain';
 import type { HostKeyInfo } from '../../electron/services/ssh/ssh-connection';
 import type { AppError } from '../../electron/shared/errors';
+import { ServerProfile } from '../../electron/shared/schemas-servers';
 import { loadTestbedWithJump } from '../testbed/testbed';
 
 const tb = loadTestbedWithJump();
@@ -84,6 +88,20 @@ describe('SshChain through the jump sshd', () => {
     expect(chain.isOpen).toBe(false);
   });
 
+  it('asks for the passphrase of a key file used on two hops once (kept in the chain memory), and names the hop asking', async () => {
+    const encrypted: SshAuthAttempt[] = [{ kind: 'key', path: tb.ssh.encryptedKeyPath }];
+    const events: string[] = [];
+    const chain = await SshChain.connect({
+      ...recorder().chainOptions([jumpHop(encrypted), targetHop(encrypted)]),
+      askSecret: (hop, request) => {
+        events.push(`ask ${hop} ${request.kind} ${request.prompt}`);
+        return Promise.resolve(tb.ssh.encryptedKeyPassphrase);
+      },
+    });
+    await chain.close();
+    expect(events).toEqual([`ask 0 passphrase Passphrase for ${tb.ssh.encryptedKeyPath}`]);
+  });
+
   it('follows an a,b chain (2223 → 2223 → 2222) with a host-key check per hop', async () => {
     const { events, chainOptions } = recorder();
     const chain = await SshChain.connect(chainOptions([jumpHop(), jumpHop(), targetHop()]));
@@ -147,14 +165,17 @@ describe('SshChain through the jump sshd', () => {
 
   it('closes everything and fires `closed` once, naming the jump host, when its sshd process for us is killed', async () => {
     const listener = Number(readFileSync(join(tb.stateDir, 'run', 'sshd-jump.pid'), 'utf8'));
-    const before = new Set(childrenOf(listener));
     const chain = await SshChain.connect(recorder().chainOptions([jumpHop(), targetHop()]));
     const reasons: Array<AppError | null> = [];
     chain.on('closed', (reason) => reasons.push(reason));
-    const ours = childrenOf(listener).filter((pid) => !before.has(pid));
-    expect(ours).toHaveLength(1); // the per-connection "sshd: swarmtest [priv]" process serving our jump hop
+    // The per-connection "sshd: swarmtest [priv]" process serving our jump hop: the listener's child whose
+    // TCP socket's peer is our socket to 2223 (other clients of the jump sshd are left alone).
+    const ourPorts = tcpSockets(process.pid).filter((t) => t.remotePort === tb.jump.port).map((t) => t.localPort);
+    const ours = childrenOf(listener).filter((pid) => tcpSockets(pid).some((t) => t.localPort === tb.jump.port && ourPorts.includes(t.remotePort)));
+    expect(ours).toHaveLength(1);
     const t0 = Date.now();
-    for (const pid of [...childrenOf(ours[0]!), ours[0]!]) process.kill(pid, 'SIGKILL');
+    // The monitor and its unprivileged child; whichever dies first may take the other with it (ESRCH).
+    for (const pid of [ours[0]!, ...childrenOf(ours[0]!)]) killIfAlive(pid);
     for (let i = 0; i < 100 && reasons.length === 0; i += 1) await new Promise((ok) => setTimeout(ok, 50));
     const tookMs = Date.now() - t0;
     await new Promise((ok) => setTimeout(ok, 300)); // a second emission would show up here
@@ -165,7 +186,82 @@ describe('SshChain through the jump sshd', () => {
     expect(reasons[0]!.message).toMatch(new RegExp(`^via jump host ${JUMP} \\(hop 1 of 2\\): `));
     expect(chain.connections.map((c) => c.isOpen)).toEqual([false, false]);
   });
+
+  it('gives an `ssh -N -L … -J …` command that the real OpenSSH client runs through the jump host', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentswarm-sshcmd-'));
+    const known = (port: number, pub: string) => `[127.0.0.1]:${port} ${readFileSync(pub, 'utf8').trim().split(/\s+/).slice(0, 2).join(' ')}\n`;
+    writeFileSync(join(dir, 'known_hosts'), known(tb.ssh.port, tb.ssh.hostPublicKeyPath) + known(tb.jump.port, tb.jump.hostPublicKeyPath));
+    // Only what the user's own ~/.ssh/config would hold (known hosts, the jump host's key); -F also reaches the -J child.
+    writeFileSync(
+      join(dir, 'config'),
+      `Host *\n  UserKnownHostsFile ${dir}/known_hosts\n  StrictHostKeyChecking yes\n  BatchMode yes\n  IdentityFile ${tb.ssh.plainKeyPath}\n`,
+    );
+    const profile = ServerProfile.parse({
+      id: 'testbed',
+      label: 'testbed',
+      host: tb.ssh.host,
+      port: tb.ssh.port,
+      username: tb.ssh.user,
+      identityFiles: [tb.ssh.plainKeyPath],
+      jumps: [{ host: tb.jump.host, port: tb.jump.port, username: tb.ssh.user }],
+    });
+    const localPort = await deadPort();
+    // The tunnel's remote end is the target's own sshd port, so the SSH banner proves the whole path.
+    const command = sshCommandOf(profile, localPort, tb.ssh.port);
+    expect(command).toBe(
+      `ssh -N -L 127.0.0.1:${localPort}:127.0.0.1:${tb.ssh.port} -J ${JUMP} -i ${tb.ssh.plainKeyPath} -p ${tb.ssh.port} ${tb.ssh.user}@${tb.ssh.host}`,
+    );
+    const ssh = spawn('sh', ['-c', `exec ${command.replace(/^ssh /, `ssh -F ${dir}/config `)}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    ssh.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    try {
+      let banner = '';
+      for (let i = 0; i < 100 && !banner; i += 1) {
+        banner = await new Promise<string>((resolve) => {
+          const socket = net.connect(localPort, '127.0.0.1');
+          socket.once('data', (d: Buffer) => {
+            socket.destroy();
+            resolve(d.toString('latin1').split('\r\n')[0] ?? '');
+          });
+          socket.once('error', () => setTimeout(() => resolve(''), 100));
+        });
+      }
+      expect(stderr).toBe('');
+      expect(banner).toMatch(/^SSH-2\.0-OpenSSH_/);
+    } finally {
+      ssh.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
+
+function killIfAlive(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+/** The TCP (IPv4) sockets process `pid` holds open, with their local and remote ports. */
+function tcpSockets(pid: number): Array<{ localPort: number; remotePort: number }> {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const link = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      const m = /^socket:\[(\d+)\]$/.exec(link);
+      if (m) inodes.add(m[1]!);
+    } catch {
+      // closed while we looked
+    }
+  }
+  return readFileSync(`/proc/${pid}/net/tcp`, 'utf8')
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((f) => f.length > 9 && inodes.has(f[9]!))
+    .map((f) => ({ localPort: parseInt(f[1]!.split(':')[1]!, 16), remotePort: parseInt(f[2]!.split(':')[1]!, 16) }));
+}
 
 /** PIDs whose parent is `pid` (from /proc, no ps needed). */
 function childrenOf(pid: number): number[] {

@@ -123,14 +123,14 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
   const connections: SshConnection[] = [];
   let target = hopTarget(hops[hops.length - 1]!);
 
-  const record = (stage: StageName, started: number, result: StageResult): boolean => {
+  const record = (stage: StageName, started: number, result: StageResult, ended = Date.now()): boolean => {
     results.set(stage, {
       stage,
       status: result.status,
       detail: result.detail,
       error: result.error ?? null,
       fix: result.fix ?? null,
-      durationMs: Math.max(0, Date.now() - started),
+      durationMs: Math.max(0, ended - started),
     });
     return result.status !== 'fail';
   };
@@ -177,6 +177,7 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
           readyTimeoutMs: timeoutMs,
           verifyHostKey: async (hopIndex, info) => {
             keySeen = info;
+            // The key exchange and the check (the user's answer included) count as host-key; login after it as auth.
             keyAccepted = await options.verifyHostKey(hopIndex, info);
             authStarted = Date.now();
             return keyAccepted;
@@ -189,7 +190,7 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
       );
       connections.push(connection);
       const key = connection.hostKey;
-      record('host-key', t, { status: 'pass', detail: `${key.keyType} ${key.fingerprint}` });
+      record('host-key', t, { status: 'pass', detail: `${key.keyType} ${key.fingerprint}` }, authStarted || undefined);
       record('auth', authStarted || t, { status: 'pass', detail: authDetail(connection.authOutcomes) });
       return true;
     } catch (error) {
@@ -198,7 +199,7 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
       if (!seen || !keyAccepted) {
         return fail('host-key', t, app, HOST_KEY_FIX[app.code] ?? 'The SSH handshake did not finish: check that the server is an OpenSSH server and the network between you.');
       }
-      record('host-key', t, { status: 'pass', detail: `${seen.keyType} ${seen.fingerprint}` });
+      record('host-key', t, { status: 'pass', detail: `${seen.keyType} ${seen.fingerprint}` }, authStarted);
       const skipped = hop.skippedAuth?.length ? ` Not tried: ${hop.skippedAuth.join('; ')}.` : '';
       return fail('auth', authStarted, app, (AUTH_FIX[app.code] ?? 'Check the login settings of this server.') + skipped);
     }

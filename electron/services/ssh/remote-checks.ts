@@ -35,6 +35,14 @@ export async function checkDockerAccess(
   } catch (error) {
     return failed(error, `Run \`ls -l ${path}\` on ${host} to see the socket.`);
   }
+  return socketAccessResult(lines, path, user, host);
+}
+
+/**
+ * Reads the output of the socket check script: its verdict line, `id -nG`, then the socket's
+ * `owner:group mode`.
+ */
+export function socketAccessResult(lines: string[], path: string, user: string, host: string): StageResult {
   const [verdict, groups = '', owner = '?'] = lines;
   switch (verdict) {
     case 'ok':
@@ -112,6 +120,11 @@ export async function checkGpus(server: SshConnection, timeoutMs: number): Promi
   } catch (error) {
     return failed(error, `Run \`nvidia-smi -L\` on ${host} to see why it hangs (a stuck driver).`);
   }
+  return gpuResult(result, host);
+}
+
+/** What `nvidia-smi -L` printed, as the gpus stage. */
+export function gpuResult(result: { stdout: string; stderr: string; code: number | null }, host: string): StageResult {
   const gpus = result.stdout.split('\n').map((l) => l.trim()).filter((l) => /^GPU \d+:/.test(l));
   // CONTAINER_START_FAILED: what starting with GPUs on would give; the contract has no GPU-specific code.
   const warn = (message: string, fix: string): StageResult => ({ status: 'warn', detail: null, error: { code: 'CONTAINER_START_FAILED', message }, fix });
@@ -125,7 +138,7 @@ export async function checkGpus(server: SshConnection, timeoutMs: number): Promi
       'Install the NVIDIA driver and the NVIDIA Container Toolkit on the server, or start the swarm with "GPUs" off.',
     );
   }
-  const why = (result.stderr.trim() || result.stdout.trim()).split('\n')[0] ?? '';
+  const why = ((result.stderr.trim() || result.stdout.trim()).split('\n')[0] ?? '').replace(/\.$/, '');
   return warn(
     `nvidia-smi on ${host} lists no GPU${why ? `: ${why}` : ''}.`,
     'Check the NVIDIA driver on the server (`nvidia-smi`; a reboot after a driver update often helps), or start the swarm with "GPUs" off.',
