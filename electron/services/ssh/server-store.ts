@@ -13,6 +13,8 @@ const ServersFile = z.object({ servers: z.array(ServerProfile) });
 export function slugOf(label: string): string {
   const slug = label
     .normalize('NFKD')
+    // Accents come apart under NFKD; drop the marks so "Ünïcode" becomes "unicode", not "u-ni-code".
+    .replace(/\p{M}+/gu, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
