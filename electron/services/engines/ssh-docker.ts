@@ -29,6 +29,12 @@ export function sshDockerWording(server: string, user: string, socketPath?: stri
  */
 function asSocket(channel: Duplex): Duplex {
   const socket = channel as Duplex & Record<string, unknown>;
+  // Node's Agent drops a closed *free* socket only when it is `destroyed`; ssh2 closes a channel
+  // without marking it so, and the Agent would hand the dead channel to the next request (which
+  // then hangs, e.g. the first Docker call after a reconnect). Mark it before the Agent hears of it.
+  socket.prependListener('close', () => {
+    socket.destroyed = true;
+  });
   for (const name of ['setKeepAlive', 'setNoDelay', 'ref', 'unref']) {
     if (typeof socket[name] !== 'function') socket[name] = () => socket;
   }
@@ -89,14 +95,20 @@ function currentOf(source: ConnectionSource): () => Promise<SshConnection> {
   return typeof source === 'function' ? source : () => Promise.resolve(source);
 }
 
+function openOn(source: ConnectionSource, open: (connection: SshConnection) => Promise<Duplex>): () => Promise<Duplex> {
+  const current = currentOf(source);
+  return async () => {
+    return open(await current());
+  };
+}
+
 /** Channels to the Docker socket on the server (OpenSSH direct-streamlocal). */
 export function createStreamLocalAgent(
   connection: ConnectionSource,
   socketPath: string,
   describeFailure: (message: string) => AppError,
 ): http.Agent {
-  const current = currentOf(connection);
-  return createChannelAgent(async () => (await current()).openStreamLocal(socketPath), `StreamLocalAgent(${socketPath})`, describeFailure);
+  return createChannelAgent(openOn(connection, (c) => c.openStreamLocal(socketPath)), `StreamLocalAgent(${socketPath})`, describeFailure);
 }
 
 /**
@@ -104,8 +116,7 @@ export function createStreamLocalAgent(
  * engine itself (rootless Docker, DOCKER_HOST, contexts) when the socket path is not the default.
  */
 export function createDialStdioAgent(connection: ConnectionSource, describeFailure: (message: string) => AppError): http.Agent {
-  const current = currentOf(connection);
-  return createChannelAgent(async () => (await current()).execStream('docker system dial-stdio'), 'DialStdioAgent', describeFailure);
+  return createChannelAgent(openOn(connection, (c) => c.execStream('docker system dial-stdio')), 'DialStdioAgent', describeFailure);
 }
 
 /** dockerode options whose every request goes through `agent`; the host name is never resolved. */

@@ -143,10 +143,7 @@ export class ServerSession {
     if (!this.wanted || this.disposed) return;
     const chain = this.chain;
     if (chain) {
-      const alive = await chain.target.exec('true', { timeoutMs: 3000 }).then(
-        (r) => r.code === 0,
-        () => false,
-      );
+      const alive = await answersWithin(chain.target, REVALIDATE_TIMEOUT_MS);
       if (alive) return void (await this.probe());
       // Dead after sleep: drop it without waiting for its TCP to time out, and reconnect now.
       this.lost(chain, new AppError('SSH_DISCONNECTED', `${this.profile.label} did not answer after the computer woke up or the network changed; reconnecting.`), 0);
@@ -343,6 +340,30 @@ export class ServerSession {
     this.state = state;
     this.options.onChange();
   }
+}
+
+/** How long a link may take to answer after resume before it counts as dead. */
+const REVALIDATE_TIMEOUT_MS = 3000;
+
+/**
+ * Whether the server still runs a command for us within `timeoutMs`. Our own timer: a peer that
+ * went silent never confirms the channel, so exec's own timeout (armed once the channel is open)
+ * would never start.
+ */
+function answersWithin(connection: SshConnection, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    connection.exec('true', { timeoutMs }).then(
+      (r) => {
+        clearTimeout(timer);
+        resolve(r.code === 0);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(false);
+      },
+    );
+  });
 }
 
 function authMethodOf(outcomes: readonly SshAuthOutcome[]): SshAuthMethod | null {

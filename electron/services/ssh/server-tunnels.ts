@@ -133,11 +133,15 @@ export class ServerTunnels {
     return null;
   }
 
-  /** The connection under them is gone: end their sockets (the listeners stay), forget what the probes said. */
+  /**
+   * The connection under them is gone: end their sockets (the listeners stay) and forget what the
+   * probes said, so no link shows green on the word of a connection that no longer exists.
+   */
   connectionLost(): void {
     for (const entry of this.entries.values()) {
       entry.tunnel?.dropSockets();
       entry.remote = null;
+      entry.probe = null;
     }
   }
 
