@@ -171,6 +171,18 @@ describe('SSH servers against the test bed sshd and dockerd', () => {
     expect(out.trim()).toBe('agreed');
   });
 
+  it('tests the connection in stages with the trusted key, and lists hosts of the app\'s ssh config', async () => {
+    const report = await app.handlers['servers:test']({ serverId: id });
+    expect(report.serverId).toBe(id);
+    const byStage = Object.fromEntries(report.stages.map((st) => [st.stage, st.status]));
+    expect(byStage).toMatchObject({ tcp: 'pass', handshake: 'pass', 'host-key': 'pass', auth: 'pass', 'docker-version': 'pass', 'docker-permission': 'pass' });
+
+    writeFileSync(join(app.dataDir, 'ssh_config'), `Host gpu-alias\n  HostName ${tb.ssh.host}\n  Port ${tb.ssh.port}\n  User ${tb.ssh.user}\n`);
+    const listing = await app.handlers['servers:ssh-config']({});
+    expect(listing).toMatchObject({ path: join(app.dataDir, 'ssh_config'), exists: true });
+    expect(listing.hosts.find((h) => h.alias === 'gpu-alias')?.profile).toMatchObject({ host: tb.ssh.host, port: tb.ssh.port, username: tb.ssh.user });
+  });
+
   it('starts the swarm on the server and watches ENGINE.OFFLINE through the tunnel on the next free local port', async () => {
     const online = waitForEvent(app.hub, 'swarm:status', (s) => s.engineId === engineId && s.connection === 'online' && s.engineStatus === 'ENGINE.OFFLINE');
     const container = await app.handlers['swarm:start']({ engineId, image: tb.fakeSwarmImage, port: swarmPort, networkMode: 'host', gpus: false, shmSizeGb: 1 });

@@ -7,9 +7,9 @@ import { KnownHostsFile } from './known-hosts';
 import { SecretPrompts } from './secret-prompts';
 import { ServerSession, type ServerSessionOptions } from './server-session';
 import { ServerStore } from './server-store';
-import { hopTarget, type ChainHop } from './ssh-chain';
-import type { SecretMemory, SecretRequest } from './ssh-auth';
-import type { HostKeyInfo } from './ssh-connection';
+import { hopTarget } from './ssh-chain';
+import { runDiagnostics } from './connection-diagnostics';
+import { listSshConfigHosts } from './ssh-config-listing';
 
 /** Session knobs tests turn (short backoff, fast probes, an auth-attempt counter). */
 export type SessionTuning = Partial<Pick<ServerSessionOptions, 'backoff' | 'probeIntervalMs' | 'readyTimeoutMs' | 'keepaliveIntervalMs' | 'waitForConnectionMs' | 'onAuthAttempt'>>;
@@ -216,22 +216,4 @@ export class ServerManager {
       this.options.events.emit('servers:changed', views);
     });
   }
-}
-
-// ------------------------------------------------------------------------------------------------
-// TEMPORARY until connection-diagnostics.ts and ssh-config-listing.ts land on main from the "jump" helper.
-
-function runDiagnostics(_options: {
-  serverId: string;
-  hops: ChainHop[];
-  docker: { transport: 'socket' | 'dial-stdio'; socketPath: string };
-  memory: SecretMemory;
-  askSecret: (hop: number, request: SecretRequest) => Promise<string | null>;
-  verifyHostKey: (hop: number, info: HostKeyInfo) => Promise<boolean>;
-}): Promise<DiagnosticsReport> {
-  return Promise.reject(new AppError('INTERNAL', 'Connection diagnostics are not in this build yet.'));
-}
-
-function listSshConfigHosts(options: { path: string }): SshConfigListing {
-  return { path: options.path, exists: false, hosts: [] };
 }

@@ -1,5 +1,3 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { AppError } from '../../shared/errors';
 import { engineIdOfServer, type LinkHealth, type LinkState, type ServerProfile, type ServerView, type SshAuthMethod } from '../../shared/schemas-servers';
 import type { DockerApiEngine } from '../engines/docker-api-engine';
@@ -9,7 +7,8 @@ import type { KnownHostsFile } from './known-hosts';
 import { HostKeyTrust } from './host-key-trust';
 import { ReconnectBackoff, isRetryable, type BackoffOptions } from './reconnect-policy';
 import type { SecretPrompts } from './secret-prompts';
-import { SecretMemory, type SshAuthAttempt, type SshAuthOutcome } from './ssh-auth';
+import { hopsOfProfile, sshCommandOf } from './profile-hops';
+import { SecretMemory, type SshAuthOutcome } from './ssh-auth';
 import { SshChain, hopTarget, type ChainHop } from './ssh-chain';
 import type { SshConnection } from './ssh-connection';
 import { ServerTunnels } from './server-tunnels';
@@ -369,30 +368,4 @@ function answersWithin(connection: SshConnection, timeoutMs: number): Promise<bo
 function authMethodOf(outcomes: readonly SshAuthOutcome[]): SshAuthMethod | null {
   const tried = outcomes.filter((o) => o.result === 'tried');
   return tried[tried.length - 1]?.attempt ?? null;
-}
-
-// ------------------------------------------------------------------------------------------------
-// TEMPORARY until profile-hops.ts (hopsOfProfile, sshCommandOf) lands on main from the "jump" helper.
-
-function expandHome(path: string): string {
-  return path.startsWith('~/') ? join(homedir(), path.slice(2)) : path;
-}
-
-function hopsOfProfile(profile: ServerProfile, env: NodeJS.ProcessEnv): ChainHop[] {
-  const hop = (host: string, port: number, username: string, identityFiles: string[]): ChainHop => {
-    const auth: SshAuthAttempt[] = [];
-    for (const method of profile.authMethods) {
-      if (method === 'agent' && env.SSH_AUTH_SOCK && !(profile.identitiesOnly && identityFiles.length > 0)) auth.push({ kind: 'agent', socket: env.SSH_AUTH_SOCK });
-      if (method === 'key') for (const f of identityFiles) auth.push({ kind: 'key', path: expandHome(f) });
-      if (method === 'password') auth.push({ kind: 'password' });
-      if (method === 'keyboard-interactive') auth.push({ kind: 'keyboard-interactive' });
-    }
-    return { host, port, username, auth };
-  };
-  return [...profile.jumps.map((j) => hop(j.host, j.port, j.username, j.identityFiles)), hop(profile.host, profile.port, profile.username, profile.identityFiles)];
-}
-
-function sshCommandOf(profile: ServerProfile, localPort: number, remotePort: number): string {
-  const jumps = profile.jumps.length > 0 ? ` -J ${profile.jumps.map((j) => `${j.username}@${j.host}:${j.port}`).join(',')}` : '';
-  return `ssh -N -L 127.0.0.1:${localPort}:127.0.0.1:${remotePort}${jumps} -p ${profile.port} ${profile.username}@${profile.host}`;
 }

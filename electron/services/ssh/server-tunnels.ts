@@ -1,18 +1,14 @@
 import type { Duplex } from 'node:stream';
-import { AppError } from '../../shared/errors';
 import type { LinkHealth, TunnelView } from '../../shared/schemas-servers';
 import { probeSwarm, type ProbeResult } from './swarm-probe';
-import { SshTunnel } from './tunnel';
-
-/** How many ports after the preferred one are tried when it is taken. */
-const PORT_TRIES = 20;
+import type { SshTunnel } from './tunnel';
+import { TunnelSet } from './tunnel-set';
 
 interface Entry {
   remotePort: number;
   requestedLocalPort: number;
   tunnel: SshTunnel | null;
   opening: Promise<SshTunnel>;
-  portTakenBy: string | null;
   openError: string | null;
   probe: ProbeResult | null;
   /** Whether the last channel to the remote port opened: something listens there (the container's server). */
@@ -28,32 +24,17 @@ export interface ServerTunnelsOptions {
 }
 
 /**
- * TEMPORARY until the tunnel helper's port fallback (with the holder's name) lands in tunnel.ts:
- * the preferred port, else the next free ones.
- */
-async function openWithFallback(options: { openChannel: () => Promise<Duplex>; remotePort: number; localPort: number }): Promise<{ tunnel: SshTunnel; takenBy: string | null }> {
-  let lastError: unknown = null;
-  for (let port = options.localPort; port < options.localPort + PORT_TRIES && port <= 65_535; port += 1) {
-    try {
-      const tunnel = await SshTunnel.open({ ...options, localPort: port });
-      return { tunnel, takenBy: null };
-    } catch (error) {
-      lastError = error;
-      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') break;
-    }
-  }
-  throw lastError;
-}
-
-/**
  * The swarm tunnels of one server, one per remote port, kept for the life of the session: their
  * listeners (and so their URLs, which the monitor polls) survive reconnects; each accepted socket
  * opens its channel on whatever connection is current.
  */
 export class ServerTunnels {
   private readonly entries = new Map<number, Entry>();
+  private readonly set: TunnelSet;
 
-  constructor(private readonly options: ServerTunnelsOptions) {}
+  constructor(private readonly options: ServerTunnelsOptions) {
+    this.set = new TunnelSet((remotePort) => this.channel(remotePort));
+  }
 
   get size(): number {
     return this.entries.size;
@@ -64,34 +45,27 @@ export class ServerTunnels {
     let entry = this.entries.get(remotePort);
     if (!entry) {
       const requested = this.options.preferredLocalPort();
-      const opening = openWithFallback({ openChannel: () => this.channel(remotePort), remotePort, localPort: requested });
-      entry = { remotePort, requestedLocalPort: requested, tunnel: null, opening: opening.then((o) => o.tunnel), portTakenBy: null, openError: null, probe: null, remote: null };
+      // One lease per remote port for the life of the session: the monitor polls the URL as long
+      // as it watches, and nothing tells us yet when it stops (the set closes them all at the end).
+      const opening = this.set.acquire(remotePort, requested).then((lease) => lease.tunnel);
+      entry = { remotePort, requestedLocalPort: requested, tunnel: null, opening, openError: null, probe: null, remote: null };
       this.entries.set(remotePort, entry);
       const current = entry;
       opening.then(
-        ({ tunnel, takenBy }) => {
+        (tunnel) => {
           current.tunnel = tunnel;
-          current.portTakenBy = takenBy;
-          tunnel.on('change', () => this.options.onChange());
           this.options.onChange();
         },
         (error: unknown) => {
-          // Forget it, so the next call tries again (the user may have freed the port).
+          // Forget it, so the next call tries again (the user may have freed the ports).
           if (this.entries.get(remotePort) === current) this.entries.delete(remotePort);
           current.openError = (error as Error).message;
           this.options.onChange();
         },
       );
     }
-    try {
-      return (await entry.opening).url;
-    } catch (error) {
-      throw new AppError(
-        'TUNNEL_FAILED',
-        `No local port from ${entry.requestedLocalPort} to ${entry.requestedLocalPort + PORT_TRIES - 1} could be opened for the swarm tunnel (${(error as Error).message}). Free one of them, or choose another local port in the server's settings.`,
-        { cause: error },
-      );
-    }
+    // TUNNEL_FAILED (no free port in the span) comes from SshTunnel.open as is.
+    return (await entry.opening).url;
   }
 
   private async channel(remotePort: number): Promise<Duplex> {
@@ -149,7 +123,7 @@ export class ServerTunnels {
     return [...this.entries.values()].map((entry) => {
       const tunnel = entry.tunnel;
       const localPort = tunnel?.localPort ?? null;
-      const taken = localPort !== null && localPort !== entry.requestedLocalPort;
+      const taken = tunnel?.portWasTaken ?? false;
       const links: LinkHealth[] = [
         ssh,
         tunnel
@@ -157,7 +131,7 @@ export class ServerTunnels {
               link: 'local-port',
               ok: true,
               detail: taken
-                ? `127.0.0.1:${localPort} (${entry.requestedLocalPort} was taken${entry.portTakenBy ? ` by ${entry.portTakenBy}` : ''})`
+                ? `127.0.0.1:${localPort} (${entry.requestedLocalPort} was taken${tunnel.portTakenBy ? ` by ${tunnel.portTakenBy}` : ''})`
                 : `127.0.0.1:${localPort}`,
             }
           : { link: 'local-port', ok: entry.openError ? false : null, detail: entry.openError },
@@ -173,7 +147,7 @@ export class ServerTunnels {
         requestedLocalPort: entry.requestedLocalPort,
         localPort,
         url: tunnel?.url ?? null,
-        portTakenBy: entry.portTakenBy,
+        portTakenBy: tunnel?.portTakenBy ?? null,
         portWasTaken: taken,
         probe: entry.probe,
         links,
@@ -184,8 +158,7 @@ export class ServerTunnels {
   }
 
   async close(): Promise<void> {
-    const entries = [...this.entries.values()];
     this.entries.clear();
-    await Promise.allSettled(entries.map(async (e) => (await e.opening.catch(() => null))?.close()));
+    await this.set.closeAll();
   }
 }
