@@ -286,6 +286,28 @@ describe('SSH servers against the test bed sshd and dockerd', () => {
     events = recordEvents(app);
   });
 
+  it('stopping the swarm server closes its tunnel: the local port is free again and the server stays up, not degraded', async () => {
+    const before = await poll('the third app to reconnect and reopen the tunnel', 15_000, async () => {
+      const view = serverIn(await app.handlers['servers:list']({}), id);
+      return view?.state === 'up' && view.tunnels.length === 1 && view.tunnels[0]!.localPort ? view : undefined;
+    });
+    const localPort = before.tunnels[0]!.localPort!;
+    await app.handlers['swarm:stop']({ engineId, containerId });
+    const after = serverIn(await app.handlers['servers:list']({}), id)!;
+    expect(after.tunnels).toEqual([]);
+    // Nothing listens on the tunnel's local port any more.
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(localPort, '127.0.0.1');
+      socket.once('connect', () => (socket.destroy(), resolve(false)));
+      socket.once('error', () => resolve(true));
+    });
+    expect(refused).toBe(true);
+    // Past one probe period (5 s), the link is still up: no dead tunnel is left to probe.
+    await new Promise((ok) => setTimeout(ok, 5500));
+    const settled = serverIn(await app.handlers['servers:list']({}), id)!;
+    expect(settled).toMatchObject({ state: 'up', reason: null, tunnels: [] });
+  });
+
   it('a wrong password ends down with SSH_AUTH_FAILED and is never retried', async () => {
     await app.handlers['servers:remove']({ serverId: id });
     const server = await app.handlers['servers:add'](profile({ label: 'password', authMethods: ['password'], identityFiles: [] }));

@@ -77,6 +77,11 @@ export interface ContainerEngine {
   isHostPortFree(port: number): Promise<boolean>;
   /** The URL under which the app reaches `port` of the engine's host (a tunnel for remote engines). */
   urlForHostPort(port: number): Promise<string>;
+  /**
+   * The app no longer needs `port`'s URL (its server was stopped or removed): a remote engine closes
+   * the tunnel it opened, so an idle tunnel neither holds a local port nor reports a dead swarm API.
+   */
+  releaseHostPort?(port: number): Promise<void>;
   dispose(): Promise<void>;
 }
 

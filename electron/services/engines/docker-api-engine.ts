@@ -75,6 +75,7 @@ export interface DockerApiEngineOptions {
   /** Checks a port on the engine's host; local engines probe loopback, remote ones ask over SSH. */
   isHostPortFree: (port: number) => Promise<boolean>;
   urlForHostPort: (port: number) => Promise<string>;
+  releaseHostPort?: (port: number) => Promise<void>;
   onDispose?: () => Promise<void>;
 }
 
@@ -252,6 +253,10 @@ export class DockerApiEngine implements ContainerEngine {
 
   urlForHostPort(port: number): Promise<string> {
     return this.options.urlForHostPort(port);
+  }
+
+  async releaseHostPort(port: number): Promise<void> {
+    await this.options.releaseHostPort?.(port);
   }
 
   async dispose(): Promise<void> {

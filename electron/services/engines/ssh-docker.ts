@@ -147,6 +147,8 @@ export interface SshDockerEngineOptions {
    * it lands, callers pass their own (the test bed shares loopback with this machine).
    */
   urlForHostPort: (port: number) => Promise<string>;
+  /** Closes what `urlForHostPort` opened for `port` (the tunnel), once no server runs behind it. */
+  releaseHostPort?: (port: number) => Promise<void>;
   /** Close the SSH connection when the engine is disposed (true when the engine owns it). */
   closeConnectionOnDispose?: boolean;
 }
@@ -206,6 +208,7 @@ export function createSshDockerEngine(options: SshDockerEngineOptions): DockerAp
     wording,
     isHostPortFree: (port) => isRemotePortFree(source, port),
     urlForHostPort: options.urlForHostPort,
+    ...(options.releaseHostPort ? { releaseHostPort: options.releaseHostPort } : {}),
     onDispose: async () => {
       agent.destroy();
       if (options.closeConnectionOnDispose && !('current' in connection)) await connection.close();

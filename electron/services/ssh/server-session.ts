@@ -86,6 +86,7 @@ export class ServerSession {
         if (this.chain) void this.probe();
         return url;
       },
+      releaseHostPort: (port) => this.tunnels.release(port),
     });
   }
 

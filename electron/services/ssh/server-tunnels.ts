@@ -2,13 +2,15 @@ import type { Duplex } from 'node:stream';
 import type { LinkHealth, TunnelView } from '../../shared/schemas-servers';
 import { probeSwarm, type ProbeResult } from './swarm-probe';
 import type { SshTunnel } from './tunnel';
-import { TunnelSet } from './tunnel-set';
+import { TunnelSet, type TunnelLease } from './tunnel-set';
 
 interface Entry {
   remotePort: number;
   requestedLocalPort: number;
   tunnel: SshTunnel | null;
   opening: Promise<SshTunnel>;
+  /** The hold on the tunnel; released when the server on that port is stopped or removed. */
+  lease: Promise<TunnelLease>;
   openError: string | null;
   probe: ProbeResult | null;
   /** Whether the last channel to the remote port opened: something listens there (the container's server). */
@@ -45,10 +47,11 @@ export class ServerTunnels {
     let entry = this.entries.get(remotePort);
     if (!entry) {
       const requested = this.options.preferredLocalPort();
-      // One lease per remote port for the life of the session: the monitor polls the URL as long
-      // as it watches, and nothing tells us yet when it stops (the set closes them all at the end).
-      const opening = this.set.acquire(remotePort, requested).then((lease) => lease.tunnel);
-      entry = { remotePort, requestedLocalPort: requested, tunnel: null, opening, openError: null, probe: null, remote: null };
+      // One lease per remote port while a swarm server may answer there: the monitor polls the URL
+      // as long as it watches; `release` (its server stopped or removed) gives it back.
+      const lease = this.set.acquire(remotePort, requested);
+      const opening = lease.then((held) => held.tunnel);
+      entry = { remotePort, requestedLocalPort: requested, tunnel: null, opening, lease, openError: null, probe: null, remote: null };
       this.entries.set(remotePort, entry);
       const current = entry;
       opening.then(
@@ -84,6 +87,19 @@ export class ServerTunnels {
       }
       throw error;
     }
+  }
+
+  /**
+   * No swarm server runs on `remotePort` any more: close its tunnel, so it neither holds the local
+   * port nor keeps the server "degraded" on the word of a probe nothing can answer.
+   */
+  async release(remotePort: number): Promise<void> {
+    const entry = this.entries.get(remotePort);
+    if (!entry) return;
+    this.entries.delete(remotePort);
+    this.options.onChange();
+    const lease = await entry.lease.catch(() => null);
+    await lease?.release();
   }
 
   /** Probes every open tunnel (GET /get_engine_status through it); true when all answered. */

@@ -148,6 +148,7 @@ export class SwarmContainers {
     // Unwatch only once the engine confirmed the stop: a failed stop leaves a running, watched server.
     await engine.stopContainer(container.id, STOP_TIMEOUT_SECONDS);
     await this.options.monitor.unwatch(engineId, container.id);
+    await this.releasePort(engine, container);
     this.changed(engineId);
     return toSwarmContainer(engineId, await engine.inspectContainer(container.id));
   }
@@ -157,6 +158,7 @@ export class SwarmContainers {
     const container = await this.requireManaged(engine, containerId);
     this.options.monitor.forget(engineId, container.id);
     await engine.removeContainer(container.id);
+    await this.releasePort(engine, container);
     this.changed(engineId);
     return { removed: true };
   }
@@ -171,15 +173,36 @@ export class SwarmContainers {
     await Promise.all(
       engines.map(async (engine) => {
         const containers = await this.list(engine.summary.id).catch(() => []);
+        const running = new Set(containers.filter((c) => c.state === 'running').map((c) => c.port));
         await Promise.all(
           containers.map(async (container) => {
             const target = { engineId: container.engineId, containerId: container.id, url: await engine.urlForHostPort(container.port) };
-            if (container.state === 'running') this.options.monitor.watch(target);
-            else await this.options.monitor.recordEnded(target);
+            if (container.state === 'running') return this.options.monitor.watch(target);
+            await this.options.monitor.recordEnded(target);
+            // Nothing serves an ended container's port: its URL is history, not a tunnel to keep.
+            if (!running.has(container.port)) await engine.releaseHostPort?.(container.port).catch(() => undefined);
           }),
         );
       }),
     );
+  }
+
+  /**
+   * The server on this port is gone: let the engine close what it opened to reach it (a remote
+   * engine's tunnel), unless another of our containers still runs on that port. Never fails the
+   * stop or remove that called it: the container is already gone.
+   */
+  private async releasePort(engine: ContainerEngine, container: ContainerSummary): Promise<void> {
+    if (!engine.releaseHostPort) return;
+    const port = Number(container.labels[LABEL_PORT]);
+    if (!Number.isInteger(port)) return;
+    try {
+      const others = await engine.listContainers({ [LABEL_MANAGED]: 'true', [LABEL_ROLE]: SWARM_ROLE, [LABEL_PORT]: String(port) });
+      if (others.some((c) => c.id !== container.id && c.state === 'running')) return;
+      await engine.releaseHostPort(port);
+    } catch {
+      // Keeping an idle tunnel open is harmless; failing a stop that succeeded is not.
+    }
   }
 
   /** Refuses to touch containers that are not ours, even when the renderer names one. */
