@@ -59,6 +59,8 @@ describe('Add server dialog: by hand', () => {
       importedFrom: null,
     });
     await waitFor(() => expect(screen.queryByTestId('server-dialog')).toBeNull());
+    // A new server connects at once, so its host-key question follows.
+    await waitFor(() => expect(api.requestsOn('servers:connect')).toEqual([{ serverId: 'gpu-box' }]));
     const card = await screen.findByTestId('server-card');
     expect(within(card).getByTestId('server-address').textContent).toBe('alice@gpu.example.org:2222');
     expect(within(card).getByTestId('server-jumps').textContent).toBe('via bob@bastion.example.org:2200 ▸ alice@gate');

@@ -162,3 +162,29 @@ describe('EngineListState', () => {
     expect(api.listenerCount('engines:changed')).toBe(0);
   });
 });
+
+describe('ServersState while an action waits for the user', () => {
+  it('sends a prompt answer and a host-key decision while the connect or test that asked still runs', async () => {
+    api.serverViews = [makeServerView({ id: 'a' })];
+    const state = new ServersState(api);
+    state.start();
+    await waitFor(() => expect(state.loaded).toBe(true));
+    const releaseTest = api.hold('servers:test');
+    const releaseConnect = api.hold('servers:connect');
+    const testing = state.test('a');
+    const connecting = state.connect('a');
+    expect(await state.answerPrompt('a', 'p1', 'pw')).toBe(true);
+    expect(state.busy.a).toBe('connect');
+    releaseConnect();
+    await connecting;
+    // The test still runs, and the card says so.
+    expect(state.busy.a).toBe('test');
+    expect(await state.trustHostKey('a', 'SHA256:' + 'x'.repeat(43))).toBe(true);
+    releaseTest();
+    await testing;
+    expect(api.requestsOn('servers:answer-prompt')).toEqual([{ promptId: 'p1', value: 'pw' }]);
+    expect(api.requestsOn('servers:trust-host-key')).toHaveLength(1);
+    expect(api.requestsOn('servers:test')).toHaveLength(1);
+    expect(state.busy.a).toBeUndefined();
+  });
+});

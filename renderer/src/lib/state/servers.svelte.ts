@@ -8,7 +8,7 @@ import type {
   SshConfigListing,
 } from '../../../../electron/shared/schemas-servers';
 
-export type ServerAction = 'connect' | 'disconnect' | 'remove' | 'test' | 'trust' | 'replace' | 'answer';
+export type ServerAction = 'connect' | 'disconnect' | 'remove' | 'test' | 'trust' | 'replace';
 
 /**
  * The SSH servers as the Servers page shows them: the backend's snapshot (`servers:list`, then
@@ -28,6 +28,8 @@ export class ServersState {
   sshConfig = $state<SshConfigListing | null>(null);
   sshConfigError = $state<AppErrorShape | null>(null);
   sshConfigLoading = $state(false);
+  /** The actions running now, by `serverId:action` (plain record: nothing renders from it). */
+  private running: Record<string, true> = {};
   /** Bumped by every snapshot event: a `servers:list` answer older than an event must not win. */
   private snapshots = 0;
 
@@ -104,10 +106,14 @@ export class ServersState {
     return this.runView(serverId, 'replace', () => this.api.servers.replaceHostKey({ serverId, fingerprint }));
   }
 
-  /** Sends a secret (or null: cancelled). The value is passed through, never stored here. */
+  /**
+   * Sends a secret (or null: cancelled). The value is passed through, never stored here. Not
+   * guarded like the other actions: the connect or test that asked is still running.
+   */
   async answerPrompt(serverId: string, promptId: string, value: string | null): Promise<boolean> {
-    const result = await this.run(serverId, 'answer', () => this.api.servers.answerPrompt({ promptId, value }));
-    return result?.ok ?? false;
+    const result = await this.api.servers.answerPrompt({ promptId, value });
+    if (!result.ok) this.errors[serverId] = result.error;
+    return result.ok;
   }
 
   async test(serverId: string): Promise<DiagnosticsReport | null> {
@@ -133,13 +139,23 @@ export class ServersState {
     delete this.errors[serverId];
   }
 
-  /** Runs one action per server at a time; a second click while it runs sends nothing. */
+  /**
+   * Runs an action; the same action on the same server twice at once sends nothing the second
+   * time. Different actions may overlap on purpose: a connect, trust or test waits for the user to
+   * answer a prompt or a host-key question, and that answer must go through while it waits.
+   */
   private async run<T>(serverId: string, action: ServerAction, call: () => Promise<Result<T>>): Promise<Result<T> | null> {
-    if (this.busy[serverId]) return null;
+    const key = `${serverId}:${action}`;
+    if (this.running[key]) return null;
+    this.running[key] = true;
     this.busy[serverId] = action;
     delete this.errors[serverId];
     const result = await call();
-    delete this.busy[serverId];
+    delete this.running[key];
+    // The busy flag shows an action still running on this server, if any.
+    const still = Object.keys(this.running).find((other) => other.startsWith(`${serverId}:`));
+    if (still) this.busy[serverId] = still.slice(serverId.length + 1) as ServerAction;
+    else delete this.busy[serverId];
     if (!result.ok) {
       this.errors[serverId] = result.error;
       // Removed in another window: the list is stale, so refetching shows the truth.
