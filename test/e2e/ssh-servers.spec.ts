@@ -107,6 +107,14 @@ describe('SSH servers end to end (Chromium + browser host + real sshd + real Doc
     expect(await tunnel.getByTestId('tunnel-ssh-command').textContent()).toContain(`-L 127.0.0.1:`);
     await audit('Servers page with a server, its tunnel and a running swarm server');
     await saveScreenshot(page, 'ssh-swarm-running-engine-offline-green-chain');
+    // 800 px: the card, its link chain and the command still fit without spilling over.
+    await page.setViewportSize({ width: 800, height: 800 });
+    await card.scrollIntoViewIfNeeded();
+    const overflow = await card.evaluate((element) => element.scrollWidth - element.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await audit('Servers page with a server card at 800 px');
+    await saveScreenshot(page, 'ssh-server-card-800px');
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     await row.getByTestId('swarm-stop-button').click();
     await expect.poll(async () => (await docker.getContainer(containerId ?? '').inspect()).State.Running, { timeout: 30_000 }).toBe(false);

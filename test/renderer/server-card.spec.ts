@@ -226,3 +226,15 @@ describe('remote engine section', () => {
     expect(within(section).getByTestId('engine-card').textContent).toContain('Docker engine on gpu-box');
   });
 });
+
+describe('start form of a remote engine', () => {
+  it('says the port is on the server and reached through the tunnel, not at 127.0.0.1 directly', async () => {
+    api.serverViews = [makeServerView({}, { state: 'up' })];
+    api.engineList.push({ id: 'ssh-gpu-box', kind: 'ssh-docker', label: 'gpu-box', endpoint: 'ssh://alice@gpu.example.org:22' });
+    render(App);
+    const section = await screen.findByTestId('server-section');
+    const hint = await within(section).findByTestId('swarm-url-hint');
+    expect(hint.textContent).toContain('It listens on port 10086 of the server.');
+    expect(hint.textContent).not.toContain('127.0.0.1');
+  });
+});

@@ -10,6 +10,8 @@ export const enServers = {
   'servers.remote.none': 'No SSH servers yet. Add one by hand or from your ~/.ssh/config.',
   'servers.add': 'Add server',
   'engine.titleRemote': 'Docker engine on {label}',
+  'start.urlHintRemote':
+    'It listens on port {port} of the server. A tunnel brings it to this computer: your training code uses the address shown on the server card.',
 
   'server.via': 'via {hops}',
   'server.importedFrom': 'From ~/.ssh/config (Host {alias})',

@@ -8,6 +8,7 @@ export const zhCNServers: Record<keyof typeof enServers, string> = {
   'servers.remote.none': '还没有 SSH 服务器。可以手动添加，或从 ~/.ssh/config 导入。',
   'servers.add': '添加服务器',
   'engine.titleRemote': '{label} 上的 Docker 引擎',
+  'start.urlHintRemote': '它监听服务器的 {port} 端口。隧道把它带到本机：你的训练代码使用服务器卡片上显示的地址。',
 
   'server.via': '经由 {hops}',
   'server.importedFrom': '来自 ~/.ssh/config（Host {alias}）',
