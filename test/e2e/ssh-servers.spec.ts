@@ -20,9 +20,14 @@ describe('SSH servers end to end (Chromium + browser host + real sshd + real Doc
   const pageErrors: string[] = [];
   const reports: string[] = [];
 
+  /** axe in both colour schemes: the dialogs and badges bring colours of their own. */
   async function audit(where: string): Promise<void> {
-    const violations = await runAxe(page);
-    if (violations.length > 0) reports.push(formatViolations(where, violations));
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      const violations = await runAxe(page);
+      if (violations.length > 0) reports.push(formatViolations(`${where} (${colorScheme})`, violations));
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
   }
 
   beforeAll(async () => {
