@@ -205,3 +205,27 @@ describe('Edit server', () => {
     await waitFor(() => expect(screen.getByTestId('server-address').textContent).toBe('alice@gpu2.example.org:2222'));
   });
 });
+
+describe('dialog focus and language', () => {
+  it('gives the first field focus on open and gives focus back to "Add server" on close', async () => {
+    render(App);
+    const addButton = await screen.findByTestId('server-add');
+    // A real click focuses the button; jsdom's does not.
+    addButton.focus();
+    await fireEvent.click(addButton);
+    const dialog = await screen.findByTestId('server-dialog');
+    await waitFor(() => expect(document.activeElement).toBe(within(dialog).getByTestId('server-dialog-manual')));
+    await fireEvent.click(within(dialog).getByTestId('server-form-cancel'));
+    expect(document.activeElement).toBe(addButton);
+  });
+
+  it('shows the dialog and its field errors in Simplified Chinese', async () => {
+    api.settingsValue.language = 'zh-CN';
+    render(App);
+    await fireEvent.click(await screen.findByTestId('server-add'));
+    const dialog = await screen.findByTestId('server-dialog');
+    await waitFor(() => expect(within(dialog).getByRole('heading').textContent).toBe('添加服务器'));
+    await fireEvent.click(within(dialog).getByTestId('server-form-submit'));
+    expect(within(dialog).getByTestId('server-form-error-host').textContent).toMatch(/^主机：/);
+  });
+});
