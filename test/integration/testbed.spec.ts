@@ -1,13 +1,13 @@
-// The real-service test bed itself: dockerd on the default socket, the local registry and sshd with the
-// swarmtest user in every auth mode. Needs `bash test/testbed/testbed.sh up`.
+// The real-service test bed itself: dockerd on the default socket, the local registry, sshd with the
+// swarmtest user in every auth mode, and the jump sshd. Needs `bash test/testbed/testbed.sh up`.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Docker from 'dockerode';
 import { Client, type ConnectConfig } from 'ssh2';
 import { describe, expect, it } from 'vitest';
-import { loadTestbed } from '../testbed/testbed';
+import { loadTestbedWithJump } from '../testbed/testbed';
 
-const tb = loadTestbed();
+const tb = loadTestbedWithJump();
 
 function fingerprint(key: Buffer): string {
   return 'SHA256:' + createHash('sha256').update(key).digest('base64').replace(/=+$/, '');
@@ -18,7 +18,11 @@ interface SshError extends Error {
 }
 
 /** Connects with the given auth, checking the host key against `expected`; resolves the ready client. */
-function connect(auth: Partial<ConnectConfig>, expected = tb.ssh.hostKeyFingerprint): Promise<{ conn: Client; seen: string[] }> {
+function connect(
+  auth: Partial<ConnectConfig>,
+  expected = tb.ssh.hostKeyFingerprint,
+  port = tb.ssh.port,
+): Promise<{ conn: Client; seen: string[] }> {
   const seen: string[] = [];
   return new Promise((resolve, reject) => {
     const conn = new Client();
@@ -29,7 +33,7 @@ function connect(auth: Partial<ConnectConfig>, expected = tb.ssh.hostKeyFingerpr
     });
     conn.connect({
       host: tb.ssh.host,
-      port: tb.ssh.port,
+      port,
       username: tb.ssh.user,
       readyTimeout: 20_000,
       hostVerifier: (key: Buffer) => {
@@ -134,5 +138,55 @@ describe('test bed: sshd', () => {
     )) as SshError;
     expect(err.message).toBe('All configured authentication methods failed');
     expect(err.level).toBe('client-authentication');
+  });
+});
+
+describe('test bed: jump sshd (ProxyJump host)', () => {
+  const key = () => ({ privateKey: readFileSync(tb.ssh.plainKeyPath) });
+
+  it('has its own host key, published with its fingerprint', () => {
+    const [, b64] = readFileSync(tb.jump.hostPublicKeyPath, 'utf8').trim().split(/\s+/);
+    expect(fingerprint(Buffer.from(b64 ?? '', 'base64'))).toBe(tb.jump.hostKeyFingerprint);
+    expect(tb.jump.hostKeyFingerprint).not.toBe(tb.ssh.hostKeyFingerprint);
+    expect([tb.jump.host, tb.jump.port]).toEqual(['127.0.0.1', 2223]);
+  });
+
+  it('lets the same user in with the same key and password, and forwards TCP to the target sshd', async () => {
+    for (const auth of [key(), { password: tb.ssh.password }]) {
+      const { conn, seen } = await connect(auth, tb.jump.hostKeyFingerprint, tb.jump.port);
+      try {
+        expect(seen).toEqual([tb.jump.hostKeyFingerprint]);
+        const banner = await new Promise<string>((resolve, reject) => {
+          conn.forwardOut('127.0.0.1', 0, tb.ssh.host, tb.ssh.port, (err, stream) => {
+            if (err) return reject(err);
+            stream.once('data', (d: Buffer) => {
+              resolve(d.toString('latin1').split('\r\n')[0] ?? '');
+              stream.close();
+            });
+          });
+        });
+        expect(banner).toMatch(/^SSH-2\.0-OpenSSH_/);
+      } finally {
+        conn.end();
+      }
+    }
+  });
+
+  it('refuses streamlocal forwarding that the target sshd allows (it only relays TCP, like a bastion)', async () => {
+    const openDockerSocket = async (port: number, expected: string): Promise<string> => {
+      const { conn } = await connect(key(), expected, port);
+      try {
+        return await new Promise<string>((resolve) => {
+          conn.openssh_forwardOutStreamLocal(tb.dockerSocket, (e, stream) => {
+            stream?.close();
+            resolve(e ? e.message : 'opened');
+          });
+        });
+      } finally {
+        conn.end();
+      }
+    };
+    expect(await openDockerSocket(tb.jump.port, tb.jump.hostKeyFingerprint)).toBe('(SSH) Channel open failure: open failed');
+    expect(await openDockerSocket(tb.ssh.port, tb.ssh.hostKeyFingerprint)).toBe('opened');
   });
 });

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Real-service test bed for AgentSwarm Desktop: dockerd on the default socket, a registry on 127.0.0.1:5000,
-# sshd on 127.0.0.1:2222 with a test user, and the fake swarm server image (a TEST DOUBLE of AgentJet).
+# sshd on 127.0.0.1:2222 with a test user, a second sshd on 127.0.0.1:2223 as a ProxyJump host (same user,
+# own host key), and the fake swarm server image (a TEST DOUBLE of AgentJet).
 #   bash test/testbed/testbed.sh up|down|status
 # State lives in $AGENTSWARM_TESTBED_DIR (default <repo>/.testbed). `up` is idempotent; `down` stops only
 # the daemons this script started (tracked by PID files under <state>/run).
@@ -18,6 +19,8 @@ SOCK=/var/run/docker.sock
 REG=127.0.0.1:5000
 SSH_HOST=127.0.0.1
 SSH_PORT=2222
+# The jump host (ProxyJump / ssh -J): a second sshd, like a bastion in front of the GPU server.
+JUMP_PORT=2223
 SSH_USER=swarmtest
 # Fixed, non-secret test credentials: this user exists only for the loopback-only sshd below.
 SSH_PASSWORD=swarmtest-password
@@ -27,7 +30,7 @@ IMAGE_LOCAL=agentswarm-test/fake-swarm:1
 IMAGE=$REG/$IMAGE_LOCAL
 # The docker CLI must talk to the default socket, whatever the caller's environment says.
 unset DOCKER_HOST DOCKER_CONTEXT
-DOCKERD_STATE='' REGISTRY_STATE='' SSHD_STATE='' IMAGE_STATE='' FIXTURE_HASH=''
+DOCKERD_STATE='' REGISTRY_STATE='' SSHD_STATE='' JUMP_STATE='' IMAGE_STATE='' FIXTURE_HASH=''
 # fonts-wqy-microhei: a small CJK font, so zh-CN screenshots from the e2e suite are readable.
 PACKAGES=(docker.io openssh-server docker-registry chromium curl ca-certificates fonts-wqy-microhei)
 
@@ -54,10 +57,23 @@ pid_alive() {
   [[ $pid =~ ^[0-9]+$ ]] && [[ -d /proc/$pid ]] || return 1
   [[ $(readlink "/proc/$pid/exe" 2>/dev/null) == "$exe" ]]
 }
+# Runs a daemon without the file descriptors this script inherited. `flock <lockfile> testbed.sh up` passes
+# its lock fd on: a daemon that keeps it holds the lock for its whole life, and every later `flock` waits
+# forever (dockerd and the registry did; sshd closes them itself). Use it as the command of a `&` job.
+no_inherited_fds() {
+  local fd
+  for fd in /proc/$BASHPID/fd/*; do
+    fd=${fd##*/}
+    ((fd > 2)) && eval "exec $fd>&-" 2>/dev/null
+  done
+  exec "$@"
+}
 docker_ping() { curl -sf --max-time 2 --unix-socket "$SOCK" http://localhost/_ping >/dev/null 2>&1; }
 registry_ping() { curl -sf --max-time 2 "http://$REG/v2/" >/dev/null 2>&1; }
 port_open() { timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
-ssh_ping() { timeout 2 bash -c "exec 3<>/dev/tcp/$SSH_HOST/$SSH_PORT && head -c 4 <&3" 2>/dev/null | grep -q '^SSH-'; }
+ssh_ping_port() { timeout 2 bash -c "exec 3<>/dev/tcp/$SSH_HOST/$1 && head -c 4 <&3" 2>/dev/null | grep -q '^SSH-'; }
+ssh_ping() { ssh_ping_port "$SSH_PORT"; }
+jump_ping() { ssh_ping_port "$JUMP_PORT"; }
 wait_for() { # wait_for <seconds> <check> <what> <log>
   local deadline=$(($(date +%s) + $1))
   until $2; do
@@ -96,7 +112,7 @@ start_dockerd() {
   [[ -S $SOCK ]] && rm -f "$SOCK" # stale socket of a dead daemon
   mkdir -p "$STATE/docker/data" "$STATE/docker/exec"
   log "starting dockerd"
-  setsid /usr/sbin/dockerd --host "unix://$SOCK" --group docker \
+  no_inherited_fds setsid /usr/sbin/dockerd --host "unix://$SOCK" --group docker \
     --data-root "$STATE/docker/data" --exec-root "$STATE/docker/exec" --pidfile "$RUN/dockerd.pid" \
     --bridge=none --iptables=false --ip-masq=false --ip6tables=false \
     >>"$LOGS/dockerd.log" 2>&1 </dev/null 9>&- &
@@ -119,7 +135,7 @@ storage: {filesystem: {rootdirectory: $STATE/registry/data}, delete: {enabled: t
 http: {addr: $REG, secret: agentswarm-testbed-not-secret}
 EOF
   log "starting registry"
-  setsid /usr/bin/docker-registry serve "$STATE/registry/config.yml" >>"$LOGS/registry.log" 2>&1 </dev/null 9>&- &
+  no_inherited_fds setsid /usr/bin/docker-registry serve "$STATE/registry/config.yml" >>"$LOGS/registry.log" 2>&1 </dev/null 9>&- &
   echo $! >"$RUN/registry.pid"
   wait_for 30 registry_ping "registry on $REG" "$LOGS/registry.log"
   REGISTRY_STATE=started
@@ -138,9 +154,10 @@ setup_ssh_user() {
   chmod 755 "$STATE" "$STATE/home" "$home" # StrictModes: no group/world-writable dir above authorized_keys
   # Keys are generated here, never committed: git does not keep the 600 mode sshd insists on.
   [[ -f $s/host_ed25519 ]] || ssh-keygen -q -t ed25519 -N '' -C agentswarm-testbed-host -f "$s/host_ed25519"
+  [[ -f $s/jump_host_ed25519 ]] || ssh-keygen -q -t ed25519 -N '' -C agentswarm-testbed-jump-host -f "$s/jump_host_ed25519"
   [[ -f $s/id_ed25519 ]] || ssh-keygen -q -t ed25519 -N '' -C swarmtest-plain -f "$s/id_ed25519"
   [[ -f $s/id_ed25519_enc ]] || ssh-keygen -q -t ed25519 -N "$KEY_PASSPHRASE" -C swarmtest-encrypted -f "$s/id_ed25519_enc"
-  chmod 600 "$s/host_ed25519" "$s/id_ed25519" "$s/id_ed25519_enc"
+  chmod 600 "$s/host_ed25519" "$s/jump_host_ed25519" "$s/id_ed25519" "$s/id_ed25519_enc"
   cat "$s/id_ed25519.pub" "$s/id_ed25519_enc.pub" >"$home/.ssh/authorized_keys"
   chown -R "$SSH_USER:" "$home"
   chmod 700 "$home/.ssh"
@@ -178,6 +195,40 @@ EOF
   /usr/sbin/sshd -f "$STATE/ssh/sshd_config" -E "$LOGS/sshd.log" 9>&- || die "sshd failed to start" "$LOGS/sshd.log"
   wait_for 15 ssh_ping "sshd on $SSH_HOST:$SSH_PORT" "$LOGS/sshd.log"
   SSHD_STATE=started
+}
+
+# The ProxyJump host: a second sshd with its own config, host key and PID file, started like the one
+# above. The same user may log in, so a chain can also hop 2223 -> 2223 -> 2222.
+start_jump_sshd() { # after start_sshd: setup_ssh_user made the user, its keys and the jump host key
+  if pid_alive "$RUN/sshd-jump.pid" /usr/sbin/sshd && jump_ping; then
+    JUMP_STATE=reused
+    return 0
+  fi
+  port_open "$JUMP_PORT" && die "127.0.0.1:$JUMP_PORT is already taken by a process this script did not start"
+  cat >"$STATE/ssh/jump_sshd_config" <<EOF
+Port $JUMP_PORT
+ListenAddress $SSH_HOST
+HostKey $STATE/ssh/jump_host_ed25519
+PidFile $RUN/sshd-jump.pid
+AllowUsers $SSH_USER
+PubkeyAuthentication yes
+PasswordAuthentication yes
+KbdInteractiveAuthentication no
+UsePAM no
+PermitRootLogin no
+StrictModes yes
+AllowTcpForwarding yes
+AllowStreamLocalForwarding no
+X11Forwarding no
+MaxStartups 200:30:400
+MaxSessions 100
+EOF
+  mkdir -p /run/sshd && chmod 755 /run/sshd # sshd exits 255 without its privilege separation dir
+  /usr/sbin/sshd -t -f "$STATE/ssh/jump_sshd_config" >>"$LOGS/sshd-jump.log" 2>&1 || die "jump sshd_config rejected" "$LOGS/sshd-jump.log"
+  log "starting jump sshd"
+  /usr/sbin/sshd -f "$STATE/ssh/jump_sshd_config" -E "$LOGS/sshd-jump.log" 9>&- || die "jump sshd failed to start" "$LOGS/sshd-jump.log"
+  wait_for 15 jump_ping "jump sshd on $SSH_HOST:$JUMP_PORT" "$LOGS/sshd-jump.log"
+  JUMP_STATE=started
 }
 
 fixture_hash() {
@@ -249,8 +300,9 @@ ensure_image() {
 }
 
 write_outputs() {
-  local s=$STATE/ssh fp
+  local s=$STATE/ssh fp jfp
   fp=$(ssh-keygen -lf "$s/host_ed25519.pub" | awk '{ print $2 }')
+  jfp=$(ssh-keygen -lf "$s/jump_host_ed25519.pub" | awk '{ print $2 }')
   cat >"$STATE/env" <<EOF
 # Generated by test/testbed/testbed.sh up; source it to reach the test bed.
 export AGENTSWARM_TESTBED_DIR='$STATE'
@@ -266,38 +318,46 @@ export AGENTSWARM_TEST_SSH_KEY_ENCRYPTED='$s/id_ed25519_enc'
 export AGENTSWARM_TEST_SSH_KEY_PASSPHRASE='$KEY_PASSPHRASE'
 export AGENTSWARM_TEST_SSH_HOST_PUBKEY='$s/host_ed25519.pub'
 export AGENTSWARM_TEST_SSH_HOST_FINGERPRINT='$fp'
+export AGENTSWARM_TEST_JUMP_HOST='$SSH_HOST'
+export AGENTSWARM_TEST_JUMP_PORT='$JUMP_PORT'
+export AGENTSWARM_TEST_JUMP_HOST_PUBKEY='$s/jump_host_ed25519.pub'
+export AGENTSWARM_TEST_JUMP_HOST_FINGERPRINT='$jfp'
 export AGENTSWARM_TEST_FAKE_SWARM_IMAGE='$IMAGE'
 EOF
   STATE=$STATE SOCK=$SOCK REG=$REG SSH_HOST=$SSH_HOST SSH_PORT=$SSH_PORT SSH_USER=$SSH_USER \
-    SSH_PASSWORD=$SSH_PASSWORD KEY_PASSPHRASE=$KEY_PASSPHRASE FP=$fp IMAGE=$IMAGE IMAGE_LOCAL=$IMAGE_LOCAL \
-    FIXTURE_HASH=$FIXTURE_HASH STARTED="$DOCKERD_STATE $REGISTRY_STATE $SSHD_STATE" /usr/bin/node -e '
+    SSH_PASSWORD=$SSH_PASSWORD KEY_PASSPHRASE=$KEY_PASSPHRASE FP=$fp JUMP_PORT=$JUMP_PORT JFP=$jfp IMAGE=$IMAGE IMAGE_LOCAL=$IMAGE_LOCAL \
+    FIXTURE_HASH=$FIXTURE_HASH STARTED="$DOCKERD_STATE $REGISTRY_STATE $SSHD_STATE $JUMP_STATE" /usr/bin/node -e '
       const e = process.env, s = e.STATE + "/ssh";
-      const [dockerd, registry, sshd] = e.STARTED.split(" ");
+      const [dockerd, registry, sshd, jump] = e.STARTED.split(" ");
       const out = {
         version: 1, stateDir: e.STATE,
         dockerSocket: e.SOCK, registry: e.REG, registryUrl: "http://" + e.REG,
         fakeSwarmImage: e.IMAGE, fakeSwarmLocalImage: e.IMAGE_LOCAL, fakeSwarmFixtureHash: e.FIXTURE_HASH,
-        startedByTestbed: { dockerd: dockerd !== "foreign", registry: registry !== "foreign", sshd: sshd !== "foreign" },
+        startedByTestbed: { dockerd: dockerd !== "foreign", registry: registry !== "foreign", sshd: sshd !== "foreign",
+                            jumpSshd: jump !== "foreign" },
         ssh: { host: e.SSH_HOST, port: Number(e.SSH_PORT), user: e.SSH_USER, password: e.SSH_PASSWORD,
                plainKeyPath: s + "/id_ed25519", encryptedKeyPath: s + "/id_ed25519_enc",
                encryptedKeyPassphrase: e.KEY_PASSPHRASE, hostPublicKeyPath: s + "/host_ed25519.pub",
                hostKeyFingerprint: e.FP },
+        jump: { host: e.SSH_HOST, port: Number(e.JUMP_PORT), hostPublicKeyPath: s + "/jump_host_ed25519.pub",
+                hostKeyFingerprint: e.JFP },
       };
       require("fs").writeFileSync(e.STATE + "/testbed.json", JSON.stringify(out, null, 2) + "\n");'
 }
 
 cmd_up() {
   [[ $(id -u) == 0 ]] || die "testbed.sh up needs root (dockerd, sshd and useradd)"
-  local t0 t d_docker d_reg d_ssh d_img d_pkg
+  local t0 t d_docker d_reg d_ssh d_jump d_img d_pkg
   t0=$(now_ms)
   t=$t0; ensure_packages; d_pkg=$(($(now_ms) - t))
   t=$(now_ms); start_dockerd; d_docker=$(($(now_ms) - t))
   t=$(now_ms); start_registry; d_reg=$(($(now_ms) - t))
   t=$(now_ms); start_sshd; d_ssh=$(($(now_ms) - t))
+  t=$(now_ms); start_jump_sshd; d_jump=$(($(now_ms) - t))
   t=$(now_ms); ensure_image; d_img=$(($(now_ms) - t))
   write_outputs
   echo "testbed up in $(secs $(($(now_ms) - t0))): packages $(secs "$d_pkg"), dockerd $DOCKERD_STATE $(secs "$d_docker")," \
-    "registry $REGISTRY_STATE $(secs "$d_reg"), sshd $SSHD_STATE $(secs "$d_ssh"), image $IMAGE_STATE $(secs "$d_img") -> $STATE/testbed.json"
+    "registry $REGISTRY_STATE $(secs "$d_reg"), sshd $SSHD_STATE $(secs "$d_ssh"), jump sshd $JUMP_STATE $(secs "$d_jump"), image $IMAGE_STATE $(secs "$d_img") -> $STATE/testbed.json"
 }
 
 # Sends SIGTERM to a daemon this script started; prints its PID (nothing when it is not ours or not running).
@@ -324,7 +384,7 @@ wait_gone() { # wait_gone <name> <pid> <timeout s>
 }
 
 cmd_down() {
-  local t0 sshd_pid reg_pid docker_pid stopped=()
+  local t0 sshd_pid jump_pid reg_pid docker_pid stopped=()
   t0=$(now_ms)
   if pid_alive "$RUN/dockerd.pid" /usr/sbin/dockerd && docker_ping; then
     # Test containers would otherwise wait out their stop timeout during daemon shutdown. One label marks
@@ -333,9 +393,11 @@ cmd_down() {
   fi
   # Signal all three first, then wait: the registry and dockerd each take 1-2 s to shut down.
   sshd_pid=$(signal_ours sshd /usr/sbin/sshd)
+  jump_pid=$(signal_ours sshd-jump /usr/sbin/sshd)
   reg_pid=$(signal_ours registry /usr/bin/docker-registry)
   docker_pid=$(signal_ours dockerd /usr/sbin/dockerd)
   [[ -n $sshd_pid ]] && wait_gone sshd "$sshd_pid" 10 && stopped+=(sshd)
+  [[ -n $jump_pid ]] && wait_gone sshd-jump "$jump_pid" 10 && stopped+=(sshd-jump)
   [[ -n $reg_pid ]] && wait_gone registry "$reg_pid" 10 && stopped+=(registry)
   if [[ -n $docker_pid ]]; then
     wait_gone dockerd "$docker_pid" 30 && stopped+=(dockerd)
@@ -355,6 +417,7 @@ cmd_status() {
   if docker_ping; then echo "dockerd  up ($(owner dockerd /usr/sbin/dockerd)) on $SOCK"; else echo "dockerd  DOWN"; ok=1; fi
   if registry_ping; then echo "registry up ($(owner registry /usr/bin/docker-registry)) on $REG"; else echo "registry DOWN"; ok=1; fi
   if ssh_ping; then echo "sshd     up ($(owner sshd /usr/sbin/sshd)) on $SSH_HOST:$SSH_PORT"; else echo "sshd     DOWN"; ok=1; fi
+  if jump_ping; then echo "jump     up ($(owner sshd-jump /usr/sbin/sshd)) on $SSH_HOST:$JUMP_PORT"; else echo "jump     DOWN"; ok=1; fi
   if docker_ping && docker image inspect "$IMAGE" >/dev/null 2>&1; then echo "image    $IMAGE present"; else echo "image    $IMAGE MISSING"; ok=1; fi
   [[ -f $STATE/testbed.json ]] && echo "config   $STATE/testbed.json" || { echo "config   MISSING"; ok=1; }
   return $ok

@@ -16,7 +16,7 @@ export interface Testbed {
   fakeSwarmLocalImage: string;
   fakeSwarmFixtureHash: string;
   /** false when `up` found the service already running and reused it (then `down` leaves it alone). */
-  startedByTestbed: { dockerd: boolean; registry: boolean; sshd: boolean };
+  startedByTestbed: { dockerd: boolean; registry: boolean; sshd: boolean; jumpSshd: boolean };
   ssh: {
     host: string;
     port: number;
@@ -27,6 +27,16 @@ export interface Testbed {
     encryptedKeyPassphrase: string;
     hostPublicKeyPath: string;
     /** `SHA256:<base64 without padding>`, as `ssh-keygen -lf` prints it. */
+    hostKeyFingerprint: string;
+  };
+  /**
+   * A second sshd on 127.0.0.1:2223 for ProxyJump: the same user, password and keys as `ssh`, its own
+   * host key, TCP forwarding allowed (no streamlocal).
+   */
+  jump: {
+    host: string;
+    port: number;
+    hostPublicKeyPath: string;
     hostKeyFingerprint: string;
   };
 }
@@ -43,6 +53,18 @@ export function loadTestbed(): Testbed {
   const data = JSON.parse(readFileSync(file, 'utf8')) as Testbed;
   if (data.version !== 1 || typeof data.ssh?.port !== 'number' || typeof data.fakeSwarmImage !== 'string') {
     throw new Error(`${file} has an unexpected shape: re-run \`bash test/testbed/testbed.sh up\``);
+  }
+  return data;
+}
+
+/**
+ * The test bed with its jump host. A testbed.json written by an older testbed.sh has none: say how to
+ * fix that instead of failing later on `undefined`. (Not in loadTestbed: suites without jumps keep working.)
+ */
+export function loadTestbedWithJump(): Testbed {
+  const data = loadTestbed();
+  if (typeof data.jump?.port !== 'number') {
+    throw new Error(`${resolve(testbedDir(), 'testbed.json')} has no jump host: re-run \`bash test/testbed/testbed.sh up\` from this checkout`);
   }
   return data;
 }

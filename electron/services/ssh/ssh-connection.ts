@@ -41,6 +41,11 @@ export interface SshConnectionOptions {
   /** A ready stream to the server instead of TCP (the next ProxyJump hop). */
   sock?: Duplex;
   onAuthAttempt?: (outcome: SshAuthOutcome) => void;
+  /**
+   * Algorithm preferences passed to ssh2 (cipher order etc.); default: ssh2's own order, which
+   * puts aes128-gcm@openssh.com first on CPUs with AES instructions.
+   */
+  algorithms?: ConnectConfig['algorithms'];
 }
 
 export interface ExecResult {
@@ -215,6 +220,7 @@ export class SshConnection extends EventEmitter<{ closed: [reason: AppError | nu
         hostVerifier,
         authHandler: plan.handler,
         ...(options.sock ? { sock: options.sock } : {}),
+        ...(options.algorithms ? { algorithms: options.algorithms } : {}),
       };
       deadline.resume();
       try {

@@ -1,0 +1,262 @@
+import net from 'node:net';
+import type { Duplex } from 'node:stream';
+import Docker from 'dockerode';
+import { AppError, type ErrorCode } from '../../shared/errors';
+import type { DiagnosticsReport, DiagnosticStage } from '../../shared/schemas-servers';
+import { createDialStdioAgent, createStreamLocalAgent, dockerOptionsOverAgent } from '../engines/ssh-docker';
+import { SecretMemory, type SecretRequest, type SshAuthOutcome } from './ssh-auth';
+import { connectHop, hopError, hopTarget, streamToHop, type ChainHop } from './ssh-chain';
+import type { HostKeyInfo, SshConnection } from './ssh-connection';
+import { checkDockerAccess, checkGpus } from './remote-checks';
+
+type StageName = DiagnosticStage['stage'];
+const STAGES: StageName[] = ['tcp', 'handshake', 'host-key', 'auth', 'docker-version', 'docker-permission', 'gpus'];
+
+export interface DiagnosticsOptions {
+  serverId: string;
+  /** Jump hosts first, the server last (hopsOfProfile). */
+  hops: ChainHop[];
+  docker: { transport: 'socket' | 'dial-stdio'; socketPath: string };
+  askSecret: (hop: number, request: SecretRequest) => Promise<string | null>;
+  verifyHostKey: (hop: number, info: HostKeyInfo) => Promise<boolean>;
+  /** Per stage that waits on the network (TCP, banner, login, each remote command). Default 15 s. */
+  readyTimeoutMs?: number;
+  /** Secrets already typed for this server, so the test does not ask again. */
+  memory?: SecretMemory;
+}
+
+/** What a stage found: pass with a detail, or a problem with its error and fix. */
+export interface StageResult {
+  status: 'pass' | 'warn' | 'fail';
+  detail: string | null;
+  error?: { code: ErrorCode; message: string } | null;
+  fix?: string | null;
+}
+
+export class StageFailure extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly fix: string,
+    readonly detail: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+function tcpConnect(host: string, port: number, timeoutMs: number): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host, port });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new AppError('SSH_TIMEOUT', `No TCP answer from ${host}:${port} within ${Math.round(timeoutMs / 1000)} s.`));
+    }, timeoutMs);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      resolve(socket);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      const why = error.code === 'ECONNREFUSED' ? 'connection refused: nothing listens on that port' : error.code === 'ENOTFOUND' ? 'the host name is unknown' : (error.code ?? error.message);
+      reject(new AppError('SSH_UNREACHABLE', `Cannot open a TCP connection to ${host}:${port}: ${why}.`, { cause: error }));
+    });
+  });
+}
+
+/** The server's identification line ("SSH-2.0-OpenSSH_9.2p1 Debian-2"), the first thing an SSH server sends. */
+export function readBanner(stream: Duplex, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const done = (error: AppError | null, line?: string): void => {
+      clearTimeout(timer);
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', onEnd);
+      if (error) reject(error);
+      else resolve(line!);
+    };
+    // RFC 4253 lets a server send other lines before the one starting with "SSH-".
+    const onData = (chunk: Buffer): void => {
+      seen += chunk.toString('latin1');
+      for (const line of seen.split(/\r?\n/).slice(0, -1)) if (line.startsWith('SSH-')) return done(null, line.trim());
+      if (seen.length > 8192) done(new AppError('SSH_DISCONNECTED', `The server sent no SSH identification line (it began with "${seen.slice(0, 40)}…"): is this port an SSH server?`));
+    };
+    const onEnd = (): void => done(new AppError('SSH_DISCONNECTED', 'The server closed the connection before sending its SSH identification line (sshd refused it: MaxStartups, tcp wrappers, or not an SSH server).'));
+    const timer = setTimeout(() => done(new AppError('SSH_TIMEOUT', `The server sent no SSH identification line within ${Math.round(timeoutMs / 1000)} s: is this port an SSH server?`)), timeoutMs);
+    stream.on('data', onData);
+    stream.once('end', onEnd);
+    stream.once('error', onEnd);
+  });
+}
+
+const HOST_KEY_FIX: Partial<Record<ErrorCode, string>> = {
+  SSH_HOST_KEY_UNKNOWN: 'Compare the fingerprint with `ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub` run on the server, then trust the key.',
+  SSH_HOST_KEY_CHANGED: 'If the server was reinstalled, replace the key in known_hosts explicitly; otherwise do not connect: someone may be intercepting the connection.',
+  SSH_HOST_KEY_REVOKED: "Ask the server's administrator for its new host key; the revoked one is never accepted.",
+  SSH_HOST_KEY_REJECTED: 'The key was not trusted. Test again and accept it if the fingerprint matches the one on the server.',
+};
+
+const AUTH_FIX: Partial<Record<ErrorCode, string>> = {
+  SSH_AUTH_FAILED: 'Check the user name; put your public key in ~/.ssh/authorized_keys on the server (ssh-copy-id), or check the password.',
+  SSH_PASSPHRASE_NEEDED: 'Enter the key\'s passphrase when asked, or add the key to ssh-agent (ssh-add <key file>).',
+  SSH_PASSPHRASE_WRONG: 'Type the passphrase again; `ssh-keygen -y -f <key file>` checks it.',
+  SSH_TIMEOUT: 'The login did not finish in time: check the network, or answer the prompts sooner.',
+};
+
+function authDetail(outcomes: readonly SshAuthOutcome[]): string {
+  const used = [...outcomes].reverse().find((o) => o.result === 'tried');
+  return used ? `${used.attempt} (${used.detail})` : 'logged in';
+}
+
+/**
+ * "Test connection": opens its own connection (each ProxyJump hop in turn), runs the stages in order
+ * and closes everything. A failure skips the stages after it, with one exception: when the Docker call
+ * fails, the socket permission check still runs, because it is what tells *why*. When a jump host fails,
+ * the report's stages are that hop's and `target` names it.
+ */
+export async function runDiagnostics(options: DiagnosticsOptions): Promise<DiagnosticsReport> {
+  const timeoutMs = options.readyTimeoutMs ?? 15_000;
+  const memory = options.memory ?? new SecretMemory();
+  const hops = options.hops;
+  if (hops.length === 0) throw new Error('runDiagnostics needs at least one hop');
+  const results = new Map<StageName, DiagnosticStage>();
+  const connections: SshConnection[] = [];
+  let target = hopTarget(hops[hops.length - 1]!);
+
+  const record = (stage: StageName, started: number, result: StageResult, ended = Date.now()): boolean => {
+    results.set(stage, {
+      stage,
+      status: result.status,
+      detail: result.detail,
+      error: result.error ?? null,
+      fix: result.fix ?? null,
+      durationMs: Math.max(0, ended - started),
+    });
+    return result.status !== 'fail';
+  };
+  const fail = (stage: StageName, started: number, error: unknown, fix: string): false => {
+    const app = error instanceof AppError ? error : new AppError('SSH_DISCONNECTED', String((error as Error)?.message ?? error));
+    return record(stage, started, { status: 'fail', detail: null, error: { code: app.code, message: app.message }, fix }) as false;
+  };
+
+  /** tcp → handshake → host-key → auth for hop `index`; false when one failed (then `target` names that hop). */
+  const connectStages = async (index: number): Promise<boolean> => {
+    const hop = hops[index]!;
+    const previous = connections[index - 1];
+    const via = previous ? ` via ${previous.target}` : '';
+    target = hopTarget(hop);
+    results.clear();
+    let t = Date.now();
+    let probe: Duplex;
+    try {
+      probe = previous ? await streamToHop(previous, hops, index) : await tcpConnect(hop.host, hop.port, timeoutMs);
+    } catch (error) {
+      return fail('tcp', t, hopError(error, index, hops), `Check the host name and port${previous ? ` as seen from ${previous.target}` : ''}, that sshd runs there, and that no firewall blocks the port.`);
+    }
+    record('tcp', t, { status: 'pass', detail: `${hop.host}:${hop.port} answered in ${Date.now() - t} ms${via}` });
+    t = Date.now();
+    try {
+      const banner = await readBanner(probe, timeoutMs);
+      record('handshake', t, { status: 'pass', detail: banner.replace(/^SSH-2\.0-/, '') });
+    } catch (error) {
+      return fail('handshake', t, hopError(error, index, hops), 'Check that this port is an SSH server (sshd) and that it accepts more connections (MaxStartups).');
+    } finally {
+      probe.destroy();
+    }
+
+    t = Date.now();
+    let keySeen: HostKeyInfo | null = null;
+    let keyAccepted = false;
+    let authStarted = 0;
+    const outcomes: SshAuthOutcome[] = [];
+    try {
+      const connection = await connectHop(
+        {
+          hops,
+          askSecret: options.askSecret,
+          readyTimeoutMs: timeoutMs,
+          verifyHostKey: async (hopIndex, info) => {
+            keySeen = info;
+            // The key exchange and the check (the user's answer included) count as host-key; login after it as auth.
+            keyAccepted = await options.verifyHostKey(hopIndex, info);
+            authStarted = Date.now();
+            return keyAccepted;
+          },
+          onAuthAttempt: (_hop, outcome) => outcomes.push(outcome),
+        },
+        index,
+        previous,
+        memory,
+      );
+      connections.push(connection);
+      const key = connection.hostKey;
+      record('host-key', t, { status: 'pass', detail: `${key.keyType} ${key.fingerprint}` }, authStarted || undefined);
+      record('auth', authStarted || t, { status: 'pass', detail: authDetail(connection.authOutcomes) });
+      return true;
+    } catch (error) {
+      const app = hopError(error, index, hops);
+      const seen = keySeen as HostKeyInfo | null;
+      if (!seen || !keyAccepted) {
+        return fail('host-key', t, app, HOST_KEY_FIX[app.code] ?? 'The SSH handshake did not finish: check that the server is an OpenSSH server and the network between you.');
+      }
+      record('host-key', t, { status: 'pass', detail: `${seen.keyType} ${seen.fingerprint}` }, authStarted);
+      const skipped = hop.skippedAuth?.length ? ` Not tried: ${hop.skippedAuth.join('; ')}.` : '';
+      return fail('auth', authStarted, app, (AUTH_FIX[app.code] ?? 'Check the login settings of this server.') + skipped);
+    }
+  };
+
+  try {
+    let ok = true;
+    for (let index = 0; index < hops.length && ok; index++) ok = await connectStages(index);
+    const server = connections.length === hops.length ? connections[connections.length - 1] : undefined;
+    if (server) {
+      const user = hops[hops.length - 1]!.username;
+      let t = Date.now();
+      const version = await dockerVersion(server, options.docker, timeoutMs).then(
+        (detail): StageResult => ({ status: 'pass', detail }),
+        (error: unknown): StageResult => {
+          const app = error instanceof AppError ? error : new AppError('ENGINE_UNREACHABLE', String(error));
+          return { status: 'fail', detail: null, error: { code: app.code, message: app.message }, fix: 'See the Docker socket permission stage below for the cause.' };
+        },
+      );
+      record('docker-version', t, version);
+      t = Date.now();
+      const access = await checkDockerAccess(server, options.docker, user, timeoutMs);
+      record('docker-permission', t, access);
+      if (version.status === 'fail' && access.status === 'pass') {
+        // The socket is there and ours to use, yet Docker did not answer: the daemon itself is the problem.
+        results.get('docker-version')!.fix = `Docker does not answer on ${server.target}: check it with \`sudo systemctl status docker\` there.`;
+      } else if (version.status === 'fail' && access.fix) {
+        results.get('docker-version')!.fix = access.fix;
+      }
+      if (version.status !== 'fail' && access.status !== 'fail') {
+        t = Date.now();
+        record('gpus', t, await checkGpus(server, timeoutMs));
+      }
+    }
+  } finally {
+    await Promise.allSettled([...connections].reverse().map((c) => c.close()));
+  }
+
+  const stages = STAGES.map(
+    (stage): DiagnosticStage => results.get(stage) ?? { stage, status: 'skipped', detail: null, error: null, fix: null, durationMs: 0 },
+  );
+  return { serverId: options.serverId, target, stages, finishedAt: new Date().toISOString() };
+}
+
+/** `GET /version` over the same transport the engine uses (streamlocal to the socket, or dial-stdio). */
+async function dockerVersion(server: SshConnection, docker: DiagnosticsOptions['docker'], timeoutMs: number): Promise<string> {
+  const where = docker.transport === 'socket' ? docker.socketPath : '`docker system dial-stdio`';
+  const describeFailure = (message: string): AppError => new AppError('ENGINE_UNREACHABLE', `Docker on ${server.target} did not answer through ${where} (${message}).`);
+  const agent = docker.transport === 'socket' ? createStreamLocalAgent(server, docker.socketPath, describeFailure) : createDialStdioAgent(server, describeFailure);
+  try {
+    const client = new Docker({ ...dockerOptionsOverAgent(agent), timeout: timeoutMs });
+    const v = await client.version();
+    return `Docker ${v.Version} (API ${v.ApiVersion}) through ${where}`;
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw describeFailure((error as Error).message);
+  } finally {
+    agent.destroy();
+  }
+}

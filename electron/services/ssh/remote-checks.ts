@@ -1,0 +1,146 @@
+import { AppError } from '../../shared/errors';
+import type { StageResult } from './connection-diagnostics';
+import { shellQuote } from './profile-hops';
+import type { SshConnection } from './ssh-connection';
+
+/**
+ * The checks "Test connection" runs as commands on the server, each turned into a stage result
+ * with an actionable fix. Commands are POSIX sh, the server's login shell may be anything sh-like.
+ */
+
+function failed(error: unknown, fix: string): StageResult {
+  const app = error instanceof AppError ? error : new AppError('SSH_DISCONNECTED', String((error as Error)?.message ?? error));
+  return { status: 'fail', detail: null, error: { code: app.code, message: app.message }, fix };
+}
+
+const RELOGIN = 'then reconnect the server here: group changes only apply to new SSH logins.';
+
+/** Why the user can or cannot use Docker: missing socket, not a socket, permission, or no docker CLI (dial-stdio). */
+export async function checkDockerAccess(
+  server: SshConnection,
+  docker: { transport: 'socket' | 'dial-stdio'; socketPath: string },
+  user: string,
+  timeoutMs: number,
+): Promise<StageResult> {
+  const host = server.target;
+  if (docker.transport === 'dial-stdio') return checkDockerCli(server, user, timeoutMs);
+  const path = docker.socketPath;
+  const script =
+    `p=${shellQuote(path)}; if [ ! -e "$p" ]; then echo missing; elif [ ! -S "$p" ]; then echo not-a-socket; ` +
+    `elif [ -r "$p" ] && [ -w "$p" ]; then echo ok; else echo denied; fi; id -nG; stat -c '%U:%G %a' "$p" 2>/dev/null || echo '?'`;
+  let lines: string[];
+  try {
+    const result = await server.exec(script, { timeoutMs });
+    lines = result.stdout.split('\n').map((l) => l.trim());
+  } catch (error) {
+    return failed(error, `Run \`ls -l ${path}\` on ${host} to see the socket.`);
+  }
+  return socketAccessResult(lines, path, user, host);
+}
+
+/**
+ * Reads the output of the socket check script: its verdict line, `id -nG`, then the socket's
+ * `owner:group mode`.
+ */
+export function socketAccessResult(lines: string[], path: string, user: string, host: string): StageResult {
+  const [verdict, groups = '', owner = '?'] = lines;
+  switch (verdict) {
+    case 'ok':
+      return { status: 'pass', detail: `${user} may use ${path} (${owner}; groups: ${groups})` };
+    case 'missing':
+      return {
+        status: 'fail',
+        detail: `${path} does not exist on ${host}`,
+        error: { code: 'ENGINE_UNREACHABLE', message: `There is no Docker socket at ${path} on ${host}.` },
+        fix: `Is Docker installed and running on the server (\`sudo systemctl start docker\`)? If it runs rootless or its socket is elsewhere, set that path in the server's settings (e.g. /run/user/<uid>/docker.sock) or choose "docker system dial-stdio".`,
+      };
+    case 'not-a-socket':
+      return {
+        status: 'fail',
+        detail: `${path} on ${host} is ${owner}, not a socket`,
+        error: { code: 'ENGINE_UNREACHABLE', message: `${path} on ${host} exists but is not a unix socket.` },
+        fix: `Set the Docker socket path in the server's settings to the socket Docker listens on (\`docker context inspect\` on the server shows it).`,
+      };
+    case 'denied': {
+      const inGroup = groups.split(/\s+/).includes('docker');
+      return {
+        status: 'fail',
+        detail: `${path} is ${owner}; ${user} is in: ${groups || 'no groups'}`,
+        error: { code: 'ENGINE_PERMISSION_DENIED', message: `${user} may not use ${path} on ${host} (permission denied).` },
+        fix: inGroup
+          ? `${user} is in the docker group, but the socket does not belong to it (${owner}): fix its group on the server (\`sudo chgrp docker ${path}\`), ${RELOGIN}`
+          : `On the server run \`sudo usermod -aG docker ${user}\`, ${RELOGIN}`,
+      };
+    }
+    default:
+      return failed(new AppError('ENGINE_UNREACHABLE', `Could not check ${path} on ${host} (the shell printed "${verdict ?? ''}").`), `Run \`ls -l ${path}; id\` on ${host} to see why.`);
+  }
+}
+
+async function checkDockerCli(server: SshConnection, user: string, timeoutMs: number): Promise<StageResult> {
+  const host = server.target;
+  let result;
+  try {
+    result = await server.exec(`docker version --format '{{.Server.Version}}'`, { timeoutMs });
+  } catch (error) {
+    return failed(error, `Run \`docker version\` on ${host} to see why.`);
+  }
+  if (result.code === 0) return { status: 'pass', detail: `docker CLI on ${host} reaches Docker ${result.stdout.trim()}` };
+  const stderr = result.stderr.trim().split('\n').slice(-1)[0] ?? '';
+  if (result.code === 127) {
+    return {
+      status: 'fail',
+      detail: null,
+      error: { code: 'ENGINE_UNREACHABLE', message: `There is no docker command on ${host} (dial-stdio needs it).` },
+      fix: 'Install the docker CLI on the server, or choose the socket transport with the path of the Docker socket.',
+    };
+  }
+  if (/permission denied/i.test(stderr)) {
+    return {
+      status: 'fail',
+      detail: stderr,
+      error: { code: 'ENGINE_PERMISSION_DENIED', message: `${user} may not use Docker on ${host}: ${stderr}` },
+      fix: `On the server run \`sudo usermod -aG docker ${user}\`, ${RELOGIN}`,
+    };
+  }
+  return {
+    status: 'fail',
+    detail: stderr,
+    error: { code: 'ENGINE_UNREACHABLE', message: `\`docker version\` failed on ${host}: ${stderr || `exit code ${result.code}`}` },
+    fix: `Is Docker running on the server (\`sudo systemctl start docker\`, or \`systemctl --user start docker\` when rootless)?`,
+  };
+}
+
+/** The GPUs `nvidia-smi -L` lists. Missing nvidia-smi is a warning: the swarm can still run without GPUs. */
+export async function checkGpus(server: SshConnection, timeoutMs: number): Promise<StageResult> {
+  const host = server.target;
+  let result;
+  try {
+    result = await server.exec('nvidia-smi -L', { timeoutMs });
+  } catch (error) {
+    return failed(error, `Run \`nvidia-smi -L\` on ${host} to see why it hangs (a stuck driver).`);
+  }
+  return gpuResult(result, host);
+}
+
+/** What `nvidia-smi -L` printed, as the gpus stage. */
+export function gpuResult(result: { stdout: string; stderr: string; code: number | null }, host: string): StageResult {
+  const gpus = result.stdout.split('\n').map((l) => l.trim()).filter((l) => /^GPU \d+:/.test(l));
+  // CONTAINER_START_FAILED: what starting with GPUs on would give; the contract has no GPU-specific code.
+  const warn = (message: string, fix: string): StageResult => ({ status: 'warn', detail: null, error: { code: 'CONTAINER_START_FAILED', message }, fix });
+  if (result.code === 0 && gpus.length > 0) {
+    const names = gpus.map((g) => g.replace(/^GPU \d+:\s*/, '').replace(/\s*\(UUID:.*\)$/, ''));
+    return { status: 'pass', detail: `${gpus.length} GPU${gpus.length === 1 ? '' : 's'}: ${names.join(', ')}` };
+  }
+  if (result.code === 127 || /not found/i.test(result.stderr)) {
+    return warn(
+      `nvidia-smi is not installed on ${host}: no NVIDIA driver was found, so containers there get no GPU.`,
+      'Install the NVIDIA driver and the NVIDIA Container Toolkit on the server, or start the swarm with "GPUs" off.',
+    );
+  }
+  const why = ((result.stderr.trim() || result.stdout.trim()).split('\n')[0] ?? '').replace(/\.$/, '');
+  return warn(
+    `nvidia-smi on ${host} lists no GPU${why ? `: ${why}` : ''}.`,
+    'Check the NVIDIA driver on the server (`nvidia-smi`; a reboot after a driver update often helps), or start the swarm with "GPUs" off.',
+  );
+}
