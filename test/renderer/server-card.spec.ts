@@ -238,3 +238,20 @@ describe('start form of a remote engine', () => {
     expect(hint.textContent).not.toContain('127.0.0.1');
   });
 });
+
+describe('disconnect while connecting', () => {
+  it('sends disconnect while a connect is still running', async () => {
+    api.serverViews = [makeServerView()];
+    render(App);
+    const box = await card();
+    const release = api.hold('servers:connect');
+    await fireEvent.click(within(box).getByTestId('server-connect'));
+    api.serverViews[0]!.state = 'connecting';
+    api.pushServers();
+    const disconnect = await within(box).findByTestId('server-disconnect');
+    expect(disconnect.getAttribute('aria-disabled')).toBe('false');
+    await fireEvent.click(disconnect);
+    await waitFor(() => expect(api.requestsOn('servers:disconnect')).toEqual([{ serverId: 'gpu-box' }]));
+    release();
+  });
+});
