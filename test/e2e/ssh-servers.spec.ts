@@ -1,6 +1,6 @@
 import Docker from 'dockerode';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/helpers';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { loadTestbed } from '../testbed/testbed';
@@ -35,6 +35,11 @@ describe('SSH servers end to end (Chromium + browser host + real sshd + real Doc
     app = await startTestApp({ staticDir: rendererDir, monitorIntervalMs: 300 });
     browser = await launchChromium();
     page = await openAppPage(browser, app.host!.openUrl, pageErrors);
+  });
+
+  afterEach(async (context) => {
+    // The page as the test left it, failing or not.
+    await saveScreenshot(page, `ssh-servers-end-${context.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`);
   });
 
   afterAll(async () => {
@@ -128,5 +133,21 @@ describe('SSH servers end to end (Chromium + browser host + real sshd + real Doc
 
     expect(reports, reports.join('\n\n')).toEqual([]);
     expect(pageErrors).toEqual([]);
+  });
+
+  it('runs "Test connection" against the same server: staged diagnostics, each stage with its status', async () => {
+    const card = page.getByTestId('server-card');
+    // Its own connection: the host key is known by now, and the key file needs no prompt. The test
+    // bed has no GPUs, so the last stage may warn or fail, but every stage before it passes.
+    await card.getByTestId('server-test').click();
+    const diagnostics = card.getByTestId('diagnostics');
+    await diagnostics.waitFor({ timeout: 60_000 });
+    for (const stage of ['tcp', 'handshake', 'host-key', 'auth', 'docker-version', 'docker-permission']) {
+      expect(await diagnostics.getByTestId(`diag-stage-${stage}`).getAttribute('data-status'), stage).toBe('pass');
+    }
+    expect(await diagnostics.getByTestId('diag-stage-gpus').getAttribute('data-status')).not.toBe('skipped');
+    await audit('server card with its connection test');
+    await saveScreenshot(page, 'ssh-server-diagnostics');
+    expect(reports, reports.join('\n\n')).toEqual([]);
   });
 });
