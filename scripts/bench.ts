@@ -88,8 +88,11 @@ async function main(): Promise<void> {
 }
 
 // `npm run bench -- start`: start-to-first-status, app against shell (scripts/bench-start.ts).
+// `npm run bench -- tunnel`: our SSH tunnel against `ssh -N -L` and direct (scripts/bench-tunnel.ts).
 if (process.argv[2] === 'start') {
   void import('./bench-start');
+} else if (process.argv[2] === 'tunnel') {
+  void import('./bench-tunnel');
 } else {
   main().catch((error: unknown) => {
     console.error(error);

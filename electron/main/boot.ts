@@ -5,6 +5,7 @@ import { EventQueue, listenForRendererReady, registerIpc, trustedSender } from '
 import { installAppProtocol, registerAppScheme } from './app-protocol';
 import { openPathInDesktop } from './open-path';
 import { installSecurity, rendererCsp } from './security';
+import { watchSystemResume } from './system-resume';
 import { createMainWindow, resolveRendererTarget } from './window';
 
 export interface BootDeps {
@@ -101,6 +102,8 @@ export async function boot(deps: BootDeps): Promise<BootedApp | null> {
     if (platform !== 'darwin') app.quit();
   });
   installDisposeOnQuit(services, logger, deps.disposeTimeoutMs ?? 5000);
+  // Sleep/wake and network changes: SSH servers re-check their links at once.
+  watchSystemResume(() => services.systemResumed());
 
   try {
     // Never stops on a settings problem (defaults in memory, `settings:status` tells the UI) and

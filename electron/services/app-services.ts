@@ -7,6 +7,7 @@ import type { EventSink } from './events';
 import type { Handlers } from './ipc/handlers';
 import { registerSettings } from './settings/register';
 import { registerServers } from './ssh/register';
+import type { SessionTuning } from './ssh/server-manager';
 import { SettingsService } from './settings/settings-service';
 import { registerSwarm } from './swarm/register';
 import { AppLog } from './util/app-log';
@@ -26,6 +27,8 @@ export interface AppServicesOptions {
   logger?: Logger;
   /** Opens a file in the system's viewer; Electron passes one (`main/open-path.ts`), the browser host cannot. */
   openPath?: (path: string) => Promise<void>;
+  /** SSH servers: the app's known_hosts and ssh config (default ~/.ssh/…; tests always pass temporary ones), SSH_AUTH_SOCK's env. */
+  ssh?: { knownHostsPath?: string; configPath?: string; env?: NodeJS.ProcessEnv; tuning?: SessionTuning };
 }
 
 export interface AppServices {
@@ -39,6 +42,8 @@ export interface AppServices {
    * settings file must not keep swarm servers from being watched again).
    */
   start(): Promise<void>;
+  /** The computer woke up or its network changed (Electron's powerMonitor): SSH servers check their links now. */
+  systemResumed(): void;
   dispose(): Promise<void>;
 }
 
@@ -69,7 +74,13 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const app = registerApp(context);
   const enginesModule = registerEngines(context);
   // Servers before swarm: their engines must be in the registry when swarm rediscovers containers.
-  const servers = registerServers(context);
+  const servers = registerServers(context, {
+    dataDir: options.dataDir,
+    ...(options.ssh?.knownHostsPath ? { knownHostsPath: options.ssh.knownHostsPath } : {}),
+    ...(options.ssh?.configPath ? { configPath: options.ssh.configPath } : {}),
+    ...(options.ssh?.env ? { env: options.ssh.env } : {}),
+    ...(options.ssh?.tuning ? { tuning: options.ssh.tuning } : {}),
+  });
   const swarm = registerSwarm(context);
   const modules: [string, Pick<DomainModule<never>, 'start' | 'dispose'>][] = [
     ['settings', settings],
@@ -101,6 +112,9 @@ export function createAppServices(options: AppServicesOptions): AppServices {
           logger.error(`${name} failed to start; the other parts start anyway`, describeThrown(error));
         }
       }
+    },
+    systemResumed() {
+      servers.systemResumed();
     },
     async dispose() {
       // Every module gets its chance to stop (watchers, sockets) even when one before it fails.

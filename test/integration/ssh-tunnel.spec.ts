@@ -117,6 +117,21 @@ describe('SshTunnel through the test bed sshd', () => {
     expect(tunnel.channelFailures).toBe(0);
   });
 
+  it('holds what a client sends before its channel is open, even a half-close, and answers it in full', async () => {
+    // The channel opens 200 ms late: the request and the client's FIN arrive before it exists.
+    const tunnel = await openTunnel(0, async () => {
+      await new Promise((ok) => setTimeout(ok, 200));
+      return connection.forwardOut('127.0.0.1', httpPort);
+    });
+    const client = net.connect(tunnel.localPort, '127.0.0.1');
+    client.end('GET /early HTTP/1.0\r\nHost: x\r\n\r\n');
+    let answer = '';
+    client.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+    await closedSocket(client);
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(answer.endsWith('\r\n\r\nhello /early')).toBe(true);
+  });
+
   it('uses the next free port when the requested one is taken, and names this process as the holder', async () => {
     const port = await freePort();
     const holder = await hold(port);

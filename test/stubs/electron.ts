@@ -306,6 +306,19 @@ class FakeShell {
 }
 
 // ---------------------------------------------------------------------------------------------
+// powerMonitor + net: sleep/wake and whether the machine is online
+
+/** Emits what the test fires ('resume', 'unlock-screen', …), like Electron's powerMonitor. */
+class FakePowerMonitor extends EventEmitter {}
+
+class FakeNet {
+  online = true;
+  isOnline(): boolean {
+    return this.online;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // exports, named like the real module
 
 export let app = new FakeApp();
@@ -315,6 +328,8 @@ export let contextBridge = new FakeContextBridge();
 export let ipcRenderer = new FakeIpcRenderer();
 export let shell = new FakeShell();
 export let protocol = new FakeProtocol();
+export let powerMonitor = new FakePowerMonitor();
+export let net = new FakeNet();
 
 /** Fresh fakes for every test; module bindings are live, so importers see the new objects. */
 export function resetElectronStub(): void {
@@ -325,6 +340,8 @@ export function resetElectronStub(): void {
   ipcRenderer = new FakeIpcRenderer();
   shell = new FakeShell();
   protocol = new FakeProtocol();
+  powerMonitor = new FakePowerMonitor();
+  net = new FakeNet();
   BrowserWindow.instances.length = 0;
 }
 
@@ -337,5 +354,7 @@ export default {
   get ipcRenderer() { return ipcRenderer; },
   get shell() { return shell; },
   get protocol() { return protocol; },
+  get powerMonitor() { return powerMonitor; },
+  get net() { return net; },
   BrowserWindow,
 };

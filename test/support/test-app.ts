@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { startBrowserHost, type BrowserHost } from '../../electron/browser-host/server';
-import { createAppServices, type AppServices } from '../../electron/services/app-services';
+import { createAppServices, type AppServices, type AppServicesOptions } from '../../electron/services/app-services';
 import { LABEL_APP_VERSION } from '../../electron/services/engines/container-engine';
 import { EventHub } from '../../electron/services/events';
 import type { Handlers } from '../../electron/services/ipc/handlers';
@@ -30,6 +30,11 @@ export interface TestAppOptions {
   staticDir?: string;
   /** Start over the data folder of an earlier app: an app restart. Not removed by this app's dispose. */
   dataDir?: string;
+  /**
+   * SSH servers: known_hosts and ssh config default to files in the data folder (never ~/.ssh), and
+   * the environment to an empty one (never the user's SSH_AUTH_SOCK).
+   */
+  ssh?: NonNullable<AppServicesOptions['ssh']>;
 }
 
 export interface TestApp {
@@ -62,6 +67,12 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     events: hub,
     monitorIntervalMs: options.monitorIntervalMs ?? 200,
     ...(options.dockerHost ? { dockerHost: options.dockerHost } : {}),
+    ssh: {
+      knownHostsPath: join(dataDir, 'known_hosts'),
+      configPath: join(dataDir, 'ssh_config'),
+      env: {},
+      ...options.ssh,
+    },
   });
   let host: BrowserHost | null = null;
   try {

@@ -29,6 +29,12 @@ export function sshDockerWording(server: string, user: string, socketPath?: stri
  */
 function asSocket(channel: Duplex): Duplex {
   const socket = channel as Duplex & Record<string, unknown>;
+  // Node's Agent drops a closed *free* socket only when it is `destroyed`; ssh2 closes a channel
+  // without marking it so, and the Agent would hand the dead channel to the next request (which
+  // then hangs, e.g. the first Docker call after a reconnect). Mark it before the Agent hears of it.
+  socket.prependListener('close', () => {
+    socket.destroyed = true;
+  });
   for (const name of ['setKeepAlive', 'setNoDelay', 'ref', 'unref']) {
     if (typeof socket[name] !== 'function') socket[name] = () => socket;
   }
@@ -79,21 +85,38 @@ export function createChannelAgent(
   return agent;
 }
 
+/**
+ * A connection, or a getter of the current one: a server session that reconnects hands out its
+ * live connection at each call, so channels opened after a reconnect use the new one.
+ */
+export type ConnectionSource = SshConnection | (() => Promise<SshConnection>);
+
+function currentOf(source: ConnectionSource): () => Promise<SshConnection> {
+  return typeof source === 'function' ? source : () => Promise.resolve(source);
+}
+
+function openOn(source: ConnectionSource, open: (connection: SshConnection) => Promise<Duplex>): () => Promise<Duplex> {
+  const current = currentOf(source);
+  return async () => {
+    return open(await current());
+  };
+}
+
 /** Channels to the Docker socket on the server (OpenSSH direct-streamlocal). */
 export function createStreamLocalAgent(
-  connection: SshConnection,
+  connection: ConnectionSource,
   socketPath: string,
   describeFailure: (message: string) => AppError,
 ): http.Agent {
-  return createChannelAgent(() => connection.openStreamLocal(socketPath), `StreamLocalAgent(${socketPath})`, describeFailure);
+  return createChannelAgent(openOn(connection, (c) => c.openStreamLocal(socketPath)), `StreamLocalAgent(${socketPath})`, describeFailure);
 }
 
 /**
  * Channels that each run `docker system dial-stdio` on the server: the docker CLI finds the
  * engine itself (rootless Docker, DOCKER_HOST, contexts) when the socket path is not the default.
  */
-export function createDialStdioAgent(connection: SshConnection, describeFailure: (message: string) => AppError): http.Agent {
-  return createChannelAgent(() => connection.execStream('docker system dial-stdio'), 'DialStdioAgent', describeFailure);
+export function createDialStdioAgent(connection: ConnectionSource, describeFailure: (message: string) => AppError): http.Agent {
+  return createChannelAgent(openOn(connection, (c) => c.execStream('docker system dial-stdio')), 'DialStdioAgent', describeFailure);
 }
 
 /** dockerode options whose every request goes through `agent`; the host name is never resolved. */
@@ -108,7 +131,12 @@ export interface SshDockerEngineOptions {
   id: string;
   /** What the Servers page shows, e.g. "gpu-box". */
   label: string;
-  connection: SshConnection;
+  /**
+   * The connection, or (for a session that reconnects) where to get the current one: then `target`
+   * (user@host:port) names it in the endpoint, and a getter that is not connected rejects with an
+   * AppError that is passed on as is.
+   */
+  connection: SshConnection | { target: string; current: () => Promise<SshConnection> };
   /**
    * How to reach Docker on the server: its socket (default /var/run/docker.sock) through
    * streamlocal, or `dial-stdio` to let the server's docker CLI find it (rootless, contexts).
@@ -135,7 +163,8 @@ export function portListedByShow(ssOutput: string, port: number): boolean {
  * Asks the server whether its loopback port is free: `ss -ltnH` where it exists, else a
  * direct-tcpip probe (a refused channel means nothing listens on 127.0.0.1:port there).
  */
-export async function isRemotePortFree(connection: SshConnection, port: number): Promise<boolean> {
+export async function isRemotePortFree(source: ConnectionSource, port: number): Promise<boolean> {
+  const connection = await currentOf(source)();
   const ss = await connection.exec('ss -ltnH', { timeoutMs: 10_000 });
   if (ss.code === 0) return !portListedByShow(ss.stdout, port);
   try {
@@ -153,6 +182,7 @@ export async function isRemotePortFree(connection: SshConnection, port: number):
  */
 export function createSshDockerEngine(options: SshDockerEngineOptions): DockerApiEngine {
   const { connection } = options;
+  const source: ConnectionSource = 'current' in connection ? connection.current : connection;
   const transport = options.transport ?? { kind: 'socket', path: DEFAULT_REMOTE_DOCKER_SOCKET };
   const server = options.label;
   const user = connection.target.split('@')[0] ?? 'your user';
@@ -167,18 +197,18 @@ export function createSshDockerEngine(options: SshDockerEngineOptions): DockerAp
     );
   const agent =
     transport.kind === 'socket'
-      ? createStreamLocalAgent(connection, transport.path, describeFailure)
-      : createDialStdioAgent(connection, describeFailure);
+      ? createStreamLocalAgent(source, transport.path, describeFailure)
+      : createDialStdioAgent(source, describeFailure);
   const docker = new Docker(dockerOptionsOverAgent(agent));
   return new DockerApiEngine({
     summary: { id: options.id, kind: 'ssh-docker', label: options.label, endpoint },
     docker,
     wording,
-    isHostPortFree: (port) => isRemotePortFree(connection, port),
+    isHostPortFree: (port) => isRemotePortFree(source, port),
     urlForHostPort: options.urlForHostPort,
     onDispose: async () => {
       agent.destroy();
-      if (options.closeConnectionOnDispose) await connection.close();
+      if (options.closeConnectionOnDispose && !('current' in connection)) await connection.close();
     },
   });
 }

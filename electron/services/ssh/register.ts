@@ -1,28 +1,61 @@
-import { AppError } from '../../shared/errors';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { DomainModule, ServiceContext } from '../domain';
+import { ServerManager, type SessionTuning } from './server-manager';
+
+export interface ServersOptions {
+  dataDir: string;
+  /** The app's known_hosts (default ~/.ssh/known_hosts, like the `ssh` command). */
+  knownHostsPath?: string;
+  /** The ssh config listed for import (default ~/.ssh/config). */
+  configPath?: string;
+  /** Where SSH_AUTH_SOCK is read (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  tuning?: SessionTuning;
+}
+
+export interface ServersModule extends DomainModule<'servers'> {
+  /** The main process reports resume from sleep or a network change. */
+  systemResumed(): void;
+}
 
 /**
- * `servers:*`: remote servers over SSH. PLACEHOLDER while issue 12's server sessions are being
- * built: every channel answers INTERNAL naming what is missing, so the contract compiles and no
- * caller mistakes it for a working feature.
+ * `servers:*`: remote servers over SSH, each a live session with its Docker engine in the registry
+ * and a self-healing swarm tunnel. At start, connects every saved server in the background.
  */
-export function registerServers(_context: ServiceContext): DomainModule<'servers'> {
-  const missing = async (): Promise<never> => {
-    throw new AppError('INTERNAL', 'SSH servers are not available in this build yet.');
-  };
+export function registerServers(context: ServiceContext, options: ServersOptions): ServersModule {
+  const manager = new ServerManager({
+    dataDir: options.dataDir,
+    engines: context.engines,
+    events: context.events,
+    logger: context.logger,
+    knownHostsPath: options.knownHostsPath ?? join(homedir(), '.ssh', 'known_hosts'),
+    sshConfigPath: options.configPath ?? join(homedir(), '.ssh', 'config'),
+    env: options.env ?? process.env,
+    ...(options.tuning ? { tuning: options.tuning } : {}),
+  });
   return {
     handlers: {
-      'servers:list': async () => [],
-      'servers:add': missing,
-      'servers:update': missing,
-      'servers:remove': missing,
-      'servers:connect': missing,
-      'servers:disconnect': missing,
-      'servers:test': missing,
-      'servers:trust-host-key': missing,
-      'servers:replace-host-key': missing,
-      'servers:answer-prompt': missing,
-      'servers:ssh-config': missing,
+      'servers:list': async () => manager.list(),
+      'servers:add': async (input) => manager.add(input),
+      'servers:update': async ({ serverId, profile }) => manager.update(serverId, profile),
+      'servers:remove': async ({ serverId }) => {
+        await manager.remove(serverId);
+        return { removed: true as const };
+      },
+      'servers:connect': async ({ serverId }) => manager.connect(serverId),
+      'servers:disconnect': async ({ serverId }) => manager.disconnect(serverId),
+      'servers:test': async ({ serverId }) => manager.test(serverId),
+      'servers:trust-host-key': async ({ serverId, fingerprint }) => manager.trustHostKey(serverId, fingerprint),
+      'servers:replace-host-key': async ({ serverId, fingerprint }) => manager.replaceHostKey(serverId, fingerprint),
+      'servers:answer-prompt': async ({ promptId, value }) => {
+        manager.answerPrompt(promptId, value);
+        return { accepted: true as const };
+      },
+      'servers:ssh-config': async () => manager.sshConfig(),
     },
+    start: () => manager.start(),
+    dispose: () => manager.dispose(),
+    systemResumed: () => manager.systemResumed(),
   };
 }

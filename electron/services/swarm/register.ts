@@ -7,6 +7,19 @@ export function registerSwarm(context: ServiceContext): DomainModule<'swarm'> {
   const { engines, events } = context;
   const monitor = createSwarmMonitor(engines, events, { intervalMs: context.monitorIntervalMs });
   const containers = new SwarmContainers({ engines, monitor, events, appVersion: context.version });
+  // An engine that answers again (an SSH server up at start or after a reconnect): find its
+  // containers and watch them through its tunnel again. A removed engine: stop watching its containers.
+  engines.onChange(({ kind, engineId }) => {
+    if (kind === 'reconnected') {
+      void containers
+        .resumeWatching(engineId)
+        .catch((error: unknown) => context.logger.warn('could not find the containers of a reconnected engine again', { engineId, message: String((error as Error)?.message ?? error) }))
+        .then(() => events.emit('swarm:containers-changed', { engineId }));
+    } else if (kind === 'removed') {
+      for (const s of monitor.statuses()) if (s.engineId === engineId) monitor.forget(engineId, s.containerId);
+      events.emit('swarm:containers-changed', { engineId });
+    }
+  });
 
   return {
     handlers: {

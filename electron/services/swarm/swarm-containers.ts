@@ -163,11 +163,13 @@ export class SwarmContainers {
 
   /**
    * After an app restart: find our swarm containers on every engine, watch the running ones again
-   * and record why the others ended (inspect + log), so the rows still say it.
+   * and record why the others ended (inspect + log), so the rows still say it. With `engineId`, only
+   * that engine's (an SSH server that came up again).
    */
-  async resumeWatching(): Promise<void> {
+  async resumeWatching(engineId?: string): Promise<void> {
+    const engines = this.options.engines.all().filter((e) => engineId === undefined || e.summary.id === engineId);
     await Promise.all(
-      this.options.engines.all().map(async (engine) => {
+      engines.map(async (engine) => {
         const containers = await this.list(engine.summary.id).catch(() => []);
         await Promise.all(
           containers.map(async (container) => {

@@ -7,6 +7,8 @@ import {
   resetElectronStub,
   protocol,
   session,
+  powerMonitor,
+  net,
 } from '../../stubs/electron';
 import { boot, type BootDeps } from '../../../electron/main/boot';
 import { APP_INDEX_URL } from '../../../electron/main/app-protocol';
@@ -25,6 +27,7 @@ function fakeServices(logger: AppServices['logger']) {
     settings: {} as AppServices['settings'],
     logger,
     start: vi.fn(async () => undefined),
+    systemResumed: vi.fn(() => undefined),
     dispose: vi.fn(async () => undefined),
   } satisfies AppServices;
   const createAppServices = (options: AppServicesOptions): AppServices => {
@@ -211,5 +214,28 @@ describe('boot', () => {
     app.fireReady();
     await booting;
     expect(BrowserWindow.instances).toHaveLength(1);
+  });
+
+  it('tells the services when the computer wakes, the screen unlocks or the network comes back', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const { deps: d, fake } = deps();
+      await boot(d);
+      expect(fake.services.systemResumed).not.toHaveBeenCalled();
+      powerMonitor.emit('resume');
+      powerMonitor.emit('unlock-screen');
+      expect(fake.services.systemResumed).toHaveBeenCalledTimes(2);
+      // Offline, then online again: one call when it comes back, none while it stays offline or online.
+      net.online = false;
+      vi.advanceTimersByTime(4000);
+      expect(fake.services.systemResumed).toHaveBeenCalledTimes(2);
+      net.online = true;
+      vi.advanceTimersByTime(2000);
+      expect(fake.services.systemResumed).toHaveBeenCalledTimes(3);
+      vi.advanceTimersByTime(10_000);
+      expect(fake.services.systemResumed).toHaveBeenCalledTimes(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
