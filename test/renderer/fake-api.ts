@@ -9,6 +9,15 @@ import type {
 import type { AppErrorShape } from '../../electron/shared/errors';
 import type { Result } from '../../electron/shared/result';
 import type { EngineHealth, EngineSummary, LogTail, Settings, StoreStatus, SwarmContainer, SwarmStatus } from '../../electron/shared/schemas';
+import {
+  engineIdOfServer,
+  ServerProfileInput,
+  type DiagnosticsReport,
+  type ServerProfile,
+  type ServerView,
+  type SshConfigListing,
+  type TunnelView,
+} from '../../electron/shared/schemas-servers';
 
 /** What the fake answers on one channel, given the request as the renderer sent it. */
 type Producer<C extends InvokeChannel> = (request: InvokeInput<C> | undefined) => InvokeResponse<C>;
@@ -57,6 +66,11 @@ class FakeBackend {
   };
   appLog: LogTail = { path: '/home/u/.config/AgentSwarm Desktop/app.log', lines: [], problem: null, canOpen: true };
   rendererReadyCalls = 0;
+  /** SSH servers as the backend would list them; `pushServers()` sends them as a servers:changed snapshot. */
+  serverViews: ServerView[] = [];
+  sshConfigListing: SshConfigListing = { path: '/home/u/.ssh/config', exists: true, hosts: [] };
+  /** What servers:test answers; the default is every stage passing. */
+  diagnosticsReport: DiagnosticsReport | null = null;
   private readonly failures = new Map<InvokeChannel, AppErrorShape>();
   private readonly holds = new Map<InvokeChannel, Promise<void>>();
   private readonly listeners = new Map<EventChannel, Set<(payload: unknown) => void>>();
@@ -88,6 +102,57 @@ class FakeBackend {
       return { removed: true as const };
     },
     'swarm:statuses': () => [...this.statusList],
+    'servers:list': () => this.serverCopies(),
+    'servers:add': (r) => {
+      // Defaults filled in like the backend's validation does.
+      const profile = ServerProfileInput.parse(r);
+      const id = profile.label.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+/, '') || 'server';
+      const view = makeServerView({ ...profile, id });
+      this.serverViews.push(view);
+      const endpoint = `ssh://${profile.username}@${profile.host}:${profile.port}`;
+      this.engineList.push({ id: view.engineId, kind: 'ssh-docker', label: profile.label, endpoint });
+      this.emit('engines:changed', {});
+      return structuredClone(view);
+    },
+    'servers:update': (r) => {
+      const view = this.serverOrThrow(r?.serverId);
+      view.profile = { ...ServerProfileInput.parse(r?.profile), id: view.profile.id };
+      return structuredClone(view);
+    },
+    'servers:remove': (r) => {
+      const view = this.serverOrThrow(r?.serverId);
+      this.serverViews = this.serverViews.filter((s) => s !== view);
+      this.engineList = this.engineList.filter((e) => e.id !== view.engineId);
+      this.emit('engines:changed', {});
+      return { removed: true as const };
+    },
+    'servers:connect': (r) => {
+      const view = this.serverOrThrow(r?.serverId);
+      view.state = 'connecting';
+      return structuredClone(view);
+    },
+    'servers:disconnect': (r) => {
+      const view = this.serverOrThrow(r?.serverId);
+      Object.assign(view, { state: 'disconnected', tunnels: [], reason: null, nextRetryAt: null });
+      return structuredClone(view);
+    },
+    'servers:test': (r) => this.diagnosticsReport ?? passingReport(r?.serverId ?? 'missing'),
+    'servers:trust-host-key': (r) => {
+      const view = this.serverOrThrow(r?.serverId);
+      Object.assign(view, { hostKey: null, state: 'connecting' });
+      return structuredClone(view);
+    },
+    'servers:replace-host-key': (r) => {
+      const view = this.serverOrThrow(r?.serverId);
+      Object.assign(view, { hostKey: null, state: 'connecting' });
+      return structuredClone(view);
+    },
+    'servers:answer-prompt': (r) => {
+      const view = this.serverViews.find((s) => s.prompt?.promptId === r?.promptId);
+      if (view) view.prompt = null;
+      return { accepted: true as const };
+    },
+    'servers:ssh-config': () => structuredClone(this.sshConfigListing),
     'settings:get': () => this.settingsValue,
     'settings:status': () => ({ ...this.settingsStatus }),
     'settings:update': (r) => {
@@ -140,6 +205,21 @@ class FakeBackend {
 
   emit<E extends EventChannel>(channel: E, payload: EventPayload<E>): void {
     for (const listener of this.listeners.get(channel) ?? []) listener(payload);
+  }
+
+  /** Sends the current servers as a servers:changed snapshot, like the backend after every change. */
+  pushServers(): void {
+    this.emit('servers:changed', this.serverCopies());
+  }
+
+  private serverCopies(): ServerView[] {
+    return this.serverViews.map((view) => structuredClone(view));
+  }
+
+  private serverOrThrow(serverId: string | undefined): ServerView {
+    const view = this.serverViews.find((s) => s.profile.id === serverId);
+    if (!view) throw new Error(`fake: unknown server ${serverId}`);
+    return view;
   }
 
   listenerCount(channel: EventChannel): number {
@@ -207,5 +287,69 @@ export function makeStatus(containerId: string, overrides: Partial<SwarmStatus> 
     lastError: null,
     checkedAt: new Date().toISOString(),
     ...overrides,
+  };
+}
+
+/** A server as the backend lists it: disconnected, no question, no prompt, no tunnel. */
+export function makeServerView(profile: Partial<ServerProfile> = {}, overrides: Partial<ServerView> = {}): ServerView {
+  const full: ServerProfile = {
+    id: 'gpu-box',
+    label: 'gpu-box',
+    host: 'gpu.example.org',
+    port: 22,
+    username: 'alice',
+    authMethods: ['agent', 'key', 'password', 'keyboard-interactive'],
+    identityFiles: [],
+    identitiesOnly: false,
+    jumps: [],
+    docker: { transport: 'socket', socketPath: '/var/run/docker.sock' },
+    tunnelLocalPort: 10086,
+    importedFrom: null,
+    ...profile,
+  };
+  return {
+    profile: full,
+    engineId: engineIdOfServer(full.id),
+    state: 'disconnected',
+    reason: null,
+    attempt: 0,
+    nextRetryAt: null,
+    connectedSince: null,
+    authMethod: null,
+    hostKey: null,
+    prompt: null,
+    tunnels: [],
+    ...overrides,
+  };
+}
+
+export function makeTunnel(overrides: Partial<TunnelView> = {}): TunnelView {
+  return {
+    remotePort: 10086,
+    requestedLocalPort: 10086,
+    localPort: 10086,
+    url: 'http://127.0.0.1:10086',
+    portTakenBy: null,
+    portWasTaken: false,
+    probe: { ok: true, engineStatus: 'ENGINE.OFFLINE', error: null, latencyMs: 3, checkedAt: '2026-12-03T12:00:00.000Z' },
+    links: [
+      { link: 'ssh', ok: true, detail: 'alice@gpu.example.org:22' },
+      { link: 'local-port', ok: true, detail: '127.0.0.1:10086' },
+      { link: 'remote-container', ok: true, detail: 'agentjet-swarm-10086 running' },
+      { link: 'swarm-api', ok: true, detail: 'ENGINE.OFFLINE in 3 ms' },
+    ],
+    sshCommand: 'ssh -N -L 127.0.0.1:10086:127.0.0.1:10086 alice@gpu.example.org -p 22',
+    openSockets: 0,
+    ...overrides,
+  };
+}
+
+function passingReport(serverId: string): DiagnosticsReport {
+  const stages = ['tcp', 'handshake', 'host-key', 'auth', 'docker-version', 'docker-permission', 'gpus'] as const;
+  return {
+    serverId,
+    target: 'alice@gpu.example.org:22',
+    stages: stages.map((stage) => ({ stage, status: 'pass' as const, detail: null, error: null, fix: null, durationMs: 1 })),
+    finishedAt: '2026-12-03T12:00:00.000Z',
   };
 }

@@ -3,7 +3,10 @@
  * provide the same keys (enforced by the type of `zh-CN.ts`). Keys are flat, dotted strings so a
  * missing or misspelled key is a compile error at the call site of `t()`.
  */
+import { enServers } from './en-servers';
+
 export const en = {
+  ...enServers,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': 'Main navigation',

@@ -1,4 +1,5 @@
 import type { MessageKey } from './en';
+import { zhCNServers } from './zh-CN-servers';
 
 /**
  * Simplified Chinese. Typed as a full record of the English keys, so a missing key (or a stray
@@ -7,6 +8,7 @@ import type { MessageKey } from './en';
  * match what users see in logs and in the AgentJet docs.
  */
 export const zhCN: Record<MessageKey, string> = {
+  ...zhCNServers,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': '主导航',
