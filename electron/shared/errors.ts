@@ -57,6 +57,8 @@ export const ErrorCodes = [
   'PROMPT_NOT_FOUND',
   /** The local end of a tunnel could not listen (no free port near the one asked for), or a channel could not open. */
   'TUNNEL_FAILED',
+  /** The server shows no usable GPU (no nvidia-smi, no driver, no GPU listed): a swarm server there cannot train. */
+  'GPU_UNAVAILABLE',
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

@@ -126,8 +126,7 @@ export async function checkGpus(server: SshConnection, timeoutMs: number): Promi
 /** What `nvidia-smi -L` printed, as the gpus stage. */
 export function gpuResult(result: { stdout: string; stderr: string; code: number | null }, host: string): StageResult {
   const gpus = result.stdout.split('\n').map((l) => l.trim()).filter((l) => /^GPU \d+:/.test(l));
-  // CONTAINER_START_FAILED: what starting with GPUs on would give; the contract has no GPU-specific code.
-  const warn = (message: string, fix: string): StageResult => ({ status: 'warn', detail: null, error: { code: 'CONTAINER_START_FAILED', message }, fix });
+  const warn = (message: string, fix: string): StageResult => ({ status: 'warn', detail: null, error: { code: 'GPU_UNAVAILABLE', message }, fix });
   if (result.code === 0 && gpus.length > 0) {
     const names = gpus.map((g) => g.replace(/^GPU \d+:\s*/, '').replace(/\s*\(UUID:.*\)$/, ''));
     return { status: 'pass', detail: `${gpus.length} GPU${gpus.length === 1 ? '' : 's'}: ${names.join(', ')}` };

@@ -36,7 +36,7 @@ describe('gpuResult (nvidia-smi -L)', () => {
 
   it('warns (never fails) with a fix when nvidia-smi is missing or the driver does not answer', () => {
     const missing = gpuResult({ stdout: '', stderr: 'bash: line 1: nvidia-smi: command not found\n', code: 127 }, HOST);
-    expect(missing).toMatchObject({ status: 'warn', error: { code: 'CONTAINER_START_FAILED' }, fix: expect.stringMatching(/NVIDIA driver/) });
+    expect(missing).toMatchObject({ status: 'warn', error: { code: 'GPU_UNAVAILABLE' }, fix: expect.stringMatching(/NVIDIA driver/) });
     const driver = gpuResult(
       { stdout: "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n", stderr: '', code: 9 },
       HOST,
