@@ -96,6 +96,13 @@ describe('server card', () => {
     await fireEvent.click(within(confirm).getByTestId('server-remove-cancel'));
     expect(within(box).queryByTestId('server-remove-confirm')).toBeNull();
 
+    // Escape on either button of the question cancels it too, and the keyboard is back on Remove.
+    await fireEvent.click(within(box).getByTestId('server-remove'));
+    await fireEvent.keyDown(within(box).getByTestId('server-remove-confirm-button'), { key: 'Escape' });
+    await waitFor(() => expect(within(box).queryByTestId('server-remove-confirm')).toBeNull());
+    await waitFor(() => expect(document.activeElement).toBe(within(box).getByTestId('server-remove')));
+    expect(api.requestsOn('servers:remove')).toEqual([]);
+
     await fireEvent.click(within(box).getByTestId('server-remove'));
     await fireEvent.click(within(box).getByTestId('server-remove-confirm-button'));
     await waitFor(() => expect(api.requestsOn('servers:remove')).toEqual([{ serverId: 'gpu-box' }]));

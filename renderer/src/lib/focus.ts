@@ -12,3 +12,25 @@ export async function rescueFocus(target: () => HTMLElement | null | undefined):
   if (active && active !== document.body && active.isConnected) return;
   target()?.focus();
 }
+
+/**
+ * Svelte action for an inline question (the remove confirmations): Escape anywhere in it, on either
+ * of its buttons, cancels it, as it would close a dialog. `use:escapeCancels={cancel}`.
+ */
+export function escapeCancels(node: HTMLElement, cancel: () => unknown): { update(next: () => unknown): void; destroy(): void } {
+  let current = cancel;
+  const onKey = (event: KeyboardEvent): void => {
+    if (event.key !== 'Escape') return;
+    event.preventDefault();
+    void current();
+  };
+  node.addEventListener('keydown', onKey);
+  return {
+    update(next) {
+      current = next;
+    },
+    destroy() {
+      node.removeEventListener('keydown', onKey);
+    },
+  };
+}
