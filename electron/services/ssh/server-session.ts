@@ -86,7 +86,11 @@ export class ServerSession {
         if (this.chain) void this.probe();
         return url;
       },
-      releaseHostPort: (port) => this.tunnels.release(port),
+      releaseHostPort: async (port) => {
+        await this.tunnels.release(port);
+        // Re-judge the link now: a server degraded only by this tunnel's dead probe is up again.
+        if (this.chain) void this.probe();
+      },
     });
   }
 
@@ -305,19 +309,23 @@ export class ServerSession {
 
   /** Probes the tunnels and moves between up and degraded by what they said. */
   private async probe(): Promise<void> {
-    if (this.tunnels.size === 0) return;
     const chain = this.chain;
-    const allOk = await this.tunnels.probeAll();
+    // No tunnel (the last swarm server was stopped): nothing can fail to answer, so a link that
+    // was degraded on a dead tunnel's word is up again.
+    const allOk = this.tunnels.size === 0 || (await this.tunnels.probeAll());
     if (this.chain !== chain || !chain) return;
-    if (allOk) {
-      this.reason = null;
-      this.setState('up');
+    // A tunnel released while its probe ran leaves no failure behind: that is not "degraded" either.
+    const failure = allOk ? null : this.tunnels.firstFailure();
+    if (!failure) {
+      if (this.tunnels.size > 0 || this.state === 'degraded') {
+        this.reason = null;
+        this.setState('up');
+      }
       return;
     }
-    const failure = this.tunnels.firstFailure();
     this.reason = new AppError(
       'SWARM_UNREACHABLE',
-      `SSH to ${this.profile.label} is up, but the swarm API on its port ${failure?.remotePort ?? '?'} does not answer through the tunnel (${failure?.error ?? 'no answer'}). Is the swarm server running there?`,
+      `SSH to ${this.profile.label} is up, but the swarm API on its port ${failure.remotePort} does not answer through the tunnel (${failure.error}). Is the swarm server running there?`,
     );
     this.setState('degraded');
   }
