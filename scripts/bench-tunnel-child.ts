@@ -7,9 +7,9 @@
  * Each prints `READY <port>` on stdout once it listens.
  */
 import http from 'node:http';
-import { SshConnection } from '../electron/services/ssh/ssh-connection';
 import { SshTunnel } from '../electron/services/ssh/tunnel';
 import { loadTestbed } from '../test/testbed/testbed';
+import { connectToTestbed } from '../test/support/testbed-ssh';
 
 const MIB = Buffer.alloc(1024 * 1024, 'x');
 
@@ -34,14 +34,7 @@ async function server(): Promise<void> {
 
 async function tunnel(remotePort: number): Promise<void> {
   const tb = loadTestbed();
-  const connection = await SshConnection.connect({
-    host: tb.ssh.host,
-    port: tb.ssh.port,
-    username: tb.ssh.user,
-    auth: [{ kind: 'key', path: tb.ssh.plainKeyPath }],
-    askSecret: () => Promise.resolve(null),
-    verifyHostKey: (info) => Promise.resolve(info.fingerprint === tb.ssh.hostKeyFingerprint),
-  });
+  const connection = await connectToTestbed({}, tb);
   const t = await SshTunnel.open({ openChannel: () => connection.forwardOut('127.0.0.1', remotePort), remotePort, localPort: 0 });
   console.log(`READY ${t.localPort}`);
 }

@@ -15,10 +15,10 @@ import { resolve } from 'node:path';
 import Docker from 'dockerode';
 import { AppError } from '../electron/shared/errors';
 import { createStreamLocalAgent, dockerOptionsOverAgent } from '../electron/services/engines/ssh-docker';
-import { SshConnection } from '../electron/services/ssh/ssh-connection';
 import { freePort, poll } from '../test/support/helpers';
 import { loadTestbed } from '../test/testbed/testbed';
 import { callP50, concurrent, download, freshConnections, median, percentile, sequential } from './bench-tunnel-load';
+import { connectToTestbed } from '../test/support/testbed-ssh';
 
 const ROUNDS = Number(process.env.BENCH_TUNNEL_ROUNDS ?? 3);
 const DOWNLOAD_MIB = 200;
@@ -118,14 +118,7 @@ async function main(): Promise<void> {
   }
 
   // Docker: one listContainers call, three transports.
-  const connection = await SshConnection.connect({
-    host: tb.ssh.host,
-    port: tb.ssh.port,
-    username: tb.ssh.user,
-    auth: [{ kind: 'key', path: tb.ssh.plainKeyPath }],
-    askSecret: () => Promise.resolve(null),
-    verifyHostKey: (info) => Promise.resolve(info.fingerprint === tb.ssh.hostKeyFingerprint),
-  });
+  const connection = await connectToTestbed({}, tb);
   const agent = createStreamLocalAgent(connection, '/var/run/docker.sock', (m) => new AppError('ENGINE_UNREACHABLE', m));
   const overSsh = new Docker(dockerOptionsOverAgent(agent));
   const local = new Docker({ socketPath: tb.dockerSocket });

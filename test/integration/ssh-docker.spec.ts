@@ -6,24 +6,18 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AppError } from '../../electron/shared/errors';
 import { createSshDockerEngine, createStreamLocalAgent, dockerOptionsOverAgent } from '../../electron/services/engines/ssh-docker';
 import type { DockerApiEngine } from '../../electron/services/engines/docker-api-engine';
-import { SshConnection } from '../../electron/services/ssh/ssh-connection';
+import type { SshConnection } from '../../electron/services/ssh/ssh-connection';
 import { loadTestbed } from '../testbed/testbed';
 import { freePort, poll } from '../support/helpers';
 import { removeTestContainers, TEST_CONTAINER_LABELS } from '../support/test-app';
+import { connectToTestbed } from '../support/testbed-ssh';
 
 const tb = loadTestbed();
 let connection: SshConnection;
 let engine: DockerApiEngine;
 
 beforeAll(async () => {
-  connection = await SshConnection.connect({
-    host: tb.ssh.host,
-    port: tb.ssh.port,
-    username: tb.ssh.user,
-    auth: [{ kind: 'key', path: tb.ssh.plainKeyPath }],
-    askSecret: () => Promise.resolve(null),
-    verifyHostKey: (info) => Promise.resolve(info.fingerprint === tb.ssh.hostKeyFingerprint),
-  });
+  connection = await connectToTestbed({}, tb);
   engine = createSshDockerEngine({
     id: 'ssh:testbed',
     label: 'testbed',

@@ -6,24 +6,17 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AppError } from '../../electron/shared/errors';
-import { SshConnection } from '../../electron/services/ssh/ssh-connection';
+import type { SshConnection } from '../../electron/services/ssh/ssh-connection';
 import { SshTunnel } from '../../electron/services/ssh/tunnel';
 import { TunnelSet } from '../../electron/services/ssh/tunnel-set';
 import { loadTestbed } from '../testbed/testbed';
 import { freePort, poll } from '../support/helpers';
+import { connectToTestbed } from '../support/testbed-ssh';
 
 const tb = loadTestbed();
 
 function connect(): Promise<SshConnection> {
-  return SshConnection.connect({
-    host: tb.ssh.host,
-    port: tb.ssh.port,
-    username: tb.ssh.user,
-    auth: [{ kind: 'key', path: tb.ssh.plainKeyPath }],
-    askSecret: () => Promise.resolve(null),
-    verifyHostKey: (info) => Promise.resolve(info.fingerprint === tb.ssh.hostKeyFingerprint),
-    readyTimeoutMs: 10_000,
-  });
+  return connectToTestbed({ readyTimeoutMs: 10_000 }, tb);
 }
 
 /** One GET on a fresh connection (no keep-alive): resolves with the body. */

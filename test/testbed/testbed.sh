@@ -164,18 +164,14 @@ setup_ssh_user() {
   chmod 600 "$home/.ssh/authorized_keys"
 }
 
-start_sshd() {
-  setup_ssh_user
-  if pid_alive "$RUN/sshd.pid" /usr/sbin/sshd && ssh_ping; then
-    SSHD_STATE=reused
-    return 0
-  fi
-  port_open "$SSH_PORT" && die "127.0.0.1:$SSH_PORT is already taken by a process this script did not start"
-  cat >"$STATE/ssh/sshd_config" <<EOF
-Port $SSH_PORT
+# One sshd config for both test sshds: file, port, host key, PID file, and whether unix-socket
+# forwarding (Docker over streamlocal) is allowed. Loopback only; the test user alone may log in.
+write_sshd_config() {
+  cat >"$1" <<EOF
+Port $2
 ListenAddress $SSH_HOST
-HostKey $STATE/ssh/host_ed25519
-PidFile $RUN/sshd.pid
+HostKey $3
+PidFile $4
 AllowUsers $SSH_USER
 PubkeyAuthentication yes
 PasswordAuthentication yes
@@ -184,11 +180,22 @@ UsePAM no
 PermitRootLogin no
 StrictModes yes
 AllowTcpForwarding yes
-AllowStreamLocalForwarding yes
+AllowStreamLocalForwarding $5
+X11Forwarding no
 MaxStartups 200:30:400
 MaxSessions 100
-Subsystem sftp /usr/lib/openssh/sftp-server
 EOF
+}
+
+start_sshd() {
+  setup_ssh_user
+  if pid_alive "$RUN/sshd.pid" /usr/sbin/sshd && ssh_ping; then
+    SSHD_STATE=reused
+    return 0
+  fi
+  port_open "$SSH_PORT" && die "127.0.0.1:$SSH_PORT is already taken by a process this script did not start"
+  write_sshd_config "$STATE/ssh/sshd_config" "$SSH_PORT" "$STATE/ssh/host_ed25519" "$RUN/sshd.pid" yes
+  echo "Subsystem sftp /usr/lib/openssh/sftp-server" >>"$STATE/ssh/sshd_config"
   mkdir -p /run/sshd && chmod 755 /run/sshd # sshd exits 255 without its privilege separation dir
   /usr/sbin/sshd -t -f "$STATE/ssh/sshd_config" >>"$LOGS/sshd.log" 2>&1 || die "sshd_config rejected" "$LOGS/sshd.log"
   log "starting sshd"
@@ -205,24 +212,7 @@ start_jump_sshd() { # after start_sshd: setup_ssh_user made the user, its keys a
     return 0
   fi
   port_open "$JUMP_PORT" && die "127.0.0.1:$JUMP_PORT is already taken by a process this script did not start"
-  cat >"$STATE/ssh/jump_sshd_config" <<EOF
-Port $JUMP_PORT
-ListenAddress $SSH_HOST
-HostKey $STATE/ssh/jump_host_ed25519
-PidFile $RUN/sshd-jump.pid
-AllowUsers $SSH_USER
-PubkeyAuthentication yes
-PasswordAuthentication yes
-KbdInteractiveAuthentication no
-UsePAM no
-PermitRootLogin no
-StrictModes yes
-AllowTcpForwarding yes
-AllowStreamLocalForwarding no
-X11Forwarding no
-MaxStartups 200:30:400
-MaxSessions 100
-EOF
+  write_sshd_config "$STATE/ssh/jump_sshd_config" "$JUMP_PORT" "$STATE/ssh/jump_host_ed25519" "$RUN/sshd-jump.pid" no
   mkdir -p /run/sshd && chmod 755 /run/sshd # sshd exits 255 without its privilege separation dir
   /usr/sbin/sshd -t -f "$STATE/ssh/jump_sshd_config" >>"$LOGS/sshd-jump.log" 2>&1 || die "jump sshd_config rejected" "$LOGS/sshd-jump.log"
   log "starting jump sshd"
