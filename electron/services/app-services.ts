@@ -1,4 +1,14 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { registerApp } from './app/register';
+import { registerDoctor } from './doctor/register';
+import { registerImages } from './images/register';
+import { registerLogs } from './logs/register';
+import { eventNotifier, type Notifier } from './notifier';
+import { ProfileStore } from './profiles/profile-store';
+import { registerProfiles } from './profiles/register';
+import { registerTraining } from './training/register';
 import type { DomainModule, ServiceContext } from './domain';
 import { createLocalDockerEngine, LOCAL_ENGINE_ID } from './engines/local-docker';
 import { EngineRegistry } from './engines/engine-registry';
@@ -29,6 +39,10 @@ export interface AppServicesOptions {
   openPath?: (path: string) => Promise<void>;
   /** SSH servers: the app's known_hosts and ssh config (default ~/.ssh/…; tests always pass temporary ones), SSH_AUTH_SOCK's env. */
   ssh?: { knownHostsPath?: string; configPath?: string; env?: NodeJS.ProcessEnv; tuning?: SessionTuning };
+  /** Desktop notifications; default: pushed to the page as `app:notification` (the browser host). */
+  notifier?: Notifier;
+  /** Where log exports go (default ~/Downloads when it exists, else <dataDir>/exports). */
+  downloadsDir?: string;
 }
 
 export interface AppServices {
@@ -67,6 +81,10 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     appLog,
     openPath: options.openPath,
     monitorIntervalMs: options.monitorIntervalMs,
+    dataDir: options.dataDir,
+    downloadsDir: options.downloadsDir ?? defaultDownloadsDir(options.dataDir),
+    notifier: options.notifier ?? eventNotifier(options.events),
+    profiles: new ProfileStore(options.dataDir, logger),
   };
 
   // Order matters: start() runs in this order (settings first), dispose() in reverse.
@@ -82,12 +100,24 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ...(options.ssh?.tuning ? { tuning: options.ssh.tuning } : {}),
   });
   const swarm = registerSwarm(context);
+  const doctor = registerDoctor(context);
+  const images = registerImages(context);
+  const profiles = registerProfiles(context, { swarm, doctor });
+  const logs = registerLogs(context, { swarm });
+  const training = registerTraining(context, { swarm });
   const modules: [string, Pick<DomainModule<never>, 'start' | 'dispose'>][] = [
     ['settings', settings],
     ['app', app],
     ['engines', enginesModule],
     ['servers', servers],
+    // Profiles load before swarm rediscovers containers, so a found container is matched to its profile.
+    ['profiles', { start: async () => void (await context.profiles.load()) }],
+    ['logs', logs],
+    ['training', training],
     ['swarm', swarm],
+    ['doctor', doctor],
+    ['images', images],
+    ['profile-runtime', profiles],
   ];
 
   // Spelled out (not merged in a loop) so the compiler checks that every channel has a handler.
@@ -97,6 +127,11 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ...enginesModule.handlers,
     ...swarm.handlers,
     ...servers.handlers,
+    ...profiles.handlers,
+    ...doctor.handlers,
+    ...images.handlers,
+    ...logs.handlers,
+    ...training.handlers,
   };
 
   return {
@@ -129,6 +164,12 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       if (failures.length > 0) throw failures[0];
     },
   };
+}
+
+/** ~/Downloads where it exists (what users look in), else a folder of the app's own. */
+function defaultDownloadsDir(dataDir: string): string {
+  const downloads = join(homedir(), 'Downloads');
+  return existsSync(downloads) ? downloads : join(dataDir, 'exports');
 }
 
 export { LOCAL_ENGINE_ID };

@@ -2,6 +2,8 @@ import type { InvokeChannel } from '../shared/contract';
 import type { EngineRegistry } from './engines/engine-registry';
 import type { EventSink } from './events';
 import type { Handlers } from './ipc/handlers';
+import type { Notifier } from './notifier';
+import type { ProfileStore } from './profiles/profile-store';
 import type { SettingsService } from './settings/settings-service';
 import type { AppLog } from './util/app-log';
 import type { Logger } from './util/logger';
@@ -41,4 +43,12 @@ export interface ServiceContext {
   readonly openPath?: ((path: string) => Promise<void>) | undefined;
   /** Poll interval of the swarm monitor in ms (undefined: the monitor's default). */
   readonly monitorIntervalMs?: number | undefined;
+  /** The app's data folder (settings, profiles, stored logs, training series). */
+  readonly dataDir: string;
+  /** Where exports go (Electron: the user's Downloads; browser host: ~/Downloads, else <data>/exports). */
+  readonly downloadsDir: string;
+  /** Desktop notifications (Electron: `Notification`; browser host: the page, via `app:notification`). */
+  readonly notifier: Notifier;
+  /** Swarm profiles (swarm-profiles.json), shared by the profiles, doctor and native services. */
+  readonly profiles: ProfileStore;
 }

@@ -30,6 +30,20 @@ export const apiLayout = {
     answerPrompt: 'servers:answer-prompt',
     sshConfig: 'servers:ssh-config',
   },
+  profiles: {
+    list: 'profiles:list',
+    add: 'profiles:add',
+    update: 'profiles:update',
+    remove: 'profiles:remove',
+    command: 'profiles:command',
+    start: 'profiles:start',
+    stop: 'profiles:stop',
+    restart: 'profiles:restart',
+  },
+  doctor: { run: 'doctor:run', reports: 'doctor:reports' },
+  images: { pull: 'images:pull', cancelPull: 'images:cancel-pull', pulls: 'images:pulls' },
+  logs: { read: 'logs:read', export: 'logs:export', serverLog: 'logs:server-log', heads: 'logs:heads' },
+  training: { view: 'training:view', series: 'training:series', views: 'training:views' },
 } as const satisfies Record<string, Record<string, InvokeChannel>>;
 
 export type ApiLayout = typeof apiLayout;

@@ -27,6 +27,26 @@ export const INVOKE_CHANNELS = [
   'servers:replace-host-key',
   'servers:answer-prompt',
   'servers:ssh-config',
+  'profiles:list',
+  'profiles:add',
+  'profiles:update',
+  'profiles:remove',
+  'profiles:command',
+  'profiles:start',
+  'profiles:stop',
+  'profiles:restart',
+  'doctor:run',
+  'doctor:reports',
+  'images:pull',
+  'images:cancel-pull',
+  'images:pulls',
+  'logs:read',
+  'logs:export',
+  'logs:server-log',
+  'logs:heads',
+  'training:view',
+  'training:series',
+  'training:views',
 ] as const;
 
 export const EVENT_CHANNELS = [
@@ -36,6 +56,12 @@ export const EVENT_CHANNELS = [
   'settings:status-changed',
   'servers:changed',
   'engines:changed',
+  'profiles:changed',
+  'doctor:report',
+  'images:pull-progress',
+  'logs:appended',
+  'training:changed',
+  'app:notification',
 ] as const;
 
 export type InvokeChannel = (typeof INVOKE_CHANNELS)[number];

@@ -26,6 +26,29 @@ import {
   ServerView,
   SshConfigListing,
 } from './schemas-servers';
+import {
+  AppNotification,
+  DoctorReport,
+  LogAppended,
+  LogExported,
+  LogReadRequest,
+  LogRef,
+  LogWindow,
+  ProfileCommand,
+  ProfileInput,
+  ProfileRef,
+  ProfileStartRequest,
+  ProfileUpdate,
+  ProfileView,
+  PullRef,
+  PullRequest,
+  PullView,
+  ServerLogRequest,
+  ServerLogTail,
+  TrainingRef,
+  TrainingSeries,
+  TrainingView,
+} from './schemas-profiles';
 import { EVENT_CHANNELS, INVOKE_CHANNELS, type EventChannel, type InvokeChannel } from './channels';
 
 export * from './channels';
@@ -67,6 +90,36 @@ export const invokeContract = {
   'servers:replace-host-key': { request: HostKeyDecision, response: ServerView },
   'servers:answer-prompt': { request: PromptAnswer, response: z.object({ accepted: z.literal(true) }) },
   'servers:ssh-config': { request: Empty, response: SshConfigListing },
+  'profiles:list': { request: Empty, response: z.array(ProfileView) },
+  'profiles:add': { request: ProfileInput, response: ProfileView },
+  'profiles:update': { request: ProfileUpdate, response: ProfileView },
+  /** Removes the profile; refused (CONTAINER_CONFLICT) while its server runs. Its stopped container is removed too. */
+  'profiles:remove': { request: ProfileRef, response: z.object({ removed: z.literal(true) }) },
+  'profiles:command': { request: ProfileRef, response: ProfileCommand },
+  /** Doctor first (DOCTOR_FAILED unless skipDoctor), then create + start; one container per profile. */
+  'profiles:start': { request: ProfileStartRequest, response: ProfileView },
+  /** Ends training for every client of that server (the UI warns first). */
+  'profiles:stop': { request: ProfileRef, response: ProfileView },
+  /** Stop, then start from the profile as it is now (a drifted container is replaced). */
+  'profiles:restart': { request: ProfileStartRequest, response: ProfileView },
+  'doctor:run': { request: ProfileRef, response: DoctorReport },
+  /** The last report of every profile that has one (kept in memory for this run). */
+  'doctor:reports': { request: Empty, response: z.array(DoctorReport) },
+  /** Starts a pull and answers at once; progress comes as `images:pull-progress`. */
+  'images:pull': { request: PullRequest, response: PullView },
+  'images:cancel-pull': { request: PullRef, response: PullView },
+  'images:pulls': { request: Empty, response: z.array(PullView) },
+  'logs:read': { request: LogReadRequest, response: LogWindow },
+  /** Writes the whole stored log to a file in the downloads folder and says where. */
+  'logs:export': { request: LogRef, response: LogExported },
+  'logs:server-log': { request: ServerLogRequest, response: ServerLogTail },
+  /** Every stored log's line count (no lines): how a reconnected page catches up (replay). */
+  'logs:heads': { request: Empty, response: z.array(LogAppended) },
+  /** Null-free: a container the monitor has not polled yet gives a view with nulls. */
+  'training:view': { request: TrainingRef, response: TrainingView },
+  'training:series': { request: TrainingRef, response: TrainingSeries },
+  /** The view of every server the training monitor polls now. */
+  'training:views': { request: Empty, response: z.array(TrainingView) },
 } as const satisfies Record<InvokeChannel, ChannelSchemas>;
 
 /** Push events from the backend. Payload-free "changed" events tell the UI to refetch a list. */
@@ -80,6 +133,14 @@ export const eventContract = {
   'servers:changed': z.array(ServerView),
   /** The engine list changed (a server added or removed): refetch `engines:list`. */
   'engines:changed': z.object({}),
+  /** A snapshot of every profile with its runtime, after each change. */
+  'profiles:changed': z.array(ProfileView),
+  'doctor:report': DoctorReport,
+  'images:pull-progress': PullView,
+  'logs:appended': LogAppended,
+  'training:changed': TrainingView,
+  /** Only the browser host sends it (Electron shows notifications itself): show it with the Notifications API. */
+  'app:notification': AppNotification,
 } as const satisfies Record<EventChannel, z.ZodType>;
 
 /** What a caller may send (defaults still optional). */

@@ -59,6 +59,27 @@ export const ErrorCodes = [
   'TUNNEL_FAILED',
   /** The server shows no usable GPU (no nvidia-smi, no driver, no GPU listed): a swarm server there cannot train. */
   'GPU_UNAVAILABLE',
+  // Swarm profiles, doctor, pulls, logs (issue 13).
+  /** No profile with that id (removed in another window, or a stale page). */
+  'PROFILE_NOT_FOUND',
+  /** A profile with the same name, or the same engine and port, already exists. */
+  'PROFILE_EXISTS',
+  /** The profile's server runs from another configuration: replace it (restart) or keep it. */
+  'PROFILE_DRIFTED',
+  /** A secret env variable of the profile has no value for this run: type it in the start dialog. */
+  'SECRET_MISSING',
+  /** The preflight doctor found a failing check; its report says which and how to fix it. */
+  'DOCTOR_FAILED',
+  /** The registry refused the pull (login needed, or no access to that repository). */
+  'IMAGE_PULL_DENIED',
+  /** The pull failed on the way (registry unreachable, TLS, connection dropped, disk full). */
+  'IMAGE_PULL_FAILED',
+  /** No pull with that id (finished long ago, or the backend restarted). */
+  'PULL_NOT_FOUND',
+  /** No stored log for that container. */
+  'LOG_NOT_FOUND',
+  /** Native mode: `ajet-swarm` is not on the host's PATH (after the profile's activate line). */
+  'NATIVE_NOT_INSTALLED',
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

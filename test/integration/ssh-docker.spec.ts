@@ -60,8 +60,9 @@ describe('Docker over SSH (streamlocal to the remote docker.sock)', () => {
       labels: { ...TEST_CONTAINER_LABELS, 'agentswarm.test.case': 'ssh-docker' },
       network: { mode: 'host' },
       init: true,
-      gpus: false,
-      shmSizeBytes: 64 * 1024 * 1024,
+      gpus: { mode: 'none' },
+      shm: { mode: 'size', bytes: 64 * 1024 * 1024 },
+      binds: [],
     });
     await engine.startContainer(id, { port });
     const listed = await engine.listContainers({ 'agentswarm.test.case': 'ssh-docker' });
@@ -91,8 +92,9 @@ describe('Docker over SSH (streamlocal to the remote docker.sock)', () => {
         labels: TEST_CONTAINER_LABELS,
         network: { mode: 'host' },
         init: true,
-        gpus: false,
-        shmSizeBytes: 0,
+        gpus: { mode: 'none' },
+        shm: { mode: 'size', bytes: 0 },
+        binds: [],
       })
       .catch((e: unknown) => e as AppError);
     expect((failure as AppError).code).toBe('IMAGE_NOT_FOUND');

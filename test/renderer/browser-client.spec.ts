@@ -7,7 +7,7 @@ import {
   type BrowserHost,
 } from '../../renderer/src/lib/api';
 import type { WebSocketLike } from '../../renderer/src/lib/api/event-socket';
-import { replayTable } from '../../renderer/src/lib/api/replay';
+import { notReplayed, replayTable } from '../../renderer/src/lib/api/replay';
 import { apiLayout } from '../../electron/shared/api';
 import { eventChannels, eventContract, type InvokeChannel } from '../../electron/shared/contract';
 import { FakeApi, makeStatus } from './fake-api';
@@ -216,15 +216,15 @@ describe('browser-host API client', () => {
     sockets[0]!.open();
     await vi.waitFor(() => expect(seen).toHaveLength(6));
     expect(seen).toEqual(replay);
-    expect(fetch).toHaveBeenCalledTimes(5);
+    expect(fetch).toHaveBeenCalledTimes(replayTable.length);
 
     sockets[0]!.drop();
     timers[0]!.fn();
-    expect(fetch).toHaveBeenCalledTimes(5); // a new socket that has not opened yet replays nothing
+    expect(fetch).toHaveBeenCalledTimes(replayTable.length); // a new socket that has not opened yet replays nothing
     sockets[1]!.open();
     await vi.waitFor(() => expect(seen).toHaveLength(12));
     expect(seen).toEqual([...replay, ...replay]);
-    expect(fetch).toHaveBeenCalledTimes(10);
+    expect(fetch).toHaveBeenCalledTimes(2 * replayTable.length);
   });
 
   it('has every method of apiLayout, each posting to its own channel (built by looping over the layout)', async () => {
@@ -249,8 +249,19 @@ describe('browser-host API client', () => {
       'settings:get': settings,
       'settings:status': { file: '/x/settings.json', problem: 'unreadable', writable: false, detail: 'EISDIR: it is a folder', movedTo: null, resetFields: [] },
       'servers:list': [],
+      'profiles:list': [],
+      'doctor:reports': [
+        { profileId: 'p', engineId: 'local', ranAt: '2026-12-03T00:00:00.000Z', durationMs: 5, verdict: 'pass', checks: [] },
+      ],
+      'images:pulls': [
+        { pullId: 'a1', engineId: 'local', image: 'a/b:1', phase: 'done', percent: 100, layersDone: 1, layersTotal: 1, bytesDone: 10, bytesTotal: 10, etaSeconds: null, startedAt: '2026-12-03T00:00:00.000Z', endedAt: '2026-12-03T00:00:01.000Z', error: null },
+      ],
+      'logs:heads': [{ engineId: 'local', containerId: '0123456789ab', total: 3, lines: [] }],
+      'training:views': [
+        { engineId: 'local', containerId: '0123456789ab', runId: null, engineStatus: null, statusSince: null, bootingSeconds: null, globalStep: null, modelPath: null, sampleCollectionMethod: null, episodes: null, tasks: null, nonDummyTasks: null, expectedRepeat: null, runningEpisodes: [], taskRewards: [], rewardMean: null, rewardStd: null, activeClients: [], missingRoutes: [], lastError: null, checkedAt: '2026-12-03T00:00:00.000Z' },
+      ],
     };
-    const produced = new Set<string>();
+    const produced = new Set<string>(notReplayed);
     for (const row of replayTable) {
       expect(sample, `add a sample answer for ${row.request}`).toHaveProperty([row.request]);
       for (const message of row.toEvents(sample[row.request])) {

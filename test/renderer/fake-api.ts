@@ -102,6 +102,12 @@ class FakeBackend {
       return { removed: true as const };
     },
     'swarm:statuses': () => [...this.statusList],
+    // Issue 13 domains: empty by default, so pages that show them render without an error banner.
+    'profiles:list': () => [],
+    'doctor:reports': () => [],
+    'images:pulls': () => [],
+    'logs:heads': () => [],
+    'training:views': () => [],
     'servers:list': () => this.serverCopies(),
     'servers:add': (r) => {
       // Defaults filled in like the backend's validation does.

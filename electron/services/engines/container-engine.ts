@@ -7,12 +7,29 @@ export const LABEL_ROLE = 'io.agentswarm.role';
 export const LABEL_PORT = 'io.agentswarm.port';
 export const LABEL_NETWORK = 'io.agentswarm.network';
 export const LABEL_APP_VERSION = 'io.agentswarm.app-version';
+/** The swarm profile a container was started from (one container per profile). */
+export const LABEL_PROFILE = 'io.agentswarm.profile';
+/** Hash of the profile's container-relevant settings at start: differs from the profile's → drifted. */
+export const LABEL_CONFIG_HASH = 'io.agentswarm.config-hash';
 
 export interface PortBinding {
   containerPort: number;
   hostIp: string;
   hostPort: number;
 }
+
+/** `-v hostPath:containerPath[:ro]`. */
+export interface BindMount {
+  hostPath: string;
+  containerPath: string;
+  readOnly: boolean;
+}
+
+/** `--gpus all`, `--gpus '"device=0,2"'`, or no GPU request at all. */
+export type GpuRequest = { mode: 'all' } | { mode: 'ids'; ids: string[] } | { mode: 'none' };
+
+/** `--shm-size=<bytes>` or `--ipc=host`. */
+export type ShmRequest = { mode: 'size'; bytes: number } | { mode: 'ipc-host' };
 
 /** Engine-neutral description of a container to create; each engine maps it to its own API. */
 export interface ContainerSpec {
@@ -24,8 +41,9 @@ export interface ContainerSpec {
   network: { mode: 'host' } | { mode: 'publish'; ports: PortBinding[] };
   /** Run an init process as PID 1 so SIGTERM stops the server in milliseconds, not after a kill. */
   init: boolean;
-  gpus: boolean;
-  shmSizeBytes: number;
+  gpus: GpuRequest;
+  shm: ShmRequest;
+  binds: BindMount[];
 }
 
 export interface ContainerSummary {
@@ -53,6 +71,94 @@ export interface LogReadOptions {
   sinceMs?: number;
 }
 
+/** What the engine says about itself (`docker info` essentials), for the preflight doctor. */
+export interface EngineInfo {
+  /** e.g. "Docker Desktop", "Debian GNU/Linux 12 (bookworm)" (docker info OperatingSystem). */
+  operatingSystem: string;
+  /** "linux", "windows". */
+  osType: string;
+  serverVersion: string;
+  /** Docker's data root, e.g. /var/lib/docker (where images land: the disk the doctor checks). */
+  rootDir: string;
+  /** Runtime names (runc, nvidia, …) and the default one. */
+  runtimes: string[];
+  defaultRuntime: string;
+  /** CDI device names the engine knows (e.g. nvidia.com/gpu=0); empty when none or not reported. */
+  cdiDevices: string[];
+  /** Rootless engine (security options name "rootless"). */
+  rootless: boolean;
+}
+
+/** An image present on the engine. */
+export interface ImageInfo {
+  id: string;
+  /** repo@sha256:… digests (empty for an image never pushed or pulled). */
+  repoDigests: string[];
+  sizeBytes: number;
+}
+
+/** One progress message of a pull, as the Docker API streams it (per layer). */
+export interface PullEvent {
+  /** Layer id, or undefined for whole-image messages ("Pulling from …", "Digest: …", "Status: …"). */
+  id?: string;
+  /** "Pulling fs layer", "Downloading", "Extracting", "Pull complete", "Already exists", … */
+  status: string;
+  progressDetail?: { current?: number; total?: number };
+}
+
+/** A line of a container's output as the engine streams it. */
+export interface EngineLogLine {
+  stream: 'stdout' | 'stderr';
+  /** The engine's timestamp: RFC 3339 with nanoseconds, as Docker sends it (`--timestamps`); the resume cursor. */
+  timestamp: string | null;
+  text: string;
+}
+
+export interface FollowLogOptions {
+  /** Only lines with a timestamp after this one (Docker `since` with nanoseconds); from the start when absent. */
+  sinceTimestamp?: string;
+  /** Stop following; the promise resolves. */
+  signal: AbortSignal;
+  /** Called with lines in order, in batches. */
+  onLines: (lines: EngineLogLine[]) => void;
+}
+
+/** A container event the app acts on (Docker's events API, filtered to our labels). */
+export interface ContainerEvent {
+  containerId: string;
+  action: 'start' | 'die' | 'oom' | 'stop' | 'destroy';
+  /** `die` carries the exit code. */
+  exitCode: number | null;
+  /** ms since the epoch (engine's clock). */
+  at: number;
+  labels: Record<string, string>;
+}
+
+/** What running a command on the engine's host gave. */
+export interface HostExecResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The machine the engine runs on, for what the engine API cannot say: `nvidia-smi`, free disk, a
+ * model folder, native `ajet-swarm` processes. Local: this computer's `sh`; SSH: an exec channel on
+ * the server's current connection. Scripts are POSIX sh; callers quote every value with `shellQuote`.
+ */
+export interface EngineHost {
+  readonly kind: 'local' | 'ssh';
+  /** How to name the host in messages: "this computer", "gpu-1 (alice@10.0.0.5)". */
+  readonly label: string;
+  /** Runs `sh -c script`; `stdin` is written and closed (never pass secrets in `script`: it may show in ps). */
+  exec(script: string, options?: { timeoutMs?: number; stdin?: string }): Promise<HostExecResult>;
+}
+
+/** Quotes a value for POSIX sh: 'it'"'"'s'. */
+export function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'"'"'`)}'`;
+}
+
 /**
  * What the app needs from a container engine. Local Docker implements it today; Docker over SSH,
  * Podman and Slurm-backed engines implement the same interface, so swarm logic never changes.
@@ -73,6 +179,20 @@ export interface ContainerEngine {
   removeContainer(id: string): Promise<void>;
   /** The newest lines of the container's stdout and stderr, oldest first; works while it runs. */
   readLog(id: string, options: LogReadOptions): Promise<string[]>;
+  /** `docker info` essentials (runtimes, CDI devices, data root, OS) for the doctor. */
+  info(): Promise<EngineInfo>;
+  /** The image if present, null if not. */
+  inspectImage(image: string): Promise<ImageInfo | null>;
+  /** Pulls `image`, calling `onEvent` per progress message; rejects with IMAGE_NOT_FOUND / IMAGE_PULL_DENIED / IMAGE_PULL_FAILED, or an AbortError on `signal`. */
+  pullImage(image: string, onEvent: (event: PullEvent) => void, signal: AbortSignal): Promise<void>;
+  /** Follows stdout+stderr (demultiplexed) from `sinceTimestamp` until the container stops or `signal` aborts. */
+  followLog(id: string, options: FollowLogOptions): Promise<void>;
+  /** Calls `onEvent` for events of containers carrying every label; returns the unsubscribe. Reconnects by itself. */
+  watchEvents(labels: Record<string, string>, onEvent: (event: ContainerEvent) => void): () => void;
+  /** The last `maxBytes` of a file inside the container (Docker's archive API: needs no tools in the image); null if absent. */
+  readContainerFile(id: string, path: string, maxBytes: number): Promise<string | null>;
+  /** The engine's host, where the app can run commands; null where it cannot (e.g. Docker on Windows, a remote TCP socket). */
+  readonly host: EngineHost | null;
   /** Whether nothing listens on `port` on the engine's host loopback. */
   isHostPortFree(port: number): Promise<boolean>;
   /** The URL under which the app reaches `port` of the engine's host (a tunnel for remote engines). */

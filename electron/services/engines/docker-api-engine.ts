@@ -4,10 +4,19 @@ import type { ContainerState, EngineHealth, EngineSummary } from '../../shared/s
 import {
   containerStatusText,
   type ContainerEngine,
+  type ContainerEvent,
   type ContainerSpec,
   type ContainerSummary,
+  type EngineHost,
+  type EngineInfo,
+  type FollowLogOptions,
+  type ImageInfo,
   type LogReadOptions,
+  type PullEvent,
 } from './container-engine';
+import { engineInfoOf, hostConfigOf } from './docker-spec';
+import { followDockerLog, readDockerContainerFile, watchDockerEvents } from './docker-logs';
+import { pullDockerImage } from './docker-pull';
 import { mapDockerError } from './docker-errors';
 import type { EngineWording } from './engine-wording';
 
@@ -77,6 +86,8 @@ export interface DockerApiEngineOptions {
   urlForHostPort: (port: number) => Promise<string>;
   releaseHostPort?: (port: number) => Promise<void>;
   onDispose?: () => Promise<void>;
+  /** Where host commands run (nvidia-smi, df, native ajet-swarm); null where the app cannot run any. */
+  host: EngineHost | null;
 }
 
 /**
@@ -86,12 +97,14 @@ export interface DockerApiEngineOptions {
 export class DockerApiEngine implements ContainerEngine {
   readonly summary: EngineSummary;
   readonly wording: EngineWording;
+  readonly host: EngineHost | null;
   private readonly docker: Docker;
 
   constructor(private readonly options: DockerApiEngineOptions) {
     this.summary = options.summary;
     this.wording = options.wording;
     this.docker = options.docker;
+    this.host = options.host;
   }
 
   private fail(error: unknown, extra: { image?: string; port?: number } = {}): AppError {
@@ -175,17 +188,7 @@ export class DockerApiEngine implements ContainerEngine {
         Env: Object.entries(spec.env).map(([key, value]) => `${key}=${value}`),
         Labels: spec.labels,
         ExposedPorts: exposed,
-        HostConfig: {
-          Init: spec.init,
-          NetworkMode: spec.network.mode === 'host' ? 'host' : 'bridge',
-          PortBindings: bindings,
-          ShmSize: spec.shmSizeBytes,
-          DeviceRequests: spec.gpus ? [{ Driver: '', Count: -1, Capabilities: [['gpu']] }] : [],
-          // No automatic restart: a crashed server comes back OFFLINE with its training state
-          // gone, and a restart loop would hide the crash. An exited container (with its exit
-          // code and logs) is the honest signal.
-          RestartPolicy: { Name: 'no' },
-        },
+        HostConfig: hostConfigOf(spec, bindings),
       });
       return container.id;
     } catch (error) {
@@ -245,6 +248,40 @@ export class DockerApiEngine implements ContainerEngine {
       if (line !== '') lines.push(line);
     }
     return lines.slice(-options.tail);
+  }
+
+  async info(): Promise<EngineInfo> {
+    try {
+      return engineInfoOf((await this.docker.info()) as Record<string, unknown>);
+    } catch (error) {
+      throw this.fail(error);
+    }
+  }
+
+  async inspectImage(image: string): Promise<ImageInfo | null> {
+    try {
+      const info = await this.docker.getImage(image).inspect();
+      return { id: info.Id, repoDigests: info.RepoDigests ?? [], sizeBytes: info.Size };
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode === 404) return null;
+      throw this.fail(error, { image });
+    }
+  }
+
+  pullImage(image: string, onEvent: (event: PullEvent) => void, signal: AbortSignal): Promise<void> {
+    return pullDockerImage(this.docker, image, onEvent, signal, (error) => this.fail(error, { image }));
+  }
+
+  followLog(id: string, options: FollowLogOptions): Promise<void> {
+    return followDockerLog(this.docker, id, options, (error) => this.fail(error));
+  }
+
+  watchEvents(labels: Record<string, string>, onEvent: (event: ContainerEvent) => void): () => void {
+    return watchDockerEvents(this.docker, labels, onEvent);
+  }
+
+  readContainerFile(id: string, path: string, maxBytes: number): Promise<string | null> {
+    return readDockerContainerFile(this.docker, id, path, maxBytes, (error) => this.fail(error));
   }
 
   isHostPortFree(port: number): Promise<boolean> {

@@ -3,6 +3,7 @@ import Docker from 'dockerode';
 import type { ContainerEngine } from './container-engine';
 import { DockerApiEngine } from './docker-api-engine';
 import type { EngineWording } from './engine-wording';
+import { localHostForPlatform } from './engine-host';
 import { UnavailableEngine } from './unavailable-engine';
 import { isLoopbackAddress } from '../util/loopback';
 
@@ -69,5 +70,7 @@ export function createLocalDockerEngine(dockerHost?: string): ContainerEngine {
     // A port on another host cannot be probed from here; Docker reports publish conflicts itself.
     isHostPortFree: remoteHost ? () => Promise.resolve(true) : isLoopbackPortFree,
     urlForHostPort: (port) => Promise.resolve(`http://${remoteHost ?? '127.0.0.1'}:${port}`),
+    // DOCKER_HOST=tcp://otherhost: its host is not this computer, and the app has no shell there.
+    host: remoteHost ? null : localHostForPlatform(),
   });
 }

@@ -5,6 +5,7 @@ import Docker from 'dockerode';
 import { AppError } from '../../shared/errors';
 import type { SshConnection } from '../ssh/ssh-connection';
 import { DockerApiEngine } from './docker-api-engine';
+import { SshHost } from './engine-host';
 import type { EngineWording } from './engine-wording';
 
 export const DEFAULT_REMOTE_DOCKER_SOCKET = '/var/run/docker.sock';
@@ -208,6 +209,7 @@ export function createSshDockerEngine(options: SshDockerEngineOptions): DockerAp
     wording,
     isHostPortFree: (port) => isRemotePortFree(source, port),
     urlForHostPort: options.urlForHostPort,
+    host: new SshHost(`${options.label} (${connection.target})`, currentOf(source)),
     ...(options.releaseHostPort ? { releaseHostPort: options.releaseHostPort } : {}),
     onDispose: async () => {
       agent.destroy();

@@ -1,6 +1,6 @@
 import { AppError } from '../../shared/errors';
 import type { EngineHealth, EngineSummary } from '../../shared/schemas';
-import type { ContainerEngine, ContainerSummary } from './container-engine';
+import type { ContainerEngine, ContainerSummary, EngineInfo, ImageInfo } from './container-engine';
 import type { EngineWording } from './engine-wording';
 
 /**
@@ -51,6 +51,25 @@ export class UnavailableEngine implements ContainerEngine {
     throw this.fail();
   }
   async urlForHostPort(): Promise<string> {
+    throw this.fail();
+  }
+  readonly host = null;
+  async info(): Promise<EngineInfo> {
+    throw this.fail();
+  }
+  async inspectImage(): Promise<ImageInfo | null> {
+    throw this.fail();
+  }
+  async pullImage(): Promise<void> {
+    throw this.fail();
+  }
+  async followLog(): Promise<void> {
+    throw this.fail();
+  }
+  watchEvents(): () => void {
+    return () => undefined;
+  }
+  async readContainerFile(): Promise<string | null> {
     throw this.fail();
   }
   async dispose(): Promise<void> {}

@@ -1,9 +1,16 @@
 import type { DomainModule, ServiceContext } from '../domain';
 import { createSwarmMonitor } from './create-monitor';
 import { SwarmContainers } from './swarm-containers';
+import type { SwarmMonitor } from './swarm-monitor';
+
+export interface SwarmModule extends DomainModule<'swarm'> {
+  /** The status monitor: other domains follow its targets (logs, training monitor). */
+  readonly monitor: SwarmMonitor;
+  readonly containers: SwarmContainers;
+}
 
 /** `swarm:*`: swarm-server containers and their status monitor. At start, resumes watching ours. */
-export function registerSwarm(context: ServiceContext): DomainModule<'swarm'> {
+export function registerSwarm(context: ServiceContext): SwarmModule {
   const { engines, events } = context;
   const monitor = createSwarmMonitor(engines, events, { intervalMs: context.monitorIntervalMs });
   const containers = new SwarmContainers({ engines, monitor, events, appVersion: context.version });
@@ -22,6 +29,8 @@ export function registerSwarm(context: ServiceContext): DomainModule<'swarm'> {
   });
 
   return {
+    monitor,
+    containers,
     handlers: {
       'swarm:list': async ({ engineId }) => containers.list(engineId),
       'swarm:start': async (request) => containers.start(request),

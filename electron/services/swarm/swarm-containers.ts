@@ -50,8 +50,9 @@ export function buildSwarmSpec(request: SwarmStartRequest, appVersion: string): 
         : // Loopback only: the swarm API has no authentication (agentjet-swarm.md §1).
           { mode: 'publish', ports: [{ containerPort: request.port, hostIp: '127.0.0.1', hostPort: request.port }] },
     init: true,
-    gpus: request.gpus,
-    shmSizeBytes: request.shmSizeGb * GIB,
+    gpus: request.gpus ? { mode: 'all' } : { mode: 'none' },
+    shm: { mode: 'size', bytes: request.shmSizeGb * GIB },
+    binds: [],
   };
 }
 

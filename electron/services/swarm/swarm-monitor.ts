@@ -10,6 +10,16 @@ export interface WatchTarget {
   url: string;
 }
 
+/**
+ * What happened to a watched server, for the services that follow the same servers (logs, training
+ * monitor): `watch` (new, or its URL changed after a reconnect), `ended` (not running any more, with
+ * why), `forgotten` (removed).
+ */
+export type TargetEvent =
+  | { kind: 'watch'; target: WatchTarget }
+  | { kind: 'ended'; target: WatchTarget; status: SwarmStatus }
+  | { kind: 'forgotten'; engineId: string; containerId: string };
+
 /** Statuses are keyed by engine and container: two engines may share an id space. */
 export function statusKey(engineId: string, containerId: string): string {
   return `${engineId}:${containerId}`;
@@ -70,16 +80,40 @@ export class SwarmMonitor {
   /** Containers that are not running, with why: kept until removed, so a reload still says why. */
   private readonly ended = new Map<string, SwarmStatus>();
   private readonly intervalMs: number;
+  private readonly targetListeners = new Set<(event: TargetEvent) => void>();
 
   constructor(private readonly options: SwarmMonitorOptions) {
     this.intervalMs = options.intervalMs ?? 1000;
+  }
+
+  /** Calls `listener` when a server is watched, ends or is forgotten; returns the unsubscribe. */
+  onTargets(listener: (event: TargetEvent) => void): () => void {
+    this.targetListeners.add(listener);
+    return () => this.targetListeners.delete(listener);
+  }
+
+  /** The servers watched now (running), for a listener that subscribes late. */
+  targets(): WatchTarget[] {
+    return [...this.watches.values()].map((w) => w.target);
+  }
+
+  private notifyTargets(event: TargetEvent): void {
+    for (const listener of this.targetListeners) {
+      try {
+        listener(event);
+      } catch {
+        // One listener's bug must not stop the monitor or the other listeners.
+      }
+    }
   }
 
   watch(target: WatchTarget): void {
     const key = statusKey(target.engineId, target.containerId);
     const existing = this.watches.get(key);
     if (existing) {
+      const moved = existing.target.url !== target.url;
       existing.target = target;
+      if (moved) this.notifyTargets({ kind: 'watch', target });
       return;
     }
     this.ended.delete(key);
@@ -107,6 +141,7 @@ export class SwarmMonitor {
     };
     this.watches.set(key, watch);
     this.options.events.emit('swarm:status', watch.status);
+    this.notifyTargets({ kind: 'watch', target });
     void this.pollLoop(watch);
   }
 
@@ -129,6 +164,7 @@ export class SwarmMonitor {
     const watch = this.watches.get(key);
     if (watch) this.stopPolling(watch);
     this.ended.delete(key);
+    this.notifyTargets({ kind: 'forgotten', engineId, containerId });
   }
 
   statuses(): SwarmStatus[] {
@@ -185,6 +221,7 @@ export class SwarmMonitor {
     // Removed behind our back (docker rm -f): say "stopped" once, keep no row for a container that is gone.
     if (described === 'gone') this.ended.delete(key);
     else this.ended.set(key, status);
+    this.notifyTargets({ kind: 'ended', target, status });
     if (!last || withoutTime(last) !== withoutTime(status)) this.options.events.emit('swarm:status', status);
   }
 

@@ -13,6 +13,13 @@ import { SettingsService } from '../../../electron/services/settings/settings-se
 import { registerSwarm } from '../../../electron/services/swarm/register';
 import { invokeChannels } from '../../../electron/shared/contract';
 import { AppLog } from '../../../electron/services/util/app-log';
+import { registerDoctor } from '../../../electron/services/doctor/register';
+import { registerImages } from '../../../electron/services/images/register';
+import { registerLogs } from '../../../electron/services/logs/register';
+import { eventNotifier } from '../../../electron/services/notifier';
+import { ProfileStore } from '../../../electron/services/profiles/profile-store';
+import { registerProfiles } from '../../../electron/services/profiles/register';
+import { registerTraining } from '../../../electron/services/training/register';
 import { startRecordingDocker } from '../../fixtures/fake-docker/recording-docker';
 import { readFile } from 'node:fs/promises';
 
@@ -34,6 +41,10 @@ async function makeContext(): Promise<ServiceContext> {
     settings: new SettingsService(dir, events, appLog),
     logger: appLog,
     appLog,
+    dataDir: dir,
+    downloadsDir: join(dir, 'exports'),
+    notifier: eventNotifier(events),
+    profiles: new ProfileStore(dir, appLog),
   };
 }
 
@@ -46,6 +57,19 @@ describe('domain register() modules', () => {
       settings: registerSettings(context),
       swarm: registerSwarm(context),
     };
+    const doctor = registerDoctor(context);
+    const more = {
+      doctor,
+      images: registerImages(context),
+      profiles: registerProfiles(context, { swarm: modules.swarm, doctor }),
+      logs: registerLogs(context, { swarm: modules.swarm }),
+      training: registerTraining(context, { swarm: modules.swarm }),
+    };
+    for (const [domain, module] of Object.entries(more)) {
+      const own = invokeChannels.filter((channel) => channel.startsWith(`${domain}:`));
+      expect(Object.keys(module.handlers).sort(), domain).toEqual([...own].sort());
+    }
+    for (const module of Object.values(more)) await (module as { dispose?: () => unknown }).dispose?.();
     for (const [domain, module] of Object.entries(modules)) {
       const own = invokeChannels.filter((channel) => channel.startsWith(`${domain}:`));
       expect(Object.keys(module.handlers).sort(), domain).toEqual([...own].sort());

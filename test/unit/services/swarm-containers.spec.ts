@@ -71,6 +71,26 @@ class MemoryEngine implements ContainerEngine {
     // Nothing listens there: the monitor stays in "starting", which is all these tests need.
     return `http://127.0.0.1:${port}`;
   }
+  // Not used by these tests: the double says so loudly if one ever calls them.
+  readonly host = null;
+  async info(): Promise<never> {
+    throw new Error('MemoryEngine.info is not part of this double');
+  }
+  async inspectImage() {
+    return null;
+  }
+  async pullImage(): Promise<never> {
+    throw new Error('MemoryEngine.pullImage is not part of this double');
+  }
+  async followLog(): Promise<never> {
+    throw new Error('MemoryEngine.followLog is not part of this double');
+  }
+  watchEvents() {
+    return () => undefined;
+  }
+  async readContainerFile(): Promise<never> {
+    throw new Error('MemoryEngine.readContainerFile is not part of this double');
+  }
   async dispose() {}
 }
 
@@ -143,6 +163,7 @@ describe('the container Docker is asked to create', () => {
       docker: fakeDocker,
       isHostPortFree: async () => true,
       urlForHostPort: async (port) => `http://127.0.0.1:${port}`,
+      host: null,
     });
     const spec = buildSwarmSpec({ engineId: 'local', image: 'ghcr.io/modelscope/agentjet:main', port: 10086, networkMode: 'publish', gpus: true, shmSizeGb: 32 }, '1.2.3');
     await engine.createContainer(spec);

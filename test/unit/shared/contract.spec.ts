@@ -56,6 +56,12 @@ describe('contract types', () => {
       | 'settings:status-changed'
       | 'servers:changed'
       | 'engines:changed'
+      | 'profiles:changed'
+      | 'doctor:report'
+      | 'images:pull-progress'
+      | 'logs:appended'
+      | 'training:changed'
+      | 'app:notification'
     >();
   });
 
@@ -122,6 +128,13 @@ describe('engineId in requests', () => {
     'swarm:start': { engineId: 'local', image: 'ghcr.io/modelscope/agentjet:main' },
     'swarm:stop': { engineId: 'local', containerId: 'a1b2c3d4e5f6' },
     'swarm:remove': { engineId: 'local', containerId: 'a1b2c3d4e5f6' },
+    'profiles:add': { label: 'Qwen 7B', engineId: 'local', image: 'ghcr.io/modelscope/agentjet:main' },
+    'images:pull': { engineId: 'local', image: 'ghcr.io/modelscope/agentjet:main' },
+    'logs:read': { engineId: 'local', containerId: 'a1b2c3d4e5f6' },
+    'logs:export': { engineId: 'local', containerId: 'a1b2c3d4e5f6' },
+    'logs:server-log': { engineId: 'local', containerId: 'a1b2c3d4e5f6' },
+    'training:view': { engineId: 'local', containerId: 'a1b2c3d4e5f6' },
+    'training:series': { engineId: 'local', containerId: 'a1b2c3d4e5f6' },
   };
 
   it('every request schema with an engineId requires it (no default engine), and the list above is complete', () => {

@@ -35,4 +35,16 @@ export const replayTable: readonly ReplayRow[] = [
   row('settings:status', (status) => [{ channel: 'settings:status-changed', payload: status }]),
   // Connection states, host-key questions and secret prompts of SSH servers.
   row('servers:list', (servers) => [{ channel: 'servers:changed', payload: servers }]),
+  // Issue 13: profiles with their runtime, doctor reports, pulls, stored logs' heads, training views.
+  row('profiles:list', (profiles) => [{ channel: 'profiles:changed', payload: profiles }]),
+  row('doctor:reports', (reports) => reports.map((payload): BridgeMessage => ({ channel: 'doctor:report', payload }))),
+  row('images:pulls', (pulls) => pulls.map((payload): BridgeMessage => ({ channel: 'images:pull-progress', payload }))),
+  row('logs:heads', (heads) => heads.map((payload): BridgeMessage => ({ channel: 'logs:appended', payload }))),
+  row('training:views', (views) => views.map((payload): BridgeMessage => ({ channel: 'training:changed', payload }))),
 ];
+
+/**
+ * Events that are never replayed: a desktop notification belongs to its moment (shown again after
+ * a reconnect it would announce old news as new).
+ */
+export const notReplayed: readonly EventChannel[] = ['app:notification'];

@@ -3,10 +3,18 @@
  * provide the same keys (enforced by the type of `zh-CN.ts`). Keys are flat, dotted strings so a
  * missing or misspelled key is a compile error at the call site of `t()`.
  */
+import { enDoctor } from './en-doctor';
+import { enLogs } from './en-logs';
+import { enProfiles } from './en-profiles';
 import { enServers } from './en-servers';
+import { enTraining } from './en-training';
 
 export const en = {
   ...enServers,
+  ...enProfiles,
+  ...enDoctor,
+  ...enLogs,
+  ...enTraining,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': 'Main navigation',
@@ -249,6 +257,16 @@ export const en = {
   'errors.PROMPT_NOT_FOUND': 'That question is no longer waiting for an answer.',
   'errors.SERVER_EXISTS': 'A server with this name or address already exists.',
   'errors.SERVER_NOT_FOUND': 'That server is not in the list any more.',
+  'errors.PROFILE_NOT_FOUND': 'That swarm profile is not in the list any more.',
+  'errors.PROFILE_EXISTS': 'A profile with this name, or on the same engine and port, already exists.',
+  'errors.PROFILE_DRIFTED': 'The running server was started from other settings than the profile has now.',
+  'errors.SECRET_MISSING': 'A secret the profile needs has no value yet.',
+  'errors.DOCTOR_FAILED': 'The preflight check found a problem, so the server was not started.',
+  'errors.IMAGE_PULL_DENIED': 'The registry refused to give out this image.',
+  'errors.IMAGE_PULL_FAILED': 'The image could not be pulled.',
+  'errors.PULL_NOT_FOUND': 'That download is no longer known.',
+  'errors.LOG_NOT_FOUND': 'There is no stored log for this server.',
+  'errors.NATIVE_NOT_INSTALLED': 'ajet-swarm is not installed where the profile runs it.',
   'errors.unknown': 'Error {code}.',
   'errorHelp.SSH_HOST_KEY_UNKNOWN': "The app has never seen this server's key. Check the fingerprint on the server (ssh-keygen -lf on its host key) and accept it only if they match.",
   'errorHelp.SSH_HOST_KEY_CHANGED': 'known_hosts holds another key for this server. After a reinstall, replace the key; otherwise do not connect, the connection may be intercepted.',
@@ -291,6 +309,16 @@ export const en = {
   'errorHelp.PROMPT_NOT_FOUND': 'The connection attempt ended before the answer arrived. Connect again to be asked again.',
   'errorHelp.SERVER_EXISTS': 'Choose another name, or edit the server that is already there.',
   'errorHelp.SERVER_NOT_FOUND': 'It was removed, perhaps in another window. Reload the Servers page.',
+  'errorHelp.PROFILE_NOT_FOUND': 'It was removed, perhaps in another window. Reload the Servers page.',
+  'errorHelp.PROFILE_EXISTS': 'Choose another name or port, or edit the profile that is already there.',
+  'errorHelp.PROFILE_DRIFTED': 'Restart to replace it with the current settings (this ends the running training), or keep it running as it is.',
+  'errorHelp.SECRET_MISSING': 'Type the value in the start dialog. It stays in the app backend’s memory until the app quits.',
+  'errorHelp.DOCTOR_FAILED': 'The report on the card names each failing check with its fix. Fix them and start again, or start anyway.',
+  'errorHelp.IMAGE_PULL_DENIED': 'Log in to the registry on the engine’s host (docker login <registry>), check the image name, or use one of the mirrors.',
+  'errorHelp.IMAGE_PULL_FAILED': 'The details name the cause: the registry unreachable, a dropped connection or a full disk. Try again, or a mirror closer to the server.',
+  'errorHelp.PULL_NOT_FOUND': 'Start the download again.',
+  'errorHelp.LOG_NOT_FOUND': 'The container may have been removed before the app read its output.',
+  'errorHelp.NATIVE_NOT_INSTALLED': 'Install AgentJet on that host (pip install agentjet in a venv), and give the line that activates it in the profile.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -1,5 +1,9 @@
 import type { MessageKey } from './en';
+import { zhCNDoctor } from './zh-CN-doctor';
+import { zhCNLogs } from './zh-CN-logs';
+import { zhCNProfiles } from './zh-CN-profiles';
 import { zhCNServers } from './zh-CN-servers';
+import { zhCNTraining } from './zh-CN-training';
 
 /**
  * Simplified Chinese. Typed as a full record of the English keys, so a missing key (or a stray
@@ -9,6 +13,10 @@ import { zhCNServers } from './zh-CN-servers';
  */
 export const zhCN: Record<MessageKey, string> = {
   ...zhCNServers,
+  ...zhCNProfiles,
+  ...zhCNDoctor,
+  ...zhCNLogs,
+  ...zhCNTraining,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': '主导航',
@@ -277,5 +285,25 @@ export const zhCN: Record<MessageKey, string> = {
   'errorHelp.GPU_UNAVAILABLE': '训练需要 NVIDIA GPU：请在服务器上安装驱动和 NVIDIA Container Toolkit；若只想试用，可关闭 GPU 后启动 swarm 服务器。',
   'errorHelp.PROMPT_NOT_FOUND': '回答送达前连接尝试已结束。请重新连接，应用会再次询问。',
   'errorHelp.SERVER_EXISTS': '请换一个名称，或编辑已有的那台服务器。',
+  'errors.PROFILE_NOT_FOUND': '该 swarm 配置已不在列表中。',
+  'errors.PROFILE_EXISTS': '已有同名配置，或同一引擎和端口上的配置。',
+  'errors.PROFILE_DRIFTED': '正在运行的服务器所用的设置与配置当前的设置不同。',
+  'errors.SECRET_MISSING': '配置需要的一个密钥还没有值。',
+  'errors.DOCTOR_FAILED': '启动前检查发现问题，因此没有启动服务器。',
+  'errors.IMAGE_PULL_DENIED': '镜像仓库拒绝提供此镜像。',
+  'errors.IMAGE_PULL_FAILED': '无法拉取镜像。',
+  'errors.PULL_NOT_FOUND': '找不到该下载任务。',
+  'errors.LOG_NOT_FOUND': '没有保存此服务器的日志。',
+  'errors.NATIVE_NOT_INSTALLED': '配置运行的位置没有安装 ajet-swarm。',
+  'errorHelp.PROFILE_NOT_FOUND': '它已被删除（可能是在另一个窗口中）。请重新加载“服务器”页面。',
+  'errorHelp.PROFILE_EXISTS': '请换一个名称或端口，或编辑已有的配置。',
+  'errorHelp.PROFILE_DRIFTED': '重启会用当前设置替换它（正在进行的训练会结束），也可以让它按原样继续运行。',
+  'errorHelp.SECRET_MISSING': '请在启动对话框中输入该值。它只保存在应用后端的内存中，直到应用退出。',
+  'errorHelp.DOCTOR_FAILED': '卡片上的报告列出了每项未通过的检查及修复方法。修复后再启动，或仍然启动。',
+  'errorHelp.IMAGE_PULL_DENIED': '请在引擎所在主机上登录镜像仓库（docker login <registry>），检查镜像名称，或使用镜像加速地址。',
+  'errorHelp.IMAGE_PULL_FAILED': '详情说明了原因：无法连接镜像仓库、连接中断或磁盘已满。请重试，或使用离服务器更近的镜像地址。',
+  'errorHelp.PULL_NOT_FOUND': '请重新开始下载。',
+  'errorHelp.LOG_NOT_FOUND': '应用读取输出之前，容器可能已被删除。',
+  'errorHelp.NATIVE_NOT_INSTALLED': '请在该主机上安装 AgentJet（在 venv 中 pip install agentjet），并在配置中填写激活它的命令。',
   'errorHelp.SERVER_NOT_FOUND': '它已被删除（可能是在另一个窗口中）。请重新加载“服务器”页面。',
 };

@@ -1,0 +1,353 @@
+import { z } from 'zod';
+import { SWARM_DEFAULT_NETWORK_MODE, SWARM_DEFAULT_PORT, SWARM_DEFAULT_SHM_GB } from './defaults';
+import { ContainerId, EngineId, ImageRef, NetworkMode, Port, ShmSizeGb, SwarmContainer } from './schemas';
+
+/**
+ * Swarm server profiles (issue 13): everything needed to start one swarm server on one engine, saved
+ * in `<data>/swarm-profiles.json`. No secrets: an env variable that holds one is listed by name only
+ * (`secretEnv`) and its value is typed for the session (until the credentials vault lands).
+ */
+
+/** Profile ids are slugs of the label ("Qwen 7B on gpu-1" → "qwen-7b-on-gpu-1"). */
+export const ProfileId = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9][a-z0-9-]*$/, 'profile id must be lowercase letters, digits or "-"');
+
+/** An absolute POSIX path on the engine's host or in the container; no shell characters, no `..`. */
+export const AbsolutePath = z
+  .string()
+  .trim()
+  .min(1, 'path is required')
+  .max(1024)
+  .regex(/^\/[^\0\n"'`$\\]*$/, 'path must be absolute (start with /) and contain no quotes, $, backslash or newline')
+  .refine((p) => !p.split('/').includes('..'), 'path must not contain ".."');
+
+/** A host path that may start with `~/` (the login user's home on the engine's host). */
+export const HostPath = z
+  .string()
+  .trim()
+  .min(1, 'path is required')
+  .max(1024)
+  .regex(/^(\/|~\/)[^\0\n"'`$\\]*$/, 'path must be absolute (/…) or in your home (~/…) and contain no quotes, $, backslash or newline')
+  .refine((p) => !p.split('/').includes('..'), 'path must not contain ".."');
+
+/** Env variable names as POSIX shells accept them. */
+export const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'env names are letters, digits and _, not starting with a digit');
+
+/** All GPUs, some by index or UUID (`docker run --gpus '"device=0,1"'`), or none. */
+export const GpuSelection = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('all') }),
+  z.object({
+    mode: z.literal('ids'),
+    ids: z
+      .array(z.string().regex(/^(\d{1,3}|GPU-[0-9a-fA-F-]{8,64}|MIG-[0-9a-fA-F-]{8,64})$/, 'a GPU is an index (0, 1, …) or a GPU-/MIG- UUID'))
+      .min(1, 'name at least one GPU, or choose "all" or "none"')
+      .max(64),
+  }),
+  z.object({ mode: z.literal('none') }),
+]);
+
+/** `--shm-size=<n>g`, or `--ipc=host` (the host's /dev/shm, what NCCL wants on multi-GPU hosts). */
+export const ShmSelection = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('size'), gb: ShmSizeGb }),
+  z.object({ mode: z.literal('ipc-host') }),
+]);
+
+export const ProfileMode = z.enum([
+  /** The swarm image in a container on the engine (the documented `docker run`). */
+  'container',
+  /** `ajet-swarm start` run directly on the engine's host (venv / conda), detached, found by its pid file. */
+  'native',
+]);
+
+export const ProfileEnvVar = z.object({ name: EnvName, value: z.string().max(4096) });
+
+export const ProfileInput = z.object({
+  label: z.string().trim().min(1, 'name is required').max(80),
+  engineId: EngineId,
+  mode: ProfileMode.default('container'),
+  image: ImageRef,
+  port: Port.default(SWARM_DEFAULT_PORT),
+  networkMode: NetworkMode.default(SWARM_DEFAULT_NETWORK_MODE),
+  gpus: GpuSelection.default({ mode: 'all' }),
+  shm: ShmSelection.default({ mode: 'size', gb: SWARM_DEFAULT_SHM_GB }),
+  /** The model on the host, mounted read-only at `containerPath` (what the job's `model` must name). */
+  model: z.object({ hostPath: HostPath, containerPath: AbsolutePath }).nullable().default(null),
+  /** Host folders for /workspace/log, /workspace/saved_experiments, /workspace/saved_checkpoints. */
+  logDir: HostPath.nullable().default(null),
+  experimentsDir: HostPath.nullable().default(null),
+  checkpointsDir: HostPath.nullable().default(null),
+  /** Plain env (e.g. NCCL_NVLS_ENABLE=0). Never a secret: the form says so, and names like *_KEY are refused here. */
+  env: z.array(ProfileEnvVar).max(64).default([]),
+  /** Env variables whose value is a secret (SWANLAB_API_KEY): names only; values are given per session. */
+  secretEnv: z.array(EnvName).max(16).default([]),
+  /** Native mode only: a shell line that makes `ajet-swarm` available (e.g. `source ~/venv/bin/activate`). */
+  nativeActivate: z.string().max(512).nullable().default(null),
+});
+
+export const Profile = ProfileInput.extend({
+  id: ProfileId,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const ProfileRef = z.object({ profileId: ProfileId });
+export const ProfileUpdate = z.object({ profileId: ProfileId, profile: ProfileInput });
+
+/**
+ * Start (or restart) a profile. `secrets`: values for the profile's `secretEnv` names, kept in the
+ * backend's memory for this run only (restart reuses them). `skipDoctor`: start although the doctor
+ * failed (the UI asks first). `replaceDrifted`: a running container with another config hash is
+ * stopped and replaced; without it such a start fails with PROFILE_DRIFTED.
+ */
+export const ProfileStartRequest = z.object({
+  profileId: ProfileId,
+  secrets: z.record(EnvName, z.string().min(1).max(4096)).default({}),
+  skipDoctor: z.boolean().default(false),
+  replaceDrifted: z.boolean().default(false),
+});
+
+/** What the profile's server is doing, from its (one) container. */
+export const ProfileRuntime = z.object({
+  container: SwarmContainer.nullable(),
+  /** The running container was made from another config (hash label differs from the profile's). */
+  drifted: z.boolean(),
+  /** The hash of the profile now, and the one the container carries (null: no container). */
+  configHash: z.string(),
+  containerConfigHash: z.string().nullable(),
+  /** Names of `secretEnv` whose value the backend holds for this run (never the values). */
+  secretsKnown: z.array(EnvName),
+});
+
+export const ProfileView = z.object({ profile: Profile, runtime: ProfileRuntime });
+
+/** "Show the command": the equivalent `docker run` (or native command line), secrets masked. */
+export const ProfileCommand = z.object({ command: z.string(), notes: z.array(z.string()) });
+
+// ---------------------------------------------------------------- doctor
+
+export const DoctorCheckId = z.enum([
+  'engine-reachable',
+  'socket-permission',
+  'docker-desktop-vm',
+  'gpu-host',
+  'gpu-runtime',
+  'disk-space',
+  'image',
+  'model-dir',
+  'host-dirs',
+  'port',
+  'shm',
+  'native-ajet',
+]);
+
+export const DoctorCheck = z.object({
+  id: DoctorCheckId,
+  /** `skip`: does not apply (GPUs "none", native mode for image checks) or could not run; detail says which. */
+  status: z.enum(['pass', 'warn', 'fail', 'skip']),
+  /** One plain sentence: what was found. */
+  detail: z.string(),
+  /** What to do about it (null on pass). */
+  fix: z.string().nullable(),
+  /** A command the user can copy and run where `commandWhere` says. */
+  command: z.string().nullable(),
+  commandWhere: z.enum(['server', 'local']).nullable(),
+});
+
+export const DoctorReport = z.object({
+  profileId: ProfileId,
+  engineId: EngineId,
+  ranAt: z.string(),
+  durationMs: z.number().int().nonnegative(),
+  /** The worst status of the checks (skip counts as pass). */
+  verdict: z.enum(['pass', 'warn', 'fail']),
+  checks: z.array(DoctorCheck),
+});
+
+// ---------------------------------------------------------------- image pull
+
+export const PullRequest = z.object({ engineId: EngineId, image: ImageRef });
+export const PullRef = z.object({ pullId: z.string().regex(/^[a-z0-9-]{1,64}$/) });
+
+/** One pull, aggregated over its layers in the backend and sent as a view model. */
+export const PullView = z.object({
+  pullId: z.string(),
+  engineId: EngineId,
+  image: z.string(),
+  phase: z.enum(['resolving', 'downloading', 'extracting', 'done', 'failed', 'cancelled']),
+  /** 0–100 over all layers' bytes (download and extract each half); null until sizes are known. */
+  percent: z.number().min(0).max(100).nullable(),
+  layersDone: z.number().int().nonnegative(),
+  layersTotal: z.number().int().nonnegative(),
+  bytesDone: z.number().nonnegative(),
+  bytesTotal: z.number().nonnegative(),
+  /** Seconds left at the recent rate; null while unknown. */
+  etaSeconds: z.number().nonnegative().nullable(),
+  startedAt: z.string(),
+  endedAt: z.string().nullable(),
+  /** Set when `phase` is failed: IMAGE_NOT_FOUND, IMAGE_PULL_DENIED, ENGINE_UNREACHABLE, … */
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+});
+
+// ---------------------------------------------------------------- logs
+
+export const LogRef = z.object({ engineId: EngineId, containerId: ContainerId });
+
+export const LogLine = z.object({
+  /** 0-based index of the line in the container's whole log (as the app stored it). */
+  n: z.number().int().nonnegative(),
+  stream: z.enum(['stdout', 'stderr']),
+  /** Engine's timestamp (ISO) when known. */
+  time: z.string().nullable(),
+  text: z.string(),
+});
+
+export const LogFilter = z.object({
+  /** Case-insensitive substring, or a regular expression when `regex`. Empty: no text filter. */
+  text: z.string().max(500).default(''),
+  regex: z.boolean().default(false),
+  stream: z.enum(['all', 'stdout', 'stderr']).default('all'),
+});
+
+/**
+ * A window of the log: `from` and `count` index the lines that pass the filter (without a filter,
+ * line numbers). `from: -1` means "the last `count`".
+ */
+export const LogReadRequest = LogRef.extend({
+  from: z.number().int().min(-1).default(-1),
+  count: z.number().int().min(1).max(5000).default(500),
+  filter: LogFilter.default({ text: '', regex: false, stream: 'all' }),
+});
+
+export const LogWindow = z.object({
+  /** Lines in the whole log, and lines that pass the filter. */
+  total: z.number().int().nonnegative(),
+  matching: z.number().int().nonnegative(),
+  /** Index (among matching lines) of the first line returned. */
+  from: z.number().int().nonnegative(),
+  lines: z.array(LogLine),
+  /** True while the app follows the container's output. */
+  following: z.boolean(),
+});
+
+/** New lines arrived (throttled): the last few, so a viewer at the bottom needs no round trip. */
+export const LogAppended = LogRef.extend({ total: z.number().int().nonnegative(), lines: z.array(LogLine) });
+
+export const LogExported = z.object({ path: z.string(), lines: z.number().int().nonnegative(), bytes: z.number().int().nonnegative() });
+
+/** The tail of /workspace/log/swarm_server.log inside the container (or the native run's log). */
+export const ServerLogTail = z.object({ path: z.string(), found: z.boolean(), lines: z.array(z.string()) });
+export const ServerLogRequest = LogRef.extend({ lines: z.number().int().min(1).max(2000).default(200) });
+
+// ---------------------------------------------------------------- training monitor
+
+export const RunningEpisode = z.object({
+  episodeUuid: z.string(),
+  status: z.string(),
+  llmCalls: z.number().int().nullable(),
+  idleSeconds: z.number().nullable(),
+  patienceSeconds: z.number().nullable(),
+  clientUuid: z.string(),
+  taskId: z.string(),
+});
+
+export const TaskReward = z.object({
+  taskId: z.string(),
+  episodes: z.number().int().nonnegative(),
+  mean: z.number().nullable(),
+  std: z.number().nullable(),
+});
+
+export const FillBar = z.object({ done: z.number().int().nonnegative(), target: z.number().int().nonnegative() });
+
+/** The live training picture of one swarm server, from /get_engine_status and the pool route (2 s). */
+export const TrainingView = z.object({
+  engineId: EngineId,
+  containerId: ContainerId,
+  /** Identifies one training run (a new one each time the engine boots). */
+  runId: z.string().nullable(),
+  engineStatus: z.string().nullable(),
+  /** When the current status began (ISO, as the app saw it). */
+  statusSince: z.string().nullable(),
+  bootingSeconds: z.number().nullable(),
+  globalStep: z.number().int().nullable(),
+  modelPath: z.string().nullable(),
+  sampleCollectionMethod: z.string().nullable(),
+  episodes: FillBar.nullable(),
+  tasks: FillBar.nullable(),
+  nonDummyTasks: FillBar.nullable(),
+  expectedRepeat: z.number().int().nullable(),
+  runningEpisodes: z.array(RunningEpisode),
+  taskRewards: z.array(TaskReward),
+  rewardMean: z.number().nullable(),
+  rewardStd: z.number().nullable(),
+  activeClients: z.array(z.object({ clientUuid: z.string(), agreedSyncWeight: z.boolean() })),
+  /** Routes this server does not have (404): shown as "not reported by this server version". */
+  missingRoutes: z.array(z.string()),
+  lastError: z.string().nullable(),
+  checkedAt: z.string(),
+});
+
+/** One point per global step of a run, written to disk so charts survive restarts. */
+export const TrainingPoint = z.object({
+  step: z.number().int(),
+  at: z.string(),
+  rewardMean: z.number().nullable(),
+  rewardStd: z.number().nullable(),
+  rewardMin: z.number().nullable(),
+  rewardMax: z.number().nullable(),
+  episodes: z.number().int().nonnegative(),
+  /** Seconds spent in each engine status during this step. */
+  secondsInStatus: z.record(z.string(), z.number().nonnegative()),
+});
+
+/** Engine-status changes of a run, for the timeline. */
+export const StatusSpan = z.object({ status: z.string(), from: z.string(), to: z.string().nullable() });
+
+export const TrainingSeries = z.object({
+  engineId: EngineId,
+  containerId: ContainerId,
+  runId: z.string().nullable(),
+  points: z.array(TrainingPoint),
+  timeline: z.array(StatusSpan),
+});
+
+export const TrainingRef = LogRef;
+
+/** A desktop notification the backend wants shown (Electron shows it itself; the browser host pushes it). */
+export const AppNotification = z.object({
+  kind: z.enum(['engine-rolling', 'engine-offline', 'container-died']),
+  title: z.string(),
+  body: z.string(),
+  engineId: EngineId,
+  containerId: ContainerId,
+});
+
+export type ProfileInput = z.infer<typeof ProfileInput>;
+export type ProfileInputRaw = z.input<typeof ProfileInput>;
+export type Profile = z.infer<typeof Profile>;
+export type ProfileView = z.infer<typeof ProfileView>;
+export type ProfileRuntime = z.infer<typeof ProfileRuntime>;
+export type ProfileStartRequest = z.infer<typeof ProfileStartRequest>;
+export type ProfileCommand = z.infer<typeof ProfileCommand>;
+export type GpuSelection = z.infer<typeof GpuSelection>;
+export type ShmSelection = z.infer<typeof ShmSelection>;
+export type DoctorCheck = z.infer<typeof DoctorCheck>;
+export type DoctorCheckId = z.infer<typeof DoctorCheckId>;
+export type DoctorReport = z.infer<typeof DoctorReport>;
+export type PullView = z.infer<typeof PullView>;
+export type LogLine = z.infer<typeof LogLine>;
+export type LogFilter = z.infer<typeof LogFilter>;
+export type LogReadRequest = z.infer<typeof LogReadRequest>;
+export type LogWindow = z.infer<typeof LogWindow>;
+export type LogAppended = z.infer<typeof LogAppended>;
+export type LogExported = z.infer<typeof LogExported>;
+export type ServerLogTail = z.infer<typeof ServerLogTail>;
+export type TrainingView = z.infer<typeof TrainingView>;
+export type TrainingPoint = z.infer<typeof TrainingPoint>;
+export type TrainingSeries = z.infer<typeof TrainingSeries>;
+export type StatusSpan = z.infer<typeof StatusSpan>;
+export type RunningEpisode = z.infer<typeof RunningEpisode>;
+export type AppNotification = z.infer<typeof AppNotification>;

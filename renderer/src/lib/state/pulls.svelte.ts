@@ -1,0 +1,55 @@
+import type { ExposedApi } from '../../../../electron/shared/api';
+import type { AppErrorShape } from '../../../../electron/shared/errors';
+import type { PullView } from '../../../../electron/shared/schemas-profiles';
+
+/** Image pulls of one engine: the newest per image, live from `images:pull-progress`; start and cancel. */
+export class PullsState {
+  /** By image reference: the newest pull of it on this engine. */
+  byImage = $state<Record<string, PullView>>({});
+  error = $state<AppErrorShape | null>(null);
+
+  constructor(
+    private readonly api: ExposedApi,
+    readonly engineId: string,
+  ) {}
+
+  start(): () => void {
+    void this.api.images.pulls().then((result) => {
+      if (result.ok) for (const pull of result.value) this.take(pull);
+    });
+    return this.api.events.on('images:pull-progress', (pull) => this.take(pull));
+  }
+
+  /** True while a pull of `image` runs on this engine. */
+  active(image: string): boolean {
+    const pull = this.byImage[image];
+    return pull !== undefined && !['done', 'failed', 'cancelled'].includes(pull.phase);
+  }
+
+  async pull(image: string): Promise<PullView | null> {
+    this.error = null;
+    const result = await this.api.images.pull({ engineId: this.engineId, image });
+    if (!result.ok) {
+      this.error = result.error;
+      return null;
+    }
+    this.take(result.value);
+    return result.value;
+  }
+
+  async cancel(image: string): Promise<void> {
+    const pull = this.byImage[image];
+    if (!pull) return;
+    const result = await this.api.images.cancelPull({ pullId: pull.pullId });
+    if (result.ok) this.take(result.value);
+    else this.error = result.error;
+  }
+
+  private take(pull: PullView): void {
+    if (pull.engineId !== this.engineId) return;
+    const current = this.byImage[pull.image];
+    // Events of an older pull of the same image must not replace the newer one.
+    if (current && current.pullId !== pull.pullId && current.startedAt > pull.startedAt) return;
+    this.byImage[pull.image] = pull;
+  }
+}
