@@ -44,7 +44,18 @@ export interface ContainerSpec {
   gpus: GpuRequest;
   shm: ShmRequest;
   binds: BindMount[];
+  /**
+   * `native`: no container; the engine's host runs `cmd` directly (AgentJet installed there), detached,
+   * with a pid file and a log file in a run directory. Engines without native support refuse it.
+   * Image, network, GPUs, shm and binds then do not apply (the host's own are used).
+   */
+  runtime?: 'container' | 'native';
+  /** Native only: a shell line run before `cmd` (e.g. `source ~/venv/bin/activate`). */
+  nativeActivate?: string | null;
 }
+
+/** Ids of native "containers" (processes the app started on an engine's host) start with this. */
+export const NATIVE_ID_PREFIX = 'native-';
 
 export interface ContainerSummary {
   id: string;
