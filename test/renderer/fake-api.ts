@@ -18,6 +18,7 @@ import {
   type SshConfigListing,
   type TunnelView,
 } from '../../electron/shared/schemas-servers';
+import type { TrainingSeries, TrainingView } from '../../electron/shared/schemas-profiles';
 
 /** What the fake answers on one channel, given the request as the renderer sent it. */
 type Producer<C extends InvokeChannel> = (request: InvokeInput<C> | undefined) => InvokeResponse<C>;
@@ -66,6 +67,9 @@ class FakeBackend {
   };
   appLog: LogTail = { path: '/home/u/.config/AgentSwarm Desktop/app.log', lines: [], problem: null, canOpen: true };
   rendererReadyCalls = 0;
+  /** Training views and series the backend would serve (training:view/views/series); see makeTrainingView. */
+  trainingViews: TrainingView[] = [];
+  trainingSeries: TrainingSeries[] = [];
   /** SSH servers as the backend would list them; `pushServers()` sends them as a servers:changed snapshot. */
   serverViews: ServerView[] = [];
   sshConfigListing: SshConfigListing = { path: '/home/u/.ssh/config', exists: true, hosts: [] };
@@ -107,7 +111,25 @@ class FakeBackend {
     'doctor:reports': () => [],
     'images:pulls': () => [],
     'logs:heads': () => [],
-    'training:views': () => [],
+    // ---- training (issue 13, training helper): what a test put in trainingViews / trainingSeries.
+    'training:views': () => structuredClone(this.trainingViews),
+    'training:view': (r) => {
+      const view = this.trainingViews.find((v) => v.engineId === r?.engineId && v.containerId === r?.containerId);
+      // A test that wants the backend's "not watched" answer uses failNext('training:view', …).
+      if (!view) throw new Error(`fake: no training view for ${r?.containerId}`);
+      return structuredClone(view);
+    },
+    'training:series': (r) =>
+      structuredClone(
+        this.trainingSeries.find((s) => s.engineId === r?.engineId && s.containerId === r?.containerId) ?? {
+          engineId: r?.engineId ?? 'local',
+          containerId: r?.containerId ?? 'missing',
+          runId: null,
+          points: [],
+          timeline: [],
+        },
+      ),
+    // ---- end training
     'servers:list': () => this.serverCopies(),
     'servers:add': (r) => {
       // Defaults filled in like the backend's validation does.
@@ -357,5 +379,33 @@ function passingReport(serverId: string): DiagnosticsReport {
     target: 'alice@gpu.example.org:22',
     stages: stages.map((stage) => ({ stage, status: 'pass' as const, detail: null, error: null, fix: null, durationMs: 1 })),
     finishedAt: '2026-12-03T12:00:00.000Z',
+  };
+}
+
+/** A training view as the monitor sends it: OFFLINE, nothing collected, no error. */
+export function makeTrainingView(containerId: string, overrides: Partial<TrainingView> = {}): TrainingView {
+  return {
+    engineId: 'local',
+    containerId,
+    runId: null,
+    engineStatus: 'ENGINE.OFFLINE',
+    statusSince: new Date(Date.now() - 5000).toISOString(),
+    bootingSeconds: null,
+    globalStep: null,
+    modelPath: null,
+    sampleCollectionMethod: null,
+    episodes: null,
+    tasks: null,
+    nonDummyTasks: null,
+    expectedRepeat: null,
+    runningEpisodes: [],
+    taskRewards: [],
+    rewardMean: null,
+    rewardStd: null,
+    activeClients: [],
+    missingRoutes: [],
+    lastError: null,
+    checkedAt: new Date().toISOString(),
+    ...overrides,
   };
 }
