@@ -124,9 +124,14 @@ export class PullProgress {
     const layersDone = layers.filter((l) => l.done).length;
     const { done, total, unknownOpen } = this.units();
     let percent: number | null = null;
-    if (total > 0) percent = (done / total) * 100;
-    else if (layersTotal > 0 && !unknownOpen) percent = 100;
-    else if (layersTotal > 0 && layersDone > 0) percent = (layersDone / layersTotal) * 100;
+    if (total > 0) {
+      percent = (done / total) * 100;
+    } else {
+      // No sizes yet: count the layers this pull fetches ("Already exists" ones say nothing about
+      // the work left, and when every layer seen so far exists, more may still be announced).
+      const fetched = layers.filter((l) => !l.done || l.fetched);
+      if (fetched.length > 0 && fetched.some((l) => !l.done)) percent = (fetched.filter((l) => l.done).length / fetched.length) * 100;
+    }
     // A layer of unknown size still open: the bar must not say 100 yet.
     if (percent !== null && unknownOpen) percent = Math.min(percent, 99);
     if (percent !== null) {

@@ -81,14 +81,18 @@ describe('PullProgress (aggregates Docker pull messages)', () => {
     expect(progress.snapshot()).toMatchObject({ percent: 100, layersDone: 1, layersTotal: 1 });
   });
 
-  it('"Already exists" layers are done and weigh nothing; all present → 100 %', () => {
+  it('"Already exists" layers are done and weigh nothing: they never make the bar jump ahead', () => {
     const progress = new PullProgress();
     feed(progress, [
       { id: '1', status: 'Pulling from library/x' },
       { id: 'a', status: 'Already exists' },
       { id: 'b', status: 'Already exists' },
     ]);
-    expect(progress.snapshot()).toMatchObject({ percent: 100, layersDone: 2, layersTotal: 2, bytesTotal: 0, etaSeconds: 0 });
+    // Docker announces existing layers first: more may follow, so no percent yet (the manager says 100 when it ends).
+    expect(progress.snapshot()).toMatchObject({ percent: null, layersDone: 2, layersTotal: 2, bytesTotal: 0, phase: 'resolving' });
+    progress.apply({ id: 'c', status: 'Pulling fs layer' });
+    progress.apply({ id: 'c', status: 'Downloading', progressDetail: { current: 100, total: 1000 } });
+    expect(progress.snapshot()).toMatchObject({ percent: 5, layersDone: 2, layersTotal: 3, phase: 'downloading' });
   });
 
   it('a layer whose size is unknown keeps the bar below 100 until it completes, then sizes arriving late never move it back', () => {
