@@ -73,7 +73,7 @@ export const gpuRuntime: Check = async (c) => {
   return problem(
     'fail',
     `${c.engine.wording.product} has no NVIDIA runtime and no NVIDIA CDI devices (runtimes: ${info.runtimes.join(', ') || 'none'}), so containers get no GPU.`,
-    `${c.engine.wording.noGpuRuntime()} Install the NVIDIA Container Toolkit (from NVIDIA's package repository) and register it with the engine:`,
+    `Install the NVIDIA Container Toolkit on ${c.hostLabel} (from NVIDIA's package repository) and register it with ${c.engine.wording.product}, or set GPUs to "none".`,
     'sudo apt-get install -y nvidia-container-toolkit && sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker',
     c.where,
   );

@@ -107,10 +107,11 @@ export const hostDirs: Check = async (c) => {
     );
   }
   if (toCreate.length > 0) {
+    const one = toCreate.length === 1;
     return problem(
       'warn',
-      `${toCreate.join(', ')} ${toCreate.length === 1 ? 'does' : 'do'} not exist on ${c.hostLabel} yet; they can be created. Left to Docker, a missing folder is created owned by root.`,
-      'Create them first, as this user:',
+      `${toCreate.join(', ')} ${one ? 'does' : 'do'} not exist on ${c.hostLabel} yet; ${one ? 'it' : 'they'} can be created. Left to ${c.engine.wording.product}, a missing folder is created owned by root.`,
+      `Create ${one ? 'it' : 'them'} first, as this user:`,
       `mkdir -p ${toCreate.map(hostPathWord).join(' ')}`,
       c.where,
     );
