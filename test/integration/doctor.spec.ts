@@ -1,6 +1,7 @@
 // The preflight doctor through the app's own handlers (contract-checked) on this machine's real dockerd
 // (no NVIDIA driver, no NVIDIA runtime) and once over the test bed's sshd. Needs `bash test/testbed/testbed.sh up`.
 // Profiles are written to the data folder before the app starts, as a saved profiles file.
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -63,6 +64,7 @@ beforeAll(async () => {
     profile('missing-image', { gpus: { mode: 'none' }, image: `${tb.registry}/agentswarm-test/not-here:1`, port: await freePort() }),
     profile('healthy', { gpus: { mode: 'none' }, model: { hostPath: modelDir, containerPath: '/models/m' }, logDir, port: freeOne, shm: { mode: 'size', gb: 16 } }),
     profile('own-port', { gpus: { mode: 'none' }, port: ownPort, shm: { mode: 'size', gb: 16 } }),
+    profile('ipc', { gpus: { mode: 'none' }, port: await freePort(), shm: { mode: 'ipc-host' } }),
     profile('native-missing', { mode: 'native', gpus: { mode: 'none' }, port: await freePort() }),
     profile('native-found', { mode: 'native', gpus: { mode: 'none' }, port: await freePort(), nativeActivate: `PATH=${standInBin}:$PATH` }),
     profile('remote', { engineId: 'ssh-testbed', gpus: { mode: 'all' }, model: { hostPath: '~/no-such-model', containerPath: '/models/m' }, port: takenPort }),
@@ -170,6 +172,14 @@ describe('preflight doctor on this machine (real dockerd, no NVIDIA)', () => {
     const report = await app.handlers['doctor:run']({ profileId: 'own-port' });
     expect(check(report, 'port')).toMatchObject({ status: 'pass' });
     expect(check(report, 'port').detail).toContain("held by this profile's own running server");
+  });
+
+  it("IPC host: judged by the size of this machine's /dev/shm, as df reports it", async () => {
+    const report = await app.handlers['doctor:run']({ profileId: 'ipc' });
+    const shm = check(report, 'shm');
+    const sizeKib = Number(execFileSync('df', ['-Pk', '/dev/shm'], { encoding: 'utf8' }).trim().split('\n').slice(-1)[0]!.split(/\s+/)[1]);
+    expect(shm.status).toBe(sizeKib * 1024 >= 16 * 1024 ** 3 ? 'pass' : 'warn');
+    expect(shm.detail).toContain('/dev/shm');
   });
 
   it('native mode: ajet-swarm missing fails as not installed; the activate line is used; container checks skip', async () => {
