@@ -42,6 +42,7 @@ export class NativeAwareEngine implements ContainerEngine {
   }
 
   private nativeFor(id: string): NativeProcesses {
+    // Callers are async methods: this throw becomes their rejection.
     if (!this.native) throw new AppError('CONTAINER_NOT_FOUND', `${this.summary.label} has no host shell, so it has no native swarm server ${id}.`);
     return this.native;
   }
@@ -63,7 +64,7 @@ export class NativeAwareEngine implements ContainerEngine {
     return [...(docker.status === 'fulfilled' ? docker.value : []), ...(native.status === 'fulfilled' ? native.value : [])];
   }
 
-  inspectContainer(id: string): Promise<ContainerSummary> {
+  async inspectContainer(id: string): Promise<ContainerSummary> {
     return isNativeId(id) ? this.nativeFor(id).inspect(id) : this.docker.inspectContainer(id);
   }
 
@@ -71,33 +72,31 @@ export class NativeAwareEngine implements ContainerEngine {
     return this.docker.imageExists(image);
   }
 
-  createContainer(spec: ContainerSpec): Promise<string> {
+  async createContainer(spec: ContainerSpec): Promise<string> {
     if (spec.runtime !== 'native') return this.docker.createContainer(spec);
     if (!this.native) {
-      return Promise.reject(
-        new AppError(
-          'CONTAINER_START_FAILED',
-          `Native mode runs ajet-swarm on the engine's host, and the app cannot run commands on the host of ${this.summary.label} (Docker on Windows or a remote DOCKER_HOST). Use container mode, or add that machine as an SSH server.`,
-        ),
+      throw new AppError(
+        'CONTAINER_START_FAILED',
+        `Native mode runs ajet-swarm on the engine's host, and the app cannot run commands on the host of ${this.summary.label} (Docker on Windows or a remote DOCKER_HOST). Use container mode, or add that machine as an SSH server.`,
       );
     }
     return this.native.create(spec);
   }
 
-  startContainer(id: string, hint?: { port?: number }): Promise<void> {
+  async startContainer(id: string, hint?: { port?: number }): Promise<void> {
     return isNativeId(id) ? this.nativeFor(id).start(id) : this.docker.startContainer(id, hint);
   }
 
-  stopContainer(id: string, timeoutSeconds: number): Promise<void> {
+  async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
     return isNativeId(id) ? this.nativeFor(id).stop(id, timeoutSeconds) : this.docker.stopContainer(id, timeoutSeconds);
   }
 
   /** Like Docker's remove with force (what DockerApiEngine does): a running native server is killed first. */
-  removeContainer(id: string): Promise<void> {
+  async removeContainer(id: string): Promise<void> {
     return isNativeId(id) ? this.nativeFor(id).remove(id, { force: true }) : this.docker.removeContainer(id);
   }
 
-  readLog(id: string, options: LogReadOptions): Promise<string[]> {
+  async readLog(id: string, options: LogReadOptions): Promise<string[]> {
     return isNativeId(id) ? this.nativeFor(id).readLog(id, options) : this.docker.readLog(id, options);
   }
 
@@ -113,7 +112,7 @@ export class NativeAwareEngine implements ContainerEngine {
     return this.docker.pullImage(image, onEvent, signal);
   }
 
-  followLog(id: string, options: FollowLogOptions): Promise<void> {
+  async followLog(id: string, options: FollowLogOptions): Promise<void> {
     return isNativeId(id) ? this.nativeFor(id).followLog(id, options) : this.docker.followLog(id, options);
   }
 
@@ -126,7 +125,7 @@ export class NativeAwareEngine implements ContainerEngine {
     };
   }
 
-  readContainerFile(id: string, path: string, maxBytes: number): Promise<string | null> {
+  async readContainerFile(id: string, path: string, maxBytes: number): Promise<string | null> {
     return isNativeId(id) ? this.nativeFor(id).readFile(id, path, maxBytes) : this.docker.readContainerFile(id, path, maxBytes);
   }
 
