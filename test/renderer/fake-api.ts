@@ -19,6 +19,7 @@ import {
   type TunnelView,
 } from '../../electron/shared/schemas-servers';
 import { DoctorCheckId, type DoctorCheck, type DoctorReport, type PullView } from '../../electron/shared/schemas-profiles';
+import { ProfileInput, type Profile, type ProfileView } from '../../electron/shared/schemas-profiles';
 
 /** What the fake answers on one channel, given the request as the renderer sent it. */
 type Producer<C extends InvokeChannel> = (request: InvokeInput<C> | undefined) => InvokeResponse<C>;
@@ -70,6 +71,8 @@ class FakeBackend {
   /** SSH servers as the backend would list them; `pushServers()` sends them as a servers:changed snapshot. */
   serverViews: ServerView[] = [];
   sshConfigListing: SshConfigListing = { path: '/home/u/.ssh/config', exists: true, hosts: [] };
+  /** Swarm profiles as the backend would list them (profiles block). */
+  profileViews: ProfileView[] = [];
   /** What servers:test answers; the default is every stage passing. */
   diagnosticsReport: DiagnosticsReport | null = null;
   /** doctor/pull: the reports doctor:reports lists, what doctor:run answers (default: a passing report), the pulls images:pulls lists. */
@@ -108,7 +111,34 @@ class FakeBackend {
     },
     'swarm:statuses': () => [...this.statusList],
     // Issue 13 domains: empty by default, so pages that show them render without an error banner.
-    'profiles:list': () => [],
+    // ---- profiles (swarm server profiles, issue 13): an in-memory list; `pushProfiles()` sends it as profiles:changed.
+    'profiles:list': () => this.profileCopies(),
+    'profiles:add': (r) => {
+      const input = ProfileInput.parse(r);
+      const view = makeProfileView({ ...input, id: input.label.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'profile' });
+      this.profileViews.push(view);
+      return structuredClone(view);
+    },
+    'profiles:update': (r) => {
+      const view = this.profileOrThrow(r?.profileId);
+      view.profile = { ...view.profile, ...ProfileInput.parse(r?.profile) };
+      if (view.runtime.container?.state === 'running') view.runtime.drifted = true;
+      return structuredClone(view);
+    },
+    'profiles:remove': (r) => {
+      this.profileViews = this.profileViews.filter((v) => v.profile.id !== r?.profileId);
+      return { removed: true as const };
+    },
+    'profiles:command': (r) => ({ command: `docker run -d --name agentswarm-${r?.profileId} -e SWANLAB_API_KEY=**** image`, notes: ['Replace **** with the value.'] }),
+    'profiles:start': (r) => this.startProfile(r?.profileId, r?.secrets ?? {}),
+    'profiles:restart': (r) => this.startProfile(r?.profileId, r?.secrets ?? {}),
+    'profiles:stop': (r) => {
+      const view = this.profileOrThrow(r?.profileId);
+      if (view.runtime.container) view.runtime.container.state = 'exited';
+      view.runtime.drifted = false;
+      return structuredClone(view);
+    },
+    // ---- end profiles
     'logs:heads': () => [],
     'training:views': () => [],
     // ---- doctor/pull (issue 13): reports and pulls kept in `doctorReports` / `pullViews`.
@@ -236,6 +266,31 @@ class FakeBackend {
 
   emit<E extends EventChannel>(channel: E, payload: EventPayload<E>): void {
     for (const listener of this.listeners.get(channel) ?? []) listener(payload);
+  }
+
+  /** Sends the current profiles as a profiles:changed snapshot (profiles block). */
+  pushProfiles(): void {
+    this.emit('profiles:changed', this.profileCopies());
+  }
+
+  private profileCopies(): ProfileView[] {
+    return this.profileViews.map((view) => structuredClone(view));
+  }
+
+  private profileOrThrow(profileId: string | undefined): ProfileView {
+    const view = this.profileViews.find((v) => v.profile.id === profileId);
+    if (!view) throw new Error(`fake: unknown profile ${profileId}`);
+    return view;
+  }
+
+  private startProfile(profileId: string | undefined, secrets: Record<string, string>): ProfileView {
+    const view = this.profileOrThrow(profileId);
+    const known = new Set([...view.runtime.secretsKnown, ...Object.keys(secrets)]);
+    view.runtime.secretsKnown = view.profile.secretEnv.filter((n) => known.has(n));
+    view.runtime.container = this.makeContainer({ engineId: view.profile.engineId, image: view.profile.image, port: view.profile.port });
+    view.runtime.drifted = false;
+    view.runtime.containerConfigHash = view.runtime.configHash;
+    return structuredClone(view);
   }
 
   /** Sends the current servers as a servers:changed snapshot, like the backend after every change. */
@@ -416,5 +471,19 @@ export function makePull(overrides: Partial<PullView> = {}): PullView {
     endedAt: null,
     error: null,
     ...overrides,
+  };
+}
+
+/** A swarm profile view as the backend sends it (profiles block): not started, no drift. */
+export function makeProfileView(profile: Partial<Profile> = {}, runtime: Partial<ProfileView['runtime']> = {}): ProfileView {
+  return {
+    profile: {
+      ...ProfileInput.parse({ label: 'Qwen 7B', engineId: 'local', image: 'ghcr.io/modelscope/agentjet:main' }),
+      id: 'qwen-7b',
+      createdAt: '2026-12-03T00:00:00.000Z',
+      updatedAt: '2026-12-03T00:00:00.000Z',
+      ...profile,
+    },
+    runtime: { container: null, drifted: false, configHash: 'aaaaaaaaaaaaaaaa', containerConfigHash: null, secretsKnown: [], ...runtime },
   };
 }
