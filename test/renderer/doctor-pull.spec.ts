@@ -170,6 +170,36 @@ describe('DoctorState and PullsState with the fake backend', () => {
     stop();
   });
 
+  it('PullsState: an answer that arrives after the pull\'s last event does not bring it back to life', async () => {
+    const image = 'ghcr.io/modelscope/agentjet:main';
+    // The backend already runs this pull; its answer to images:pull will be the resolving snapshot.
+    api.pullViews = [makePull({ pullId: 'pull-quick', image })];
+    const state = new PullsState(api, 'local');
+    const stop = state.start();
+    await waitFor(() => expect(state.byImage[image]?.pullId).toBe('pull-quick'));
+    const release = api.hold('images:pull');
+    const answered = state.pull(image);
+    api.emit('images:pull-progress', makePull({ pullId: 'pull-quick', image, phase: 'done', percent: 100, endedAt: new Date().toISOString() }));
+    release();
+    await answered;
+    expect(state.byImage[image]?.phase).toBe('done');
+    expect(state.active(image)).toBe(false);
+    stop();
+  });
+
+  it('DoctorState: an older answer does not replace a newer pushed report', async () => {
+    api.doctorAnswer = (id) => makeDoctorReport(id, { ranAt: '2026-12-03T12:00:00.000Z', verdict: 'fail' });
+    const state = new DoctorState(api);
+    const stop = state.start();
+    const release = api.hold('doctor:run');
+    const run = state.run('p');
+    api.emit('doctor:report', makeDoctorReport('p', { ranAt: '2026-12-03T12:00:05.000Z', verdict: 'pass' }));
+    release();
+    expect((await run)?.verdict).toBe('fail');
+    expect(state.reports.p?.verdict).toBe('pass');
+    stop();
+  });
+
   it('PullsState: starts a pull, follows its events (this engine only), cancels it', async () => {
     const state = new PullsState(api, 'local');
     const stop = state.start();
