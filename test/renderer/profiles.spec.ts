@@ -210,4 +210,16 @@ describe('swarm profiles on the Servers page', () => {
     const box = await card();
     expect(within(box).getByTestId('profile-state-text').textContent).toBe('未启动');
   });
+
+  it('shows other Start errors on the card (no dialog), with the code and the backend detail', async () => {
+    api.profileViews = [makeProfileView()];
+    render(App);
+    const box = await card();
+    api.failNext('profiles:start', { code: 'PORT_IN_USE', message: 'Port 10086 is already in use on this computer.' });
+    await fireEvent.click(within(box).getByTestId('profile-start'));
+    const banner = await within(box).findByTestId('error-banner');
+    expect(banner.dataset.errorCode).toBe('PORT_IN_USE');
+    expect(banner.textContent).toContain('Port 10086 is already in use');
+    expect(screen.queryByTestId('profile-start-dialog')).toBeNull();
+  });
 });

@@ -250,6 +250,12 @@ export class ProfileRuntime {
     return home;
   }
 
+  /** An engine reconnected or went away: its host (an edited SSH login) may have another home now. */
+  engineChanged(engineId: string): void {
+    this.homes.delete(engineId);
+    this.publish();
+  }
+
   private async exclusive<T>(profileId: string, work: () => Promise<T>): Promise<T> {
     // Two windows pressing Start (or Start and Remove) at once would both see "no container" and act.
     if (this.busy.has(profileId)) throw new AppError('CONTAINER_CONFLICT', 'This profile is already being started, stopped or removed. Wait for it to finish.');
