@@ -1,3 +1,4 @@
+import axe from 'axe-core';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TrainingPoint, TrainingSeries } from '../../electron/shared/schemas-profiles';
@@ -149,7 +150,7 @@ describe('training dashboard', () => {
   });
 
   it('says the server is not watched and still shows the last run', async () => {
-    api.failNext('training:view', { code: 'CONTAINER_NOT_FOUND', message: 'not watched' });
+    // No view: the fake answers CONTAINER_NOT_FOUND, as the backend does for a server it does not poll.
     api.trainingSeries = [series()];
     show();
     expect(await screen.findByTestId('training-not-watched')).toBeTruthy();
@@ -216,5 +217,40 @@ describe('desktop notifications in the browser host', () => {
     await waitFor(() => expect(api.listenerCount('app:notification')).toBe(1));
     api.emit('app:notification', { kind: 'container-died', title: 't', body: 'b', engineId: 'local', containerId: C });
     expect(FakeNotification.shown).toEqual([]);
+  });
+});
+
+describe('accessibility (axe-core on the rendered dashboard; page-level rules left to the e2e audit)', () => {
+  // TEST DOUBLE: jsdom has no canvas (axe measures icon ligatures with one); no canvas is the same answer, quietly.
+  beforeEach(() => {
+    vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockReturnValue(null);
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('a training server with fill bars, chart, tables and timeline has no violations', async () => {
+    api.trainingViews = [
+      makeTrainingView(C, {
+        engineStatus: 'ENGINE.ROLLING',
+        globalStep: 2,
+        episodes: { done: 3, target: 8 },
+        tasks: { done: 1, target: 2 },
+        nonDummyTasks: { done: 0, target: 2 },
+        runningEpisodes: [{ episodeUuid: 'e1', status: 'claimed', llmCalls: 1, idleSeconds: 2, patienceSeconds: 60, clientUuid: 'c', taskId: '1' }],
+        taskRewards: [{ taskId: '1', episodes: 2, mean: 0.5, std: 0.5 }],
+        activeClients: [{ clientUuid: 'c', agreedSyncWeight: false }],
+      }),
+    ];
+    api.trainingSeries = [series()];
+    const { container } = show();
+    await screen.findByTestId('running-episodes');
+    await waitFor(() => expect(screen.getByTestId('reward-chart').getAttribute('data-steps')).toBe('1,2,3'));
+    const results = await axe.run(container, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+      rules: { region: { enabled: false }, 'page-has-heading-one': { enabled: false }, 'landmark-one-main': { enabled: false }, 'color-contrast': { enabled: false }, 'heading-order': { enabled: false } },
+      resultTypes: ['violations'],
+    });
+    expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
   });
 });
