@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Notifier } from '../../electron/services/notifier';
 import type { AppNotification, TrainingView } from '../../electron/shared/schemas-profiles';
-import { request } from '../conformance/support/http';
 import { loadTestbed } from '../testbed/testbed';
 import { freePort, poll, waitForEvent } from '../support/helpers';
+import { SwarmTestClient, smallJobYaml } from '../support/swarm-test-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 /** TEST DOUBLE: a Notifier that records what the app would show, instead of a desktop notification. */
@@ -18,42 +17,8 @@ class RecordingNotifier implements Notifier {
 
 const MODEL_PATH = '/models/Qwen2.5-0.5B-Instruct';
 // One task of two episodes per step: the fake's trainer ends a step when one task id has num_repeat episodes.
-const JOB_YAML = `ajet:\n  model:\n    path: ${MODEL_PATH}\n  data:\n    train_batch_size: 1\n  rollout:\n    num_repeat: 2\n  swarm_mode_sample_collection_method: rollout_until_finish_enough_tasks\n`;
+const JOB_YAML = smallJobYaml(MODEL_PATH);
 const TRAINING_STATES = ['ENGINE.ROLLING', 'ENGINE.ROLLING_POST', 'ENGINE.WEIGHT_SYNCING', 'ENGINE.WEIGHT_EXPORTING'];
-
-/** The client side of the protocol, as SwarmClient calls it (reference §2), on fresh connections. */
-class Client {
-  readonly uuid = randomUUID();
-  constructor(readonly url: string) {}
-
-  async post(path: string, json: unknown = {}) {
-    const reply = await request(this.url, 'POST', path, { json });
-    if (reply.status !== 200) throw new Error(`${path} answered ${reply.status}: ${reply.text}`);
-    return reply.json;
-  }
-  async step(): Promise<number | null> {
-    return (await request(this.url, 'GET', '/get_engine_status')).json.global_step;
-  }
-  /** Claims an episode, retrying while there is none (the server refuses outside ROLLING). */
-  async claim(): Promise<string> {
-    return poll('an episode to claim', 30_000, async () => {
-      const r = await this.post('/claim_episode', { client_uuid: this.uuid, episode_type: 'train', discard_episode_timeout: 60, throttle_policy: null });
-      return r.success ? (r.episode_uuid as string) : undefined;
-    }, 100);
-  }
-  async end(episode: string, taskId: string, reward: number) {
-    return this.post('/end_episode', {
-      client_uuid: this.uuid,
-      episode_uuid: episode,
-      task_id: taskId,
-      declare_client_active: true,
-      workflow_output: { reward, is_success: true, metadata: { task_id: taskId }, log_metrics: {} },
-    });
-  }
-  async abort(episode: string) {
-    return this.post('/abort_episode', { client_uuid: this.uuid, episode_uuid: episode, task_id: '', workflow_output: { reward: 0, metadata: {} } });
-  }
-}
 
 // Real dockerd from the test bed, the fake swarm image (a labelled test double of the server) in a
 // container with host networking, the app's real services polling it over HTTP.
@@ -63,7 +28,7 @@ describe('training monitor against the fake swarm server in a container', () => 
   const notifier = new RecordingNotifier();
   let app: TestApp;
   let containerId: string;
-  let client: Client;
+  let client: SwarmTestClient;
   const views: TrainingView[] = [];
 
   beforeAll(async () => {
@@ -71,7 +36,7 @@ describe('training monitor against the fake swarm server in a container', () => 
     const port = await freePort();
     const container = await app.handlers['swarm:start']({ engineId: 'local', image: testbed.fakeSwarmImage, port, networkMode: 'host', gpus: false, shmSizeGb: 1 });
     containerId = container.id;
-    client = new Client(`http://127.0.0.1:${port}`);
+    client = new SwarmTestClient(`http://127.0.0.1:${port}`);
     app.hub.subscribe((name, payload) => {
       if (name === 'training:changed' && (payload as TrainingView).containerId === containerId) views.push(payload as TrainingView);
     });

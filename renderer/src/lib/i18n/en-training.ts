@@ -6,7 +6,7 @@ export const enTraining = {
   'training.pollError': 'The last poll failed ({error}); the numbers below may be old.',
   'training.missingRoutes': 'Not reported by this server version: {routes}.',
   'training.status': 'Engine status',
-  'training.statusFor': 'for {duration}',
+  'training.statusFor': '{duration} in this state',
   'training.bootingFor': 'Booting for {seconds} s (the model loads; this can take minutes).',
   'training.globalStep': 'Global step',
   'training.modelPath': 'Model',
