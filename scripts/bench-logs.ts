@@ -30,6 +30,8 @@ const tb = loadTestbed();
 const docker = new Docker({ socketPath: tb.dockerSocket });
 const created: string[] = [];
 let child: ChildProcess | null = null;
+/** The backend's own pid (tsx runs it under the process we spawned). */
+let backendPid: number | null = null;
 
 /** Waits for /tmp/go, prints `line 0`… as fast as the pipe takes them, then exits. */
 const PRINTER = `
@@ -221,6 +223,7 @@ async function main(): Promise<void> {
     const delivery = await printer(DELIVERY_LINES);
     const memory = await printer(MEMORY_LINES);
     const { port, token, pid } = await startBackend(dataDir);
+    backendPid = pid;
     const client = new HostClient(port, token);
     await client.connect();
     await new Promise((r) => setTimeout(r, 1000));
@@ -281,6 +284,13 @@ async function main(): Promise<void> {
     console.log(`BENCH logs delivery_vs_docker_cli=${ratio.toFixed(2)} lines_lost=${app.lost + passed.lost} rss_growth_mb_per_1m_lines=${growth.toFixed(0)} crash_report_ms=${crashMs}`);
   } finally {
     child?.kill('SIGTERM');
+    if (backendPid) {
+      try {
+        process.kill(backendPid, 'SIGTERM');
+      } catch {
+        // Already gone with its parent.
+      }
+    }
     await Promise.allSettled(created.map((id) => docker.getContainer(id).remove({ force: true })));
     await rm(dataDir, { recursive: true, force: true });
   }
