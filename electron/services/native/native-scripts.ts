@@ -150,17 +150,29 @@ export function createScript(spec: NativeRunSpec): string {
  * `command -v <cmd>` succeeds after the activate line; then waits until the server process runs
  * (or has already ended: its exit code tells why). Running already: nothing to do.
  */
+/**
+ * Where `command` is after the activate line, in a shell like the one launch.sh runs in (bash where
+ * there is one: activate lines are often bash, `source` or conda). Prints the path; exits
+ * EXIT.notInstalled with the activate line's last output lines on stderr when it is not found.
+ */
+export function whichScript(activate: string | null, command = 'ajet-swarm'): string {
+  const check = `${activate ?? ':'}\ncommand -v ${shellQuote(command)}`;
+  return [
+    '[ -n "$HOME" ] || exit 1',
+    'sh_=$(command -v bash 2>/dev/null || echo /bin/sh)',
+    `out=$(cd "$HOME" && "$sh_" -c ${shellQuote(check)} 2>&1 </dev/null) || { printf '%s\\n' "$out" | tail -n 5 >&2; exit ${EXIT.notInstalled}; }`,
+    `printf '%s\\n' "$out" | tail -n 1`,
+  ].join('\n');
+}
+
 export function startScript(spec: NativeRunSpec, waitSeconds = 10): string {
   const dir = runDir(spec.name);
-  const check = `${spec.activate ?? ':'}\ncommand -v ${shellQuote(spec.cmd[0] ?? 'ajet-swarm')}`;
   return [
     prelude(),
     `d=${dir}`,
     `[ -f "$d/spec.json" ] || exit ${EXIT.notFound}`,
     'alive "$d" && exit 0',
-    // The activate line is often bash (`source`, conda): run it with bash where there is one.
-    'sh_=$(command -v bash 2>/dev/null || echo /bin/sh)',
-    `out=$(cd "$HOME" && "$sh_" -c ${shellQuote(check)} 2>&1 </dev/null) || { printf '%s\\n' "$out" | tail -n 5 >&2; exit ${EXIT.notInstalled}; }`,
+    whichScript(spec.activate, spec.cmd[0] ?? 'ajet-swarm'),
     'rm -f "$d/pid" "$d/pidstart" "$d/exit"',
     ': >>"$d/server.log"',
     NOW_FUNCTION,
