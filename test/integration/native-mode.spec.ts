@@ -53,6 +53,7 @@ describe('native mode over the test bed sshd', () => {
   let port = 0;
   let id = '';
   let engineId = '';
+  let serverId = '';
   const decoys: number[] = [];
 
   beforeAll(async () => {
@@ -89,7 +90,7 @@ describe('native mode over the test bed sshd', () => {
     expect(await engine.inspectContainer(id)).toMatchObject({ id, state: 'running', exitCode: null, labels: { 'io.agentswarm.port': String(port) } });
     const pid = await pidOf(native, id);
     const dir = `$HOME/.agentswarm/run/${id.slice(NATIVE_ID_PREFIX.length)}`;
-    expect((await onServer(conn, `ls ${dir}`)).split('\n').sort()).toEqual(['launch.sh', 'pid', 'pidstart', 'server.log', 'spec.json', 'started']);
+    expect((await onServer(conn, `ls ${dir}`)).split('\n').sort()).toEqual(['launch.sh', 'pid', 'pidstart', 'server.log', 'spec.json', 'started', 'wrapper']);
     expect(await onServer(conn, `cat /proc/${pid}/cmdline | tr '\\0' ' '`)).toContain(`ajet-swarm start --swarm-port=${port}`);
     // In its own session (setsid), not in the SSH exec's: closing our channel cannot hang it up.
     expect(await onServer(conn, `ps -o sid= -p ${pid} | tr -d ' '`)).not.toBe(await onServer(conn, 'ps -o sid= -p $$ | tr -d " "'));
@@ -101,7 +102,8 @@ describe('native mode over the test bed sshd', () => {
   it('the app finds it on the SSH server, watches ENGINE.OFFLINE through the tunnel, and finds it again after a restart (no second process)', async () => {
     app = await startTestApp();
     const server = await app.handlers['servers:add'](ServerProfileInput.parse({ label: 'native', host: tb.ssh.host, port: tb.ssh.port, username: tb.ssh.user, authMethods: ['key'], identityFiles: [tb.ssh.plainKeyPath] }));
-    engineId = engineIdOfServer(server.profile.id);
+    serverId = server.profile.id;
+    engineId = engineIdOfServer(serverId);
     await app.handlers['servers:connect']({ serverId: server.profile.id });
     const online = waitForEvent(app.hub, 'swarm:status', (s) => s.engineId === engineId && s.containerId === id && s.connection === 'online' && s.engineStatus === 'ENGINE.OFFLINE');
     await app.handlers['servers:trust-host-key']({ serverId: server.profile.id, fingerprint: tb.ssh.hostKeyFingerprint });
@@ -166,19 +168,28 @@ describe('native mode over the test bed sshd', () => {
     expect(await onServer(conn, `kill -0 ${plain} && kill -0 ${named} && echo alive`)).toBe('alive');
   });
 
-  it('a killed server reports its exit code: a die event with 137, and inspect says so', async () => {
+  it('a killed server reports its exit code: a die event with 137, inspect, and the app\'s monitor (kind killed, last lines)', async () => {
     const other = await engine.createContainer(nativeSpec(await freePort(), TEST_CONTAINER_LABELS, tb.native.sshUserActivate));
     await engine.startContainer(other);
+    // A reconnect makes the app look for the server's swarm servers again: it watches the new one too.
+    await app!.handlers['servers:disconnect']({ serverId });
+    const watching = waitForEvent(app!.hub, 'swarm:status', (s) => s.containerId === other && s.connection === 'online');
+    await app!.handlers['servers:connect']({ serverId });
+    await watching;
     const events: ContainerEvent[] = [];
     const unsubscribe = engine.watchEvents(TEST_CONTAINER_LABELS, (e) => events.push(e));
     try {
       await new Promise((r) => setTimeout(r, 1500)); // the watcher's first poll is its baseline
+      const ended = waitForEvent(app!.hub, 'swarm:status', (s) => s.containerId === other && s.connection === 'stopped' && s.exit !== null);
       const killedAt = Date.now();
       await onServer(conn, `kill -KILL ${await pidOf(native, other)}`);
       const die = await poll('the die event of the killed server', 10_000, () => Promise.resolve(events.find((e) => e.containerId === other && e.action === 'die')));
       expect(die.exitCode).toBe(137);
       expect(die.at - killedAt).toBeLessThan(5000);
       expect(await engine.inspectContainer(other)).toMatchObject({ state: 'exited', exitCode: 137 });
+      const status = await ended;
+      expect(status.exit).toMatchObject({ kind: 'killed', code: 137 });
+      expect(status.exit?.log.lines.join('\n')).toContain('Press Ctrl+C to stop.');
     } finally {
       unsubscribe();
     }
