@@ -134,6 +134,8 @@ export const SwarmExit = z.object({
   code: z.number().int().nullable(),
   finishedAt: z.string().nullable(),
   log: LogExcerpt,
+  /** The last lines of the log (up to 50, oldest first), for the crash report; absent on a requested stop. */
+  tail: z.array(z.string()).optional(),
 });
 
 /**

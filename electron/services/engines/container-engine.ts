@@ -128,6 +128,11 @@ export interface EngineLogLine {
 export interface FollowLogOptions {
   /** Only lines with a timestamp after this one (Docker `since` with nanoseconds); from the start when absent. */
   sinceTimestamp?: string;
+  /**
+   * Several lines can share a timestamp: how many lines AT `sinceTimestamp` were already seen (skip
+   * those, deliver the rest). Absent: every line at that time was seen.
+   */
+  skipAtSince?: number;
   /** Stop following; the promise resolves. */
   signal: AbortSignal;
   /** Called with lines in order, in batches. */

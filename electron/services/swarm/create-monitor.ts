@@ -1,7 +1,9 @@
 import { isAppError } from '../../shared/errors';
+import { LABEL_MANAGED, LABEL_ROLE, type ContainerEngine, type ContainerEvent } from '../engines/container-engine';
 import type { EngineRegistry } from '../engines/engine-registry';
 import type { EventSink } from '../events';
 import { describeExit } from './exit-reason';
+import { SWARM_ROLE } from './swarm-containers';
 import { SwarmMonitor, type SwarmMonitorOptions } from './swarm-monitor';
 
 /** The swarm monitor wired to the engines: container state, exit reasons and logs come from them. */
@@ -25,5 +27,32 @@ export function createSwarmMonitor(
     describeExit: (target, requested) => describeExit(engines.get(target.engineId), target.containerId, requested),
     readLog: (target, options) => engines.get(target.engineId).readLog(target.containerId, options),
     onContainerGone: (target) => events.emit('swarm:containers-changed', { engineId: target.engineId }),
+    subscribeEvents: (onEvent) => subscribeSwarmEvents(engines, onEvent),
   });
+}
+
+/**
+ * The container events of our swarm servers on every engine, also engines added later (an SSH
+ * server); each engine's subscription ends with the engine. Returns the unsubscribe of all.
+ */
+export function subscribeSwarmEvents(engines: EngineRegistry, onEvent: (engineId: string, event: ContainerEvent) => void): () => void {
+  const subscriptions = new Map<string, () => void>();
+  const subscribe = (engine: ContainerEngine) => {
+    const engineId = engine.summary.id;
+    if (subscriptions.has(engineId)) return;
+    subscriptions.set(engineId, engine.watchEvents({ [LABEL_MANAGED]: 'true', [LABEL_ROLE]: SWARM_ROLE }, (event) => onEvent(engineId, event)));
+  };
+  const unsubscribe = (engineId: string) => {
+    subscriptions.get(engineId)?.();
+    subscriptions.delete(engineId);
+  };
+  for (const engine of engines.all()) subscribe(engine);
+  const stopListening = engines.onChange(({ kind, engineId }) => {
+    if (kind === 'added' && engines.has(engineId)) subscribe(engines.get(engineId));
+    else if (kind === 'removed') unsubscribe(engineId);
+  });
+  return () => {
+    stopListening();
+    for (const engineId of [...subscriptions.keys()]) unsubscribe(engineId);
+  };
 }

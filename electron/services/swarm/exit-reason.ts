@@ -5,6 +5,8 @@ import { pickExplainingLines } from './log-lines';
 
 /** Lines read from the end of the log to find the ones that explain an exit. */
 export const EXIT_LOG_LINES = 200;
+/** Lines of the log's end a crash report shows as they are. */
+export const EXIT_TAIL_LINES = 50;
 const SIGTERM_EXIT = 143;
 const SIGKILL_EXIT = 137;
 
@@ -38,5 +40,7 @@ export async function describeExit(engine: ContainerEngine, containerId: string,
   const kind = exitKind(info, requested);
   // A stop on request needs no explanation; for the rest the log says why.
   const tail = kind === 'stopped' ? [] : await engine.readLog(containerId, { tail: EXIT_LOG_LINES }).catch(() => [] as string[]);
-  return { kind, code: info.exitCode, finishedAt: info.finishedAt, log: pickExplainingLines(tail) };
+  const exit: SwarmExit = { kind, code: info.exitCode, finishedAt: info.finishedAt, log: pickExplainingLines(tail) };
+  if (kind !== 'stopped') exit.tail = tail.slice(-EXIT_TAIL_LINES);
+  return exit;
 }

@@ -1,4 +1,5 @@
 import type { LogExcerpt, SwarmExit, SwarmStatus } from '../../shared/schemas';
+import type { ContainerEvent } from '../engines/container-engine';
 import type { EventSink } from '../events';
 import { NO_ENGINE, newEngineMemory, nextEngineView, type EngineMemory } from './engine-view';
 import { pickExplainingLines } from './log-lines';
@@ -47,6 +48,11 @@ export interface SwarmMonitorOptions {
   bootWarnAfterMs?: number;
   /** How often the log is read while the engine boots (default 2 s). */
   bootLogEveryMs?: number;
+  /**
+   * Subscribes to the engines' container events (Docker's event stream), so a crash ends its watch
+   * at once instead of at the next failed poll; returns the unsubscribe.
+   */
+  subscribeEvents?: (onEvent: (engineId: string, event: ContainerEvent) => void) => () => void;
 }
 
 type Watch = {
@@ -82,8 +88,30 @@ export class SwarmMonitor {
   private readonly intervalMs: number;
   private readonly targetListeners = new Set<(event: TargetEvent) => void>();
 
+  private readonly unsubscribeEvents: () => void;
+
   constructor(private readonly options: SwarmMonitorOptions) {
     this.intervalMs = options.intervalMs ?? 1000;
+    this.unsubscribeEvents = options.subscribeEvents?.((engineId, event) => void this.onContainerEvent(engineId, event)) ?? (() => undefined);
+  }
+
+  /**
+   * `die`: the main process ended, so the watch ends now (the exit reason reads the code and the
+   * log). `oom` alone may have killed a child only: end only if the container stopped with it.
+   */
+  private async onContainerEvent(engineId: string, event: ContainerEvent): Promise<void> {
+    const watch = this.watches.get(statusKey(engineId, event.containerId));
+    if (!watch || watch.stopped) return;
+    if (event.action === 'die' || event.action === 'destroy') {
+      await this.end(watch, false);
+      this.options.onContainerGone?.(watch.target);
+    } else if (event.action === 'oom' || event.action === 'stop') {
+      const running = await this.options.isContainerRunning(watch.target).catch(() => true);
+      if (!running) {
+        await this.end(watch, false);
+        this.options.onContainerGone?.(watch.target);
+      }
+    }
   }
 
   /** Calls `listener` when a server is watched, ends or is forgotten; returns the unsubscribe. */
@@ -176,6 +204,7 @@ export class SwarmMonitor {
   }
 
   dispose(): void {
+    this.unsubscribeEvents();
     for (const watch of this.watches.values()) this.stopPolling(watch);
     this.watches.clear();
     this.ended.clear();

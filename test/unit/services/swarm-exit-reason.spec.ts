@@ -54,7 +54,12 @@ describe('why a swarm container ended', () => {
       code: 3,
       finishedAt: '2026-12-02T10:00:10.000Z',
       log: { lines: ['File "a.py", line 1, in <module>', 'RuntimeError: boom'], explains: true },
+      tail: log,
     });
+    // The crash report carries the last 50 lines as they are.
+    const long = Array.from({ length: 120 }, (_, i) => `line ${i}`);
+    const tail = ((await describeExit(engineWith(summary({ exitCode: 137 }), long), 'a')) as { tail: string[] }).tail;
+    expect(tail).toEqual(long.slice(-50));
     const stopped = engineWith(summary({ exitCode: 143 }), log);
     await expect(describeExit(stopped, 'a', true)).resolves.toMatchObject({ kind: 'stopped', log: { lines: [], explains: false } });
     expect(stopped.logReads).toBe(0);
