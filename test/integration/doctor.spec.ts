@@ -1,6 +1,7 @@
 // The preflight doctor through the app's own handlers (contract-checked) on this machine's real dockerd
 // (no NVIDIA driver, no NVIDIA runtime) and once over the test bed's sshd. Needs `bash test/testbed/testbed.sh up`.
 // Profiles are written to the data folder before the app starts, as a saved profiles file.
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,9 +14,9 @@ import { PROFILES_FILE } from '../../electron/services/profiles/profile-store';
 import { freePort, poll, waitForEvent } from '../support/helpers';
 import { startTestApp, TEST_CONTAINER_LABELS, type TestApp } from '../support/test-app';
 import { connectTestbedServer } from '../support/testbed-server';
-import { loadTestbed } from '../testbed/testbed';
+import { loadTestbedWithNative } from '../testbed/testbed';
 
-const tb = loadTestbed();
+const tb = loadTestbedWithNative();
 const docker = new Docker({ socketPath: tb.dockerSocket });
 // World-readable: the SSH case runs its checks as the test bed's user.
 const scratch = mkdtempSync(join(tmpdir(), 'agentswarm-doctor-'));
@@ -63,8 +64,10 @@ beforeAll(async () => {
     profile('missing-image', { gpus: { mode: 'none' }, image: `${tb.registry}/agentswarm-test/not-here:1`, port: await freePort() }),
     profile('healthy', { gpus: { mode: 'none' }, model: { hostPath: modelDir, containerPath: '/models/m' }, logDir, port: freeOne, shm: { mode: 'size', gb: 16 } }),
     profile('own-port', { gpus: { mode: 'none' }, port: ownPort, shm: { mode: 'size', gb: 16 } }),
+    profile('ipc', { gpus: { mode: 'none' }, port: await freePort(), shm: { mode: 'ipc-host' } }),
     profile('native-missing', { mode: 'native', gpus: { mode: 'none' }, port: await freePort() }),
     profile('native-found', { mode: 'native', gpus: { mode: 'none' }, port: await freePort(), nativeActivate: `PATH=${standInBin}:$PATH` }),
+    profile('remote-native', { engineId: 'ssh-testbed', mode: 'native', gpus: { mode: 'none' }, port: await freePort(), nativeActivate: tb.native.sshUserActivate }),
     profile('remote', { engineId: 'ssh-testbed', gpus: { mode: 'all' }, model: { hostPath: '~/no-such-model', containerPath: '/models/m' }, port: takenPort }),
   ];
   dataDir = mkdtempSync(join(tmpdir(), 'agentswarm-doctor-data-'));
@@ -172,6 +175,14 @@ describe('preflight doctor on this machine (real dockerd, no NVIDIA)', () => {
     expect(check(report, 'port').detail).toContain("held by this profile's own running server");
   });
 
+  it("IPC host: judged by the size of this machine's /dev/shm, as df reports it", async () => {
+    const report = await app.handlers['doctor:run']({ profileId: 'ipc' });
+    const shm = check(report, 'shm');
+    const sizeKib = Number(execFileSync('df', ['-Pk', '/dev/shm'], { encoding: 'utf8' }).trim().split('\n').slice(-1)[0]!.split(/\s+/)[1]);
+    expect(shm.status).toBe(sizeKib * 1024 >= 16 * 1024 ** 3 ? 'pass' : 'warn');
+    expect(shm.detail).toContain('/dev/shm');
+  });
+
   it('native mode: ajet-swarm missing fails as not installed; the activate line is used; container checks skip', async () => {
     const missing = await app.handlers['doctor:run']({ profileId: 'native-missing' });
     const ajet = check(missing, 'native-ajet');
@@ -204,5 +215,10 @@ describe('preflight doctor over SSH (the test bed sshd)', () => {
     expect(check(report, 'port')).toMatchObject({ status: 'fail', commandWhere: 'server' });
     expect(check(report, 'image').detail).toContain('@sha256:');
     expect(check(report, 'disk-space').status).toBe('pass');
+  });
+
+  it("native mode over SSH: finds the test user's ajet-swarm after the profile's activate line", async () => {
+    const report = await app.handlers['doctor:run']({ profileId: 'remote-native' });
+    expect(check(report, 'native-ajet')).toMatchObject({ status: 'pass', detail: `ajet-swarm is at ${tb.native.sshUserAjetSwarmPath} on testbed (${tb.ssh.user}@${tb.ssh.host}:${tb.ssh.port}) after the activate line.` });
   });
 });

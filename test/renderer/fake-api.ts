@@ -18,6 +18,7 @@ import {
   type SshConfigListing,
   type TunnelView,
 } from '../../electron/shared/schemas-servers';
+import { DoctorCheckId, type DoctorCheck, type DoctorReport, type PullView } from '../../electron/shared/schemas-profiles';
 import { ProfileInput, type Profile, type ProfileView } from '../../electron/shared/schemas-profiles';
 
 /** What the fake answers on one channel, given the request as the renderer sent it. */
@@ -74,6 +75,10 @@ class FakeBackend {
   profileViews: ProfileView[] = [];
   /** What servers:test answers; the default is every stage passing. */
   diagnosticsReport: DiagnosticsReport | null = null;
+  /** doctor/pull: the reports doctor:reports lists, what doctor:run answers (default: a passing report), the pulls images:pulls lists. */
+  doctorReports: DoctorReport[] = [];
+  doctorAnswer: ((profileId: string) => DoctorReport) | null = null;
+  pullViews: PullView[] = [];
   private readonly failures = new Map<InvokeChannel, AppErrorShape>();
   private readonly holds = new Map<InvokeChannel, Promise<void>>();
   private readonly listeners = new Map<EventChannel, Set<(payload: unknown) => void>>();
@@ -134,10 +139,30 @@ class FakeBackend {
       return structuredClone(view);
     },
     // ---- end profiles
-    'doctor:reports': () => [],
-    'images:pulls': () => [],
     'logs:heads': () => [],
     'training:views': () => [],
+    // ---- doctor/pull (issue 13): reports and pulls kept in `doctorReports` / `pullViews`.
+    'doctor:reports': () => structuredClone(this.doctorReports),
+    'doctor:run': (r) => {
+      const report = this.doctorAnswer?.(r?.profileId ?? '') ?? makeDoctorReport(r?.profileId ?? 'missing-profile-id');
+      this.doctorReports = [...this.doctorReports.filter((x) => x.profileId !== report.profileId), report];
+      return structuredClone(report);
+    },
+    'images:pulls': () => structuredClone(this.pullViews),
+    'images:pull': (r) => {
+      const running = this.pullViews.find((p) => p.engineId === r?.engineId && p.image === r?.image && !['done', 'failed', 'cancelled'].includes(p.phase));
+      if (running) return structuredClone(running);
+      const pull = makePull({ pullId: `pull-${this.nextId++}`, engineId: r?.engineId ?? 'missing-engine-id', image: r?.image ?? '' });
+      this.pullViews.push(pull);
+      return structuredClone(pull);
+    },
+    'images:cancel-pull': (r) => {
+      const pull = this.pullViews.find((p) => p.pullId === r?.pullId);
+      if (!pull) throw new Error('fake: cancel of an unknown pull');
+      Object.assign(pull, { phase: 'cancelled', endedAt: new Date().toISOString(), etaSeconds: null });
+      return structuredClone(pull);
+    },
+    // ---- end doctor/pull
     'servers:list': () => this.serverCopies(),
     'servers:add': (r) => {
       // Defaults filled in like the backend's validation does.
@@ -412,6 +437,40 @@ function passingReport(serverId: string): DiagnosticsReport {
     target: 'alice@gpu.example.org:22',
     stages: stages.map((stage) => ({ stage, status: 'pass' as const, detail: null, error: null, fix: null, durationMs: 1 })),
     finishedAt: '2026-12-03T12:00:00.000Z',
+  };
+}
+
+// ---- doctor/pull (issue 13)
+
+/** One doctor check as the backend words it; `pass` unless overridden. */
+export function makeDoctorCheck(id: DoctorCheck['id'], overrides: Partial<DoctorCheck> = {}): DoctorCheck {
+  return { id, status: 'pass', detail: `${id} is fine.`, fix: null, command: null, commandWhere: null, ...overrides };
+}
+
+/** A report with every check passing, unless `checks` replaces some by id. */
+export function makeDoctorReport(profileId: string, overrides: Partial<DoctorReport> = {}, checks: DoctorCheck[] = []): DoctorReport {
+  const all = DoctorCheckId.options.map((id) => checks.find((c) => c.id === id) ?? makeDoctorCheck(id));
+  const verdict = all.some((c) => c.status === 'fail') ? 'fail' : all.some((c) => c.status === 'warn') ? 'warn' : 'pass';
+  return { profileId, engineId: 'local', ranAt: new Date().toISOString(), durationMs: 1234, verdict, checks: all, ...overrides };
+}
+
+/** A pull just started (resolving), unless overridden. */
+export function makePull(overrides: Partial<PullView> = {}): PullView {
+  return {
+    pullId: 'pull-1',
+    engineId: 'local',
+    image: 'ghcr.io/modelscope/agentjet:main',
+    phase: 'resolving',
+    percent: null,
+    layersDone: 0,
+    layersTotal: 0,
+    bytesDone: 0,
+    bytesTotal: 0,
+    etaSeconds: null,
+    startedAt: new Date().toISOString(),
+    endedAt: null,
+    error: null,
+    ...overrides,
   };
 }
 

@@ -79,12 +79,18 @@ export const gpuRuntime: Check = async (c) => {
   );
 };
 
-/** What `df -Pk` printed: available bytes of the file system, or null. */
-export function availableBytesOf(dfOutput: string): number | null {
+/** What `df -Pk` printed for one file system: its size and available bytes, or null. */
+export function dfBytesOf(dfOutput: string): { sizeBytes: number; availableBytes: number } | null {
   const line = dfOutput.trim().split('\n').slice(-1)[0] ?? '';
   const fields = line.trim().split(/\s+/);
-  const kib = Number(fields[3]);
-  return fields.length >= 6 && Number.isFinite(kib) ? kib * 1024 : null;
+  const size = Number(fields[1]);
+  const available = Number(fields[3]);
+  if (fields.length < 6 || !Number.isFinite(size) || !Number.isFinite(available)) return null;
+  return { sizeBytes: size * 1024, availableBytes: available * 1024 };
+}
+
+export function availableBytesOf(dfOutput: string): number | null {
+  return dfBytesOf(dfOutput)?.availableBytes ?? null;
 }
 
 /** The AgentJet image is about this large unpacked; the doctor says it is an estimate. */
@@ -104,7 +110,11 @@ export const diskSpace: Check = async (c) => {
   const image = await c.image();
   const command = `${cli(c)} system df`;
   const fix = `Free space on ${c.hostLabel} where ${c.engine.wording.product} keeps images (${info.rootDir}): remove images you no longer need (${cli(c)} image prune -a removes every unused one).`;
-  if (image) return pass(`${gib(free)} free at ${info.rootDir}; the image is already there (${gib(image.sizeBytes)}).`);
+  if (image) {
+    if (free >= image.sizeBytes) return pass(`${gib(free)} free at ${info.rootDir}; the image is already there (${gib(image.sizeBytes)}).`);
+    // Starting needs no more room, but pulling a newer version of the image would need about as much again.
+    return problem('warn', `The image is there (${gib(image.sizeBytes)}), but only ${gib(free)} is free at ${info.rootDir}: not enough to pull a newer version of it.`, fix, command, c.where);
+  }
   const agentjet = /agentjet/i.test(c.profile.image);
   if (!agentjet) {
     if (free >= UNKNOWN_IMAGE_MIN_FREE) return pass(`${gib(free)} free at ${info.rootDir} (the image's size is not known before pulling).`);

@@ -1,6 +1,6 @@
 import { LABEL_PORT } from '../engines/container-engine';
 import { gib, GIB, hostPathWord, noHostReason, pass, problem, skip, type Check } from './check-kit';
-import { availableBytesOf } from './engine-checks';
+import { dfBytesOf } from './engine-checks';
 
 /** Checks run on the engine's host (this computer or the server over SSH) and its ports. */
 
@@ -148,12 +148,13 @@ export const shm: Check = async (c) => {
   const why = noHostReason(c);
   if (why) return skip(`IPC host gives the container the host's /dev/shm. ${why}`);
   const result = await c.exec('df -Pk /dev/shm', 10_000);
-  const free = result.code === 0 ? availableBytesOf(result.stdout) : null;
-  if (free === null) return problem('warn', `Could not read the size of /dev/shm on ${c.hostLabel}.`, 'Check it by hand.', 'df -h /dev/shm', c.where);
-  if (free >= SHM_RECOMMENDED_GIB * GIB) return pass(`IPC host: the container shares the host's /dev/shm (${gib(free)} free on ${c.hostLabel}).`);
+  const df = result.code === 0 ? dfBytesOf(result.stdout) : null;
+  if (df === null) return problem('warn', `Could not read the size of /dev/shm on ${c.hostLabel}.`, 'Check it by hand.', 'df -h /dev/shm', c.where);
+  const sizes = `${gib(df.sizeBytes)}, ${gib(df.availableBytes)} free`;
+  if (df.sizeBytes >= SHM_RECOMMENDED_GIB * GIB) return pass(`IPC host: the container shares the host's /dev/shm (${sizes} on ${c.hostLabel}).`);
   return problem(
     'warn',
-    `IPC host: ${c.hostLabel}'s /dev/shm has only ${gib(free)} free; NCCL and Ray need more.`,
+    `IPC host: ${c.hostLabel}'s /dev/shm holds only ${sizes}; NCCL and Ray need at least ${SHM_RECOMMENDED_GIB} GiB.`,
     `Enlarge /dev/shm on the host (it is a tmpfs: remount it with size=${SHM_RECOMMENDED_GIB * 2}G), or give the container its own shared memory size instead.`,
     `sudo mount -o remount,size=${SHM_RECOMMENDED_GIB * 2}G /dev/shm`,
     c.where,

@@ -129,6 +129,45 @@ describe('doctor checks on engines this machine is not', () => {
     expect(disk.detail).toContain('4.8 GiB free');
   });
 
+  it('shm: a small size warns; IPC host is judged by the size of the host\'s /dev/shm', async () => {
+    expect((await runWith(fakeEngine({}), { shm: { mode: 'size', gb: 8 } })).of('shm')).toMatchObject({ status: 'warn' });
+    expect((await runWith(fakeEngine({}), { shm: { mode: 'size', gb: 32 } })).status('shm')).toBe('pass');
+    const shmOf = (kib: number) => async (s: string) =>
+      s.startsWith('df -Pk /dev/shm') ? { code: 0, stdout: `Filesystem 1024-blocks Used Available Capacity Mounted on\ntmpfs ${kib} 0 ${kib} 0% /dev/shm\n`, stderr: '' } : { code: 0, stdout: '', stderr: '' };
+    const small = (await runWith(fakeEngine({ host: shmOf(65536) }), { shm: { mode: 'ipc-host' } })).of('shm');
+    expect(small).toMatchObject({ status: 'warn', command: 'sudo mount -o remount,size=32G /dev/shm', commandWhere: 'server' });
+    expect(small.detail).toContain('0.1 GiB');
+    expect((await runWith(fakeEngine({ host: shmOf(64 * 1024 * 1024) }), { shm: { mode: 'ipc-host' } })).status('shm')).toBe('pass');
+  });
+
+  it('disk: an image already there passes, but warns when a newer version would not fit', async () => {
+    const df = (availableKib: number) => async (s: string) =>
+      s.startsWith('df') ? { code: 0, stdout: `Filesystem 1024-blocks Used Available Capacity Mounted on\n/dev/sda1 100000000 1 ${availableKib} 1% /\n`, stderr: '' } : { code: 0, stdout: '', stderr: '' };
+    // The fake image is 20 GB.
+    expect((await runWith(fakeEngine({ host: df(50_000_000) }))).status('disk-space')).toBe('pass');
+    expect((await runWith(fakeEngine({ host: df(5_000_000) }))).of('disk-space')).toMatchObject({ status: 'warn', command: 'docker system df' });
+  });
+
+  it('two runs of the same profile at once share one run and one report (Start and a click)', async () => {
+    let nvidiaCalls = 0;
+    const engines = new EngineRegistry();
+    engines.add(fakeEngine({ host: async (s) => (s.startsWith('nvidia-smi') ? (nvidiaCalls++, { code: 127, stdout: '', stderr: 'not found' }) : { code: 0, stdout: '', stderr: '' }) }));
+    const profile = await store.add(ProfileInput.parse({ label: 'twice', engineId: 'e', image: 'x/y:1' }));
+    const events: unknown[] = [];
+    const doctor = new DoctorService({ engines, profiles: store, events: { emit: (_c, r) => events.push(r) } });
+    const [a, b] = await Promise.all([doctor.run(profile.id), doctor.run(profile.id)]);
+    expect(a).toBe(b);
+    expect(nvidiaCalls).toBe(1);
+    expect(events).toHaveLength(1);
+    expect(doctor.list()).toEqual([a]);
+    // Once it ended, a new run runs again.
+    await doctor.run(profile.id);
+    expect(nvidiaCalls).toBe(2);
+    // Removing the profile drops its report.
+    await store.remove(profile.id);
+    expect(doctor.list()).toEqual([]);
+  });
+
   it('a hanging check ends as a warning at its own timeout and the others still finish', async () => {
     const hang = (script: string) => (script.startsWith('nvidia-smi') ? new Promise<HostExecResult>(() => undefined) : Promise.resolve({ code: 0, stdout: 'ok\n', stderr: '' }));
     const started = Date.now();
