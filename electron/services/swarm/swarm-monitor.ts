@@ -175,8 +175,13 @@ export class SwarmMonitor {
 
   /** Stops watching after the app stopped the container; resolves once the final status is out. */
   async unwatch(engineId: string, containerId: string): Promise<void> {
-    const watch = this.watches.get(statusKey(engineId, containerId));
-    if (watch) await this.end(watch, true);
+    const key = statusKey(engineId, containerId);
+    const watch = this.watches.get(key);
+    if (watch) return this.end(watch, true);
+    // The `die` event of the app's own stop may have ended the watch before the stop returned (and a
+    // stop that ran into its timeout exits 137, "killed"): it was still a stop on request.
+    const ended = this.ended.get(key);
+    if (ended?.exit && ended.exit.kind !== 'stopped') await this.publishEnded(key, { engineId, containerId, url: ended.url }, ended, true);
   }
 
   /** Records why a container we are not watching is not running (found after an app restart). */
