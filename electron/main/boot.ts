@@ -3,6 +3,7 @@ import type { AppServices, AppServicesOptions } from '../services/app-services';
 import type { Logger } from '../services/util/logger';
 import { EventQueue, listenForRendererReady, registerIpc, trustedSender } from './ipc';
 import { installAppProtocol, registerAppScheme } from './app-protocol';
+import { electronNotifier } from './notifier';
 import { openPathInDesktop } from './open-path';
 import { installSecurity, rendererCsp } from './security';
 import { watchSystemResume } from './system-resume';
@@ -51,11 +52,12 @@ export async function boot(deps: BootDeps): Promise<BootedApp | null> {
   registerAppScheme();
 
   let window: BrowserWindow | null = null;
-  app.on('second-instance', () => {
+  const focusWindow = (): void => {
     if (!window) return;
     if (window.isMinimized()) window.restore();
     window.focus();
-  });
+  };
+  app.on('second-instance', focusWindow);
 
   await app.whenReady();
 
@@ -77,6 +79,8 @@ export async function boot(deps: BootDeps): Promise<BootedApp | null> {
     events,
     logger: deps.logger ?? consoleLogger,
     openPath: deps.openPath ?? openPathInDesktop,
+    // Clicking a notification brings the window forward, like a second launch does.
+    notifier: electronNotifier({ onClick: () => focusWindow(), logger: deps.logger ?? consoleLogger }),
   });
   // The app log file (teed with the console): INTERNAL errors land there with their stack.
   logger = services.logger;

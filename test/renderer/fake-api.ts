@@ -19,6 +19,8 @@ import {
   type SshConfigListing,
   type TunnelView,
 } from '../../electron/shared/schemas-servers';
+import { DoctorCheckId, type DoctorCheck, type DoctorReport, type PullView } from '../../electron/shared/schemas-profiles';
+import { ProfileInput, type Profile, type ProfileView } from '../../electron/shared/schemas-profiles';
 
 /** What the fake answers on one channel, given the request as the renderer sent it. */
 type Producer<C extends InvokeChannel> = (request: InvokeInput<C> | undefined) => InvokeResponse<C>;
@@ -70,6 +72,8 @@ class FakeBackend {
   /** SSH servers as the backend would list them; `pushServers()` sends them as a servers:changed snapshot. */
   serverViews: ServerView[] = [];
   sshConfigListing: SshConfigListing = { path: '/home/u/.ssh/config', exists: true, hosts: [] };
+  /** Swarm profiles as the backend would list them (profiles block). */
+  profileViews: ProfileView[] = [];
   /** What servers:test answers; the default is every stage passing. */
   diagnosticsReport: DiagnosticsReport | null = null;
   // ---- logs (issue 13): a log of `logTotal` generated lines (`line <n>`, every 10th on stderr), so a
@@ -77,6 +81,10 @@ class FakeBackend {
   logTotal = 0;
   logFollowing = true;
   serverLogTail: ServerLogTail = { path: '/workspace/log/swarm_server.log', found: false, lines: [] };
+  /** doctor/pull: the reports doctor:reports lists, what doctor:run answers (default: a passing report), the pulls images:pulls lists. */
+  doctorReports: DoctorReport[] = [];
+  doctorAnswer: ((profileId: string) => DoctorReport) | null = null;
+  pullViews: PullView[] = [];
   private readonly failures = new Map<InvokeChannel, AppErrorShape>();
   private readonly holds = new Map<InvokeChannel, Promise<void>>();
   private readonly listeners = new Map<EventChannel, Set<(payload: unknown) => void>>();
@@ -109,9 +117,34 @@ class FakeBackend {
     },
     'swarm:statuses': () => [...this.statusList],
     // Issue 13 domains: empty by default, so pages that show them render without an error banner.
-    'profiles:list': () => [],
-    'doctor:reports': () => [],
-    'images:pulls': () => [],
+    // ---- profiles (swarm server profiles, issue 13): an in-memory list; `pushProfiles()` sends it as profiles:changed.
+    'profiles:list': () => this.profileCopies(),
+    'profiles:add': (r) => {
+      const input = ProfileInput.parse(r);
+      const view = makeProfileView({ ...input, id: input.label.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'profile' });
+      this.profileViews.push(view);
+      return structuredClone(view);
+    },
+    'profiles:update': (r) => {
+      const view = this.profileOrThrow(r?.profileId);
+      view.profile = { ...view.profile, ...ProfileInput.parse(r?.profile) };
+      if (view.runtime.container?.state === 'running') view.runtime.drifted = true;
+      return structuredClone(view);
+    },
+    'profiles:remove': (r) => {
+      this.profileViews = this.profileViews.filter((v) => v.profile.id !== r?.profileId);
+      return { removed: true as const };
+    },
+    'profiles:command': (r) => ({ command: `docker run -d --name agentswarm-${r?.profileId} -e SWANLAB_API_KEY=**** image`, notes: ['Replace **** with the value.'] }),
+    'profiles:start': (r) => this.startProfile(r?.profileId, r?.secrets ?? {}),
+    'profiles:restart': (r) => this.startProfile(r?.profileId, r?.secrets ?? {}),
+    'profiles:stop': (r) => {
+      const view = this.profileOrThrow(r?.profileId);
+      if (view.runtime.container) view.runtime.container.state = 'exited';
+      view.runtime.drifted = false;
+      return structuredClone(view);
+    },
+    // ---- end profiles
     'logs:heads': () => [],
     // ---- logs
     'logs:read': (r) => {
@@ -132,6 +165,28 @@ class FakeBackend {
     'logs:export': () => ({ path: '/home/u/Downloads/agentswarm-log-local-abc-2026-12-03T15-00-00.txt', lines: this.logTotal, bytes: this.logTotal * 10 }),
     'logs:server-log': () => structuredClone(this.serverLogTail),
     'training:views': () => [],
+    // ---- doctor/pull (issue 13): reports and pulls kept in `doctorReports` / `pullViews`.
+    'doctor:reports': () => structuredClone(this.doctorReports),
+    'doctor:run': (r) => {
+      const report = this.doctorAnswer?.(r?.profileId ?? '') ?? makeDoctorReport(r?.profileId ?? 'missing-profile-id');
+      this.doctorReports = [...this.doctorReports.filter((x) => x.profileId !== report.profileId), report];
+      return structuredClone(report);
+    },
+    'images:pulls': () => structuredClone(this.pullViews),
+    'images:pull': (r) => {
+      const running = this.pullViews.find((p) => p.engineId === r?.engineId && p.image === r?.image && !['done', 'failed', 'cancelled'].includes(p.phase));
+      if (running) return structuredClone(running);
+      const pull = makePull({ pullId: `pull-${this.nextId++}`, engineId: r?.engineId ?? 'missing-engine-id', image: r?.image ?? '' });
+      this.pullViews.push(pull);
+      return structuredClone(pull);
+    },
+    'images:cancel-pull': (r) => {
+      const pull = this.pullViews.find((p) => p.pullId === r?.pullId);
+      if (!pull) throw new Error('fake: cancel of an unknown pull');
+      Object.assign(pull, { phase: 'cancelled', endedAt: new Date().toISOString(), etaSeconds: null });
+      return structuredClone(pull);
+    },
+    // ---- end doctor/pull
     'servers:list': () => this.serverCopies(),
     'servers:add': (r) => {
       // Defaults filled in like the backend's validation does.
@@ -235,6 +290,31 @@ class FakeBackend {
 
   emit<E extends EventChannel>(channel: E, payload: EventPayload<E>): void {
     for (const listener of this.listeners.get(channel) ?? []) listener(payload);
+  }
+
+  /** Sends the current profiles as a profiles:changed snapshot (profiles block). */
+  pushProfiles(): void {
+    this.emit('profiles:changed', this.profileCopies());
+  }
+
+  private profileCopies(): ProfileView[] {
+    return this.profileViews.map((view) => structuredClone(view));
+  }
+
+  private profileOrThrow(profileId: string | undefined): ProfileView {
+    const view = this.profileViews.find((v) => v.profile.id === profileId);
+    if (!view) throw new Error(`fake: unknown profile ${profileId}`);
+    return view;
+  }
+
+  private startProfile(profileId: string | undefined, secrets: Record<string, string>): ProfileView {
+    const view = this.profileOrThrow(profileId);
+    const known = new Set([...view.runtime.secretsKnown, ...Object.keys(secrets)]);
+    view.runtime.secretsKnown = view.profile.secretEnv.filter((n) => known.has(n));
+    view.runtime.container = this.makeContainer({ engineId: view.profile.engineId, image: view.profile.image, port: view.profile.port });
+    view.runtime.drifted = false;
+    view.runtime.containerConfigHash = view.runtime.configHash;
+    return structuredClone(view);
   }
 
   /** Sends the current servers as a servers:changed snapshot, like the backend after every change. */
@@ -386,5 +466,53 @@ function passingReport(serverId: string): DiagnosticsReport {
     target: 'alice@gpu.example.org:22',
     stages: stages.map((stage) => ({ stage, status: 'pass' as const, detail: null, error: null, fix: null, durationMs: 1 })),
     finishedAt: '2026-12-03T12:00:00.000Z',
+  };
+}
+
+// ---- doctor/pull (issue 13)
+
+/** One doctor check as the backend words it; `pass` unless overridden. */
+export function makeDoctorCheck(id: DoctorCheck['id'], overrides: Partial<DoctorCheck> = {}): DoctorCheck {
+  return { id, status: 'pass', detail: `${id} is fine.`, fix: null, command: null, commandWhere: null, ...overrides };
+}
+
+/** A report with every check passing, unless `checks` replaces some by id. */
+export function makeDoctorReport(profileId: string, overrides: Partial<DoctorReport> = {}, checks: DoctorCheck[] = []): DoctorReport {
+  const all = DoctorCheckId.options.map((id) => checks.find((c) => c.id === id) ?? makeDoctorCheck(id));
+  const verdict = all.some((c) => c.status === 'fail') ? 'fail' : all.some((c) => c.status === 'warn') ? 'warn' : 'pass';
+  return { profileId, engineId: 'local', ranAt: new Date().toISOString(), durationMs: 1234, verdict, checks: all, ...overrides };
+}
+
+/** A pull just started (resolving), unless overridden. */
+export function makePull(overrides: Partial<PullView> = {}): PullView {
+  return {
+    pullId: 'pull-1',
+    engineId: 'local',
+    image: 'ghcr.io/modelscope/agentjet:main',
+    phase: 'resolving',
+    percent: null,
+    layersDone: 0,
+    layersTotal: 0,
+    bytesDone: 0,
+    bytesTotal: 0,
+    etaSeconds: null,
+    startedAt: new Date().toISOString(),
+    endedAt: null,
+    error: null,
+    ...overrides,
+  };
+}
+
+/** A swarm profile view as the backend sends it (profiles block): not started, no drift. */
+export function makeProfileView(profile: Partial<Profile> = {}, runtime: Partial<ProfileView['runtime']> = {}): ProfileView {
+  return {
+    profile: {
+      ...ProfileInput.parse({ label: 'Qwen 7B', engineId: 'local', image: 'ghcr.io/modelscope/agentjet:main' }),
+      id: 'qwen-7b',
+      createdAt: '2026-12-03T00:00:00.000Z',
+      updatedAt: '2026-12-03T00:00:00.000Z',
+      ...profile,
+    },
+    runtime: { container: null, drifted: false, configHash: 'aaaaaaaaaaaaaaaa', containerConfigHash: null, secretsKnown: [], ...runtime },
   };
 }

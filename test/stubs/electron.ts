@@ -319,6 +319,25 @@ class FakeNet {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Notification: records what would be shown; `isSupported()` answers `Notification.supported`
+
+export class Notification extends EventEmitter {
+  static supported = true;
+  static readonly instances: Notification[] = [];
+  shown = false;
+  constructor(readonly options: { title?: string; body?: string }) {
+    super();
+    Notification.instances.push(this);
+  }
+  static isSupported(): boolean {
+    return Notification.supported;
+  }
+  show(): void {
+    this.shown = true;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // exports, named like the real module
 
 export let app = new FakeApp();
@@ -343,6 +362,8 @@ export function resetElectronStub(): void {
   powerMonitor = new FakePowerMonitor();
   net = new FakeNet();
   BrowserWindow.instances.length = 0;
+  Notification.instances.length = 0;
+  Notification.supported = true;
 }
 
 // Getters, so a default import sees the fakes of the current test rather than the first ones.
@@ -357,4 +378,5 @@ export default {
   get powerMonitor() { return powerMonitor; },
   get net() { return net; },
   BrowserWindow,
+  Notification,
 };

@@ -35,6 +35,8 @@ export interface TestAppOptions {
    * the environment to an empty one (never the user's SSH_AUTH_SOCK).
    */
   ssh?: NonNullable<AppServicesOptions['ssh']>;
+  /** Desktop notifications (default: the browser host's, pushed as `app:notification`). */
+  notifier?: AppServicesOptions['notifier'];
 }
 
 export interface TestApp {
@@ -67,6 +69,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     events: hub,
     monitorIntervalMs: options.monitorIntervalMs ?? 200,
     ...(options.dockerHost ? { dockerHost: options.dockerHost } : {}),
+    ...(options.notifier ? { notifier: options.notifier } : {}),
     ssh: {
       knownHostsPath: join(dataDir, 'known_hosts'),
       configPath: join(dataDir, 'ssh_config'),

@@ -30,7 +30,12 @@ IMAGE_LOCAL=agentswarm-test/fake-swarm:1
 IMAGE=$REG/$IMAGE_LOCAL
 # The docker CLI must talk to the default socket, whatever the caller's environment says.
 unset DOCKER_HOST DOCKER_CONTEXT
-DOCKERD_STATE='' REGISTRY_STATE='' SSHD_STATE='' JUMP_STATE='' IMAGE_STATE='' FIXTURE_HASH=''
+DOCKERD_STATE='' REGISTRY_STATE='' SSHD_STATE='' JUMP_STATE='' IMAGE_STATE='' FIXTURE_HASH='' NATIVE_STATE=''
+# Native mode (ajet-swarm without Docker): a TEST DOUBLE `ajet-swarm` that runs the fake swarm with the host's node,
+# readable by every user, linked into the test user's ~/.local/bin (not on a non-login PATH: the profile's activate
+# line `export PATH="$HOME/.local/bin:$PATH"` puts it there, as a venv's activate does).
+NATIVE_DIR=$STATE/native
+NATIVE_ACTIVATE='export PATH="$HOME/.local/bin:$PATH"'
 # fonts-wqy-microhei: a small CJK font, so zh-CN screenshots from the e2e suite are readable.
 PACKAGES=(docker.io openssh-server docker-registry chromium curl ca-certificates fonts-wqy-microhei)
 
@@ -289,6 +294,54 @@ ensure_image() {
   fi
 }
 
+native_hash() {
+  { cat "$FIXTURE_DIR"/*.mjs; sed -n '/^install_native()/,/^}/p' "${BASH_SOURCE[0]}"; } | sha256sum | cut -c1-16
+}
+
+# The stand-in is a node script named ajet-swarm (like a venv's console script: `python .../bin/ajet-swarm`), so
+# the server's command line mentions ajet-swarm, which the app checks before it reports or signals a pid.
+install_native() { # after setup_ssh_user
+  local hash home=$STATE/home/$SSH_USER
+  hash=$(native_hash)
+  if [[ $(cat "$NATIVE_DIR/hash" 2>/dev/null) == "$hash" && -x $NATIVE_DIR/bin/ajet-swarm && -L $home/.local/bin/ajet-swarm ]]; then
+    NATIVE_STATE=cached
+    return 0
+  fi
+  rm -rf "$NATIVE_DIR"
+  mkdir -p "$NATIVE_DIR/fake-swarm" "$NATIVE_DIR/bin"
+  cp "$FIXTURE_DIR"/*.mjs "$NATIVE_DIR/fake-swarm/"
+  cat >"$NATIVE_DIR/bin/ajet-swarm" <<LAUNCHER
+#!/usr/bin/node
+// TEST DOUBLE of AgentJet's ajet-swarm console script: runs the fake swarm server (test/fixtures/fake-swarm).
+import('$NATIVE_DIR/fake-swarm/cli.mjs').then((m) => m.main()).then(
+  (code) => { if (code !== undefined) process.exit(code); },
+  (e) => { console.error(e); process.exit(1); },
+);
+LAUNCHER
+  chmod 755 "$NATIVE_DIR" "$NATIVE_DIR/fake-swarm" "$NATIVE_DIR/bin" "$NATIVE_DIR/bin/ajet-swarm"
+  chmod 644 "$NATIVE_DIR"/fake-swarm/*.mjs
+  mkdir -p "$home/.local/bin"
+  ln -sfn "$NATIVE_DIR/bin/ajet-swarm" "$home/.local/bin/ajet-swarm"
+  chown -R "$SSH_USER:" "$home/.local"
+  echo "$hash" >"$NATIVE_DIR/hash"
+  NATIVE_STATE=installed
+}
+
+# Native servers the tests left running (run dirs under the test user's and root's ~/.agentswarm/run, marked with the
+# test app version): stop each only while its pid still runs ajet-swarm (a reused pid is left alone).
+stop_native_servers() {
+  local d pid
+  for d in "$STATE/home/$SSH_USER/.agentswarm/run"/*/ /root/.agentswarm/run/*/; do
+    [[ -s $d/pid && -f $d/spec.json ]] || continue
+    grep -q '"io.agentswarm.app-version":"0.0.0-test"' "$d/spec.json" || continue
+    pid=$(<"$d/pid")
+    [[ $pid =~ ^[0-9]+$ ]] || continue
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q ajet-swarm || continue
+    kill -KILL "$pid" 2>/dev/null && log "stopped native test server $d (pid $pid)"
+  done
+  return 0
+}
+
 write_outputs() {
   local s=$STATE/ssh fp jfp
   fp=$(ssh-keygen -lf "$s/host_ed25519.pub" | awk '{ print $2 }')
@@ -313,10 +366,11 @@ export AGENTSWARM_TEST_JUMP_PORT='$JUMP_PORT'
 export AGENTSWARM_TEST_JUMP_HOST_PUBKEY='$s/jump_host_ed25519.pub'
 export AGENTSWARM_TEST_JUMP_HOST_FINGERPRINT='$jfp'
 export AGENTSWARM_TEST_FAKE_SWARM_IMAGE='$IMAGE'
+export AGENTSWARM_TEST_NATIVE_AJET_SWARM='$NATIVE_DIR/bin/ajet-swarm'
 EOF
   STATE=$STATE SOCK=$SOCK REG=$REG SSH_HOST=$SSH_HOST SSH_PORT=$SSH_PORT SSH_USER=$SSH_USER \
     SSH_PASSWORD=$SSH_PASSWORD KEY_PASSPHRASE=$KEY_PASSPHRASE FP=$fp JUMP_PORT=$JUMP_PORT JFP=$jfp IMAGE=$IMAGE IMAGE_LOCAL=$IMAGE_LOCAL \
-    FIXTURE_HASH=$FIXTURE_HASH STARTED="$DOCKERD_STATE $REGISTRY_STATE $SSHD_STATE $JUMP_STATE" /usr/bin/node -e '
+    FIXTURE_HASH=$FIXTURE_HASH NATIVE_DIR=$NATIVE_DIR NATIVE_ACTIVATE=$NATIVE_ACTIVATE STARTED="$DOCKERD_STATE $REGISTRY_STATE $SSHD_STATE $JUMP_STATE" /usr/bin/node -e '
       const e = process.env, s = e.STATE + "/ssh";
       const [dockerd, registry, sshd, jump] = e.STARTED.split(" ");
       const out = {
@@ -331,6 +385,9 @@ EOF
                hostKeyFingerprint: e.FP },
         jump: { host: e.SSH_HOST, port: Number(e.JUMP_PORT), hostPublicKeyPath: s + "/jump_host_ed25519.pub",
                 hostKeyFingerprint: e.JFP },
+        native: { ajetSwarmPath: e.NATIVE_DIR + "/bin/ajet-swarm", binDir: e.NATIVE_DIR + "/bin",
+                  sshUserAjetSwarmPath: e.STATE + "/home/" + e.SSH_USER + "/.local/bin/ajet-swarm",
+                  sshUserActivate: e.NATIVE_ACTIVATE },
       };
       require("fs").writeFileSync(e.STATE + "/testbed.json", JSON.stringify(out, null, 2) + "\n");'
 }
@@ -344,10 +401,11 @@ cmd_up() {
   t=$(now_ms); start_registry; d_reg=$(($(now_ms) - t))
   t=$(now_ms); start_sshd; d_ssh=$(($(now_ms) - t))
   t=$(now_ms); start_jump_sshd; d_jump=$(($(now_ms) - t))
+  install_native
   t=$(now_ms); ensure_image; d_img=$(($(now_ms) - t))
   write_outputs
   echo "testbed up in $(secs $(($(now_ms) - t0))): packages $(secs "$d_pkg"), dockerd $DOCKERD_STATE $(secs "$d_docker")," \
-    "registry $REGISTRY_STATE $(secs "$d_reg"), sshd $SSHD_STATE $(secs "$d_ssh"), jump sshd $JUMP_STATE $(secs "$d_jump"), image $IMAGE_STATE $(secs "$d_img") -> $STATE/testbed.json"
+    "registry $REGISTRY_STATE $(secs "$d_reg"), sshd $SSHD_STATE $(secs "$d_ssh"), jump sshd $JUMP_STATE $(secs "$d_jump"), native ajet-swarm $NATIVE_STATE, image $IMAGE_STATE $(secs "$d_img") -> $STATE/testbed.json"
 }
 
 # Sends SIGTERM to a daemon this script started; prints its PID (nothing when it is not ours or not running).
@@ -381,6 +439,7 @@ cmd_down() {
     # them all: the app version the tests pass (TEST_CONTAINER_FILTER in test/support/test-app.ts).
     docker ps -aq --filter label=io.agentswarm.app-version=0.0.0-test | xargs -r docker rm -f >>"$LOG" 2>&1 || true
   fi
+  stop_native_servers
   # Signal all three first, then wait: the registry and dockerd each take 1-2 s to shut down.
   sshd_pid=$(signal_ours sshd /usr/sbin/sshd)
   jump_pid=$(signal_ours sshd-jump /usr/sbin/sshd)

@@ -39,6 +39,18 @@ export interface Testbed {
     hostPublicKeyPath: string;
     hostKeyFingerprint: string;
   };
+  /**
+   * Native mode: a TEST DOUBLE `ajet-swarm` (a node script that runs the fake swarm server), readable by
+   * every user. The SSH test user has it at ~/.local/bin/ajet-swarm, which a non-login `sh -c` does not
+   * have on PATH: `sshUserActivate` (the profile's activate line) puts it there, as a venv's activate does.
+   */
+  native: {
+    ajetSwarmPath: string;
+    /** The folder holding `ajet-swarm`, for an activate line on this computer (`export PATH=<binDir>:$PATH`). */
+    binDir: string;
+    sshUserAjetSwarmPath: string;
+    sshUserActivate: string;
+  };
 }
 
 export function testbedDir(): string {
@@ -65,6 +77,15 @@ export function loadTestbedWithJump(): Testbed {
   const data = loadTestbed();
   if (typeof data.jump?.port !== 'number') {
     throw new Error(`${resolve(testbedDir(), 'testbed.json')} has no jump host: re-run \`bash test/testbed/testbed.sh up\` from this checkout`);
+  }
+  return data;
+}
+
+/** The test bed with its native `ajet-swarm` stand-in (a testbed.json from an older testbed.sh has none). */
+export function loadTestbedWithNative(): Testbed {
+  const data = loadTestbed();
+  if (typeof data.native?.ajetSwarmPath !== 'string') {
+    throw new Error(`${resolve(testbedDir(), 'testbed.json')} has no native ajet-swarm: re-run \`bash test/testbed/testbed.sh up\` from this checkout`);
   }
   return data;
 }

@@ -269,7 +269,7 @@ export class DockerApiEngine implements ContainerEngine {
   }
 
   pullImage(image: string, onEvent: (event: PullEvent) => void, signal: AbortSignal): Promise<void> {
-    return pullDockerImage(this.docker, image, onEvent, signal, (error) => this.fail(error, { image }));
+    return pullDockerImage(this.docker, image, onEvent, signal, (error) => this.fail(error, { image }), this.wording);
   }
 
   followLog(id: string, options: FollowLogOptions): Promise<void> {

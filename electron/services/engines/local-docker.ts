@@ -6,6 +6,7 @@ import type { EngineWording } from './engine-wording';
 import { localHostForPlatform } from './engine-host';
 import { UnavailableEngine } from './unavailable-engine';
 import { isLoopbackAddress } from '../util/loopback';
+import { withNativeProcesses } from '../native/native-engine';
 
 export const LOCAL_ENGINE_ID = 'local';
 
@@ -63,7 +64,8 @@ export function createLocalDockerEngine(dockerHost?: string): ContainerEngine {
   }
   // With DOCKER_HOST=tcp://otherhost the containers, and so the swarm port, live on that host.
   const remoteHost = options.host && !isLoopbackAddress(options.host) ? options.host : null;
-  return new DockerApiEngine({
+  // Native swarm servers (ajet-swarm without Docker) on this computer live on the same engine.
+  const docker = new DockerApiEngine({
     summary: { id: LOCAL_ENGINE_ID, kind: 'local-docker', label: 'Local Docker', endpoint },
     docker: new Docker(options),
     wording: LOCAL_DOCKER_WORDING,
@@ -73,4 +75,5 @@ export function createLocalDockerEngine(dockerHost?: string): ContainerEngine {
     // DOCKER_HOST=tcp://otherhost: its host is not this computer, and the app has no shell there.
     host: remoteHost ? null : localHostForPlatform(),
   });
+  return withNativeProcesses(docker);
 }

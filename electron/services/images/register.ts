@@ -1,17 +1,15 @@
-import { AppError } from '../../shared/errors';
 import type { DomainModule, ServiceContext } from '../domain';
+import { PullManager } from './pull-manager';
 
-// PLACEHOLDER (issue 13, pull helper replaces it).
+/** `images:*`: image pulls with aggregated progress on any engine (local, SSH), cancellable. */
 export function registerImages(context: ServiceContext): DomainModule<'images'> {
-  void context;
-  const notYet = async (): Promise<never> => {
-    throw new AppError('INTERNAL', 'Image pulls are not built yet.');
-  };
+  const pulls = new PullManager({ engines: context.engines, events: context.events, logger: context.logger });
   return {
     handlers: {
-      'images:pull': notYet,
-      'images:cancel-pull': notYet,
-      'images:pulls': async () => [],
+      'images:pull': async ({ engineId, image }) => pulls.start(engineId, image),
+      'images:cancel-pull': async ({ pullId }) => pulls.cancel(pullId),
+      'images:pulls': async () => pulls.list(),
     },
+    dispose: () => pulls.dispose(),
   };
 }

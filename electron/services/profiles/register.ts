@@ -1,27 +1,51 @@
-import { AppError } from '../../shared/errors';
 import type { DoctorModule } from '../doctor/register';
 import type { DomainModule, ServiceContext } from '../domain';
 import type { SwarmModule } from '../swarm/register';
+import { ProfileRuntime } from './profile-runtime';
 
-// PLACEHOLDER (issue 13, profiles helper replaces it).
-const notYet = async (): Promise<never> => {
-  throw new AppError('INTERNAL', 'Swarm profiles are not built yet.');
-};
+export interface ProfilesModule extends DomainModule<'profiles'> {
+  readonly runtime: ProfileRuntime;
+}
 
 /** `profiles:*`: swarm server profiles, one container (or native process) per profile. */
-export function registerProfiles(context: ServiceContext, deps: { swarm: SwarmModule; doctor: DoctorModule }): DomainModule<'profiles'> {
-  void context;
-  void deps;
+export function registerProfiles(context: ServiceContext, deps: { swarm: SwarmModule; doctor: Pick<DoctorModule, 'run'> }): ProfilesModule {
+  const runtime = new ProfileRuntime({
+    store: context.profiles,
+    engines: context.engines,
+    containers: deps.swarm.containers,
+    runDoctor: (profileId) => deps.doctor.run(profileId),
+    events: context.events,
+    logger: context.logger,
+    appVersion: context.version,
+  });
+  // `profiles:changed` after every change that can alter a view: the profiles themselves, a
+  // container started, stopped or removed by the app, one that ended on its own (the monitor's
+  // `ended`), and engines that come, go or reconnect.
+  const unsubscribe = [
+    context.profiles.onChange(() => runtime.publish()),
+    deps.swarm.containers.onChanged(() => runtime.publish()),
+    deps.swarm.monitor.onTargets(() => runtime.publish()),
+    context.engines.onChange(() => runtime.publish()),
+  ];
+
   return {
+    runtime,
     handlers: {
-      'profiles:list': async () => [],
-      'profiles:add': notYet,
-      'profiles:update': notYet,
-      'profiles:remove': notYet,
-      'profiles:command': notYet,
-      'profiles:start': notYet,
-      'profiles:stop': notYet,
-      'profiles:restart': notYet,
+      'profiles:list': async () => runtime.list(),
+      'profiles:add': async (input) => runtime.add(input),
+      'profiles:update': async ({ profileId, profile }) => runtime.update(profileId, profile),
+      'profiles:remove': async ({ profileId }) => runtime.remove(profileId),
+      'profiles:command': async ({ profileId }) => runtime.command(profileId),
+      'profiles:start': async (request) => runtime.start(request),
+      'profiles:stop': async ({ profileId }) => runtime.stop(profileId),
+      'profiles:restart': async (request) => runtime.restart(request),
+    },
+    // The containers found after a restart are known once swarm has rediscovered them: one snapshot then.
+    start: async () => runtime.publish(),
+    dispose: async () => {
+      for (const off of unsubscribe) off();
+      await runtime.settled();
+      runtime.dispose();
     },
   };
 }

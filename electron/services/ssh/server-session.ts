@@ -1,7 +1,8 @@
 import { AppError } from '../../shared/errors';
 import { engineIdOfServer, type LinkHealth, type LinkState, type ServerProfile, type ServerView, type SshAuthMethod } from '../../shared/schemas-servers';
-import type { DockerApiEngine } from '../engines/docker-api-engine';
+import type { ContainerEngine } from '../engines/container-engine';
 import { createSshDockerEngine } from '../engines/ssh-docker';
+import { withNativeProcesses } from '../native/native-engine';
 import type { Logger } from '../util/logger';
 import type { KnownHostsFile } from './known-hosts';
 import { HostKeyTrust } from './host-key-trust';
@@ -41,7 +42,8 @@ export interface ServerSessionOptions {
  * not retried and leaves the server `down` with its reason.
  */
 export class ServerSession {
-  readonly engine: DockerApiEngine;
+  /** Docker over SSH, plus native swarm servers run on the server through SSH exec (one engine per host). */
+  readonly engine: ContainerEngine;
   readonly hostKeys: HostKeyTrust;
   /** Secrets typed for this server: kept across reconnects, in memory only. */
   readonly memory = new SecretMemory();
@@ -75,7 +77,7 @@ export class ServerSession {
       openChannel: async (port) => (await this.connection(3000)).forwardOut('127.0.0.1', port),
       onChange: options.onChange,
     });
-    this.engine = createSshDockerEngine({
+    this.engine = withNativeProcesses(createSshDockerEngine({
       id: engineIdOfServer(profile.id),
       label: profile.label,
       connection: { target: `${profile.username}@${profile.host}:${profile.port}`, current: () => this.connection() },
@@ -91,7 +93,7 @@ export class ServerSession {
         // Re-judge the link now: a server degraded only by this tunnel's dead probe is up again.
         if (this.chain) void this.probe();
       },
-    });
+    }));
   }
 
   get id(): string {

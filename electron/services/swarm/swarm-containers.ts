@@ -84,63 +84,87 @@ export interface SwarmContainersOptions {
 /** Start, stop, remove and list the swarm-server containers the app manages, on any engine. */
 export class SwarmContainers {
   private readonly starting = new Set<string>();
+  private readonly listeners = new Set<(engineId: string) => void>();
 
   constructor(private readonly options: SwarmContainersOptions) {}
 
   async list(engineId: string): Promise<SwarmContainer[]> {
-    const engine = this.options.engines.get(engineId);
-    const containers = await engine.listContainers(SWARM_LABELS);
-    return containers.map((c) => toSwarmContainer(engineId, c));
+    return (await this.listOurs(engineId)).map((c) => toSwarmContainer(engineId, c));
   }
 
+  /** Our swarm containers on `engineId` that also carry `labels`, with all their labels (profile, config hash). */
+  async listOurs(engineId: string, labels: Record<string, string> = {}): Promise<ContainerSummary[]> {
+    return this.options.engines.get(engineId).listContainers({ ...labels, ...SWARM_LABELS });
+  }
+
+  /** Called after this service started, stopped or removed a container on an engine (what `swarm:containers-changed` says). */
+  onChanged(listener: (engineId: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The quick-start form: a spec from the request, then `startSpec`. */
   async start(request: SwarmStartRequest): Promise<SwarmContainer> {
+    return this.startSpec(request.engineId, buildSwarmSpec(request, this.options.appVersion));
+  }
+
+  /**
+   * Creates and starts a given spec (a profile's, or the quick-start form's) on `engineId`, with the
+   * port lock, the checks before create, no half-created container left behind, and the monitor
+   * watching it. The port is the spec's `io.agentswarm.port` label.
+   */
+  async startSpec(engineId: string, spec: ContainerSpec): Promise<SwarmContainer> {
+    const port = Number(spec.labels[LABEL_PORT]);
+    if (!Port.safeParse(port).success) throw new AppError('INTERNAL', `The container spec ${spec.name} names no valid port label.`);
     // Two Starts for one port (two windows, Electron and the browser host) would both pass the
     // checks below before either container exists; hold the port until this one is done.
-    const key = `${request.engineId}:${request.port}`;
+    const key = `${engineId}:${port}`;
     if (this.starting.has(key)) {
-      throw new AppError('CONTAINER_CONFLICT', `A swarm server is already being started on port ${request.port}. Wait for it to finish.`);
+      throw new AppError('CONTAINER_CONFLICT', `A swarm server is already being started on port ${port}. Wait for it to finish.`);
     }
     this.starting.add(key);
     try {
-      return await this.startUnlocked(request);
+      return await this.startUnlocked(engineId, spec, port);
     } finally {
       this.starting.delete(key);
     }
   }
 
-  private async startUnlocked(request: SwarmStartRequest): Promise<SwarmContainer> {
-    const engine = this.options.engines.get(request.engineId);
+  private async startUnlocked(engineId: string, spec: ContainerSpec, port: number): Promise<SwarmContainer> {
+    const engine = this.options.engines.get(engineId);
+    const native = spec.runtime === 'native';
     // The checks are independent: ask them at once, so Start costs one round trip before create.
     // An unreachable engine fails the list with ENGINE_UNREACHABLE / ENGINE_PERMISSION_DENIED.
+    // Native mode runs no image: nothing to look for.
     const [ours, imageThere, portFree] = await Promise.all([
-      this.list(request.engineId),
-      engine.imageExists(request.image),
-      engine.isHostPortFree(request.port),
+      this.list(engineId),
+      native ? Promise.resolve(true) : engine.imageExists(spec.image),
+      engine.isHostPortFree(port),
     ]);
-    const running = ours.find((c) => c.port === request.port && c.state === 'running');
+    const running = ours.find((c) => c.port === port && c.state === 'running');
     if (running) {
       throw new AppError(
         'CONTAINER_CONFLICT',
-        `A swarm server (${running.name}) already runs on port ${request.port}. Stop it first, or choose another port.`,
+        `A swarm server (${running.name}) already runs on port ${port}. Stop it first, or choose another port.`,
       );
     }
-    if (!imageThere) throw imageNotFound(request.image, engine.wording);
-    if (!portFree) throw portInUse(request.port);
+    if (!imageThere) throw imageNotFound(spec.image, engine.wording);
+    if (!portFree) throw portInUse(port);
 
-    const id = await engine.createContainer(buildSwarmSpec(request, this.options.appVersion));
+    const id = await engine.createContainer(spec);
     try {
-      await engine.startContainer(id, { port: request.port });
+      await engine.startContainer(id, { port });
     } catch (error) {
       // Never leave a half-created container behind: it would block the name and confuse the list.
       await engine.removeContainer(id).catch(() => undefined);
-      this.changed(request.engineId);
+      this.changed(engineId);
       throw error;
     }
     // Watch before anything else: the first status is what the user waits for.
-    const url = await engine.urlForHostPort(request.port);
-    this.options.monitor.watch({ engineId: request.engineId, containerId: id, url });
-    this.changed(request.engineId);
-    return toSwarmContainer(request.engineId, await engine.inspectContainer(id));
+    const url = await engine.urlForHostPort(port);
+    this.options.monitor.watch({ engineId, containerId: id, url });
+    this.changed(engineId);
+    return toSwarmContainer(engineId, await engine.inspectContainer(id));
   }
 
   async stop(engineId: string, containerId: string): Promise<SwarmContainer> {
@@ -220,5 +244,12 @@ export class SwarmContainers {
 
   private changed(engineId: string): void {
     this.options.events.emit('swarm:containers-changed', { engineId });
+    for (const listener of this.listeners) {
+      try {
+        listener(engineId);
+      } catch {
+        // A listener's bug must not fail the start or stop that already happened.
+      }
+    }
   }
 }

@@ -1,13 +1,65 @@
+import { join } from 'node:path';
 import { AppError } from '../../shared/errors';
+import type { TrainingSeries } from '../../shared/schemas-profiles';
 import type { DomainModule, ServiceContext } from '../domain';
+import { LABEL_PROFILE } from '../engines/container-engine';
 import type { SwarmModule } from '../swarm/register';
+import type { WatchTarget } from '../swarm/swarm-monitor';
+import { describeThrown } from '../util/logger';
+import { SeriesStore } from './series-store';
+import { TrainingMonitor } from './training-monitor';
 
-// PLACEHOLDER (issue 13, training helper replaces it).
-export function registerTraining(context: ServiceContext, deps: { swarm: SwarmModule }): DomainModule<'training'> {
-  void context;
-  void deps;
-  const notYet = async (): Promise<never> => {
-    throw new AppError('INTERNAL', 'The training monitor is not built yet.');
+export interface TrainingModule extends DomainModule<'training'> {
+  readonly monitor: TrainingMonitor;
+}
+
+/**
+ * `training:*`: the live training monitor of every server the swarm monitor watches, and each
+ * run's time series under `<dataDir>/training/`. Polls at twice the swarm monitor's interval
+ * (2 s in the app, as overwatch; tests shorten both).
+ */
+export function registerTraining(context: ServiceContext, deps: { swarm: SwarmModule }): TrainingModule {
+  const store = new SeriesStore(join(context.dataDir, 'training'), (message, error) => context.logger.warn(message, describeThrown(error)));
+  const monitor = new TrainingMonitor({
+    events: context.events,
+    notifier: context.notifier,
+    store,
+    logger: context.logger,
+    intervalMs: context.monitorIntervalMs !== undefined ? Math.max(100, context.monitorIntervalMs * 2) : 2000,
+    describe: (target) => describeServer(context, target),
+  });
+
+  const notWatched = (engineId: string, containerId: string): AppError =>
+    new AppError('CONTAINER_NOT_FOUND', `The training monitor does not watch ${containerId.slice(0, 12)} on ${engineId}: start the server, or pick one that is running.`);
+
+  return {
+    monitor,
+    handlers: {
+      'training:view': async ({ engineId, containerId }) => {
+        const view = monitor.view(engineId, containerId);
+        if (!view) throw notWatched(engineId, containerId);
+        return view;
+      },
+      'training:series': async ({ engineId, containerId }): Promise<TrainingSeries> =>
+        (await monitor.series(engineId, containerId)) ?? { engineId, containerId, runId: null, points: [], timeline: [] },
+      'training:views': async () => monitor.views(),
+    },
+    // Subscribes before swarm starts (app-services orders it so): rediscovered servers arrive as `watch`.
+    start: async () => monitor.follow(deps.swarm.monitor),
+    dispose: () => monitor.dispose(),
   };
-  return { handlers: { 'training:view': notYet, 'training:series': notYet, 'training:views': async () => [] } };
+}
+
+/** `"X" on Local Docker` (its profile) or `swarm server 1a2b3c4d5e6f on Local Docker`: what a notification calls a server. */
+async function describeServer(context: ServiceContext, target: WatchTarget): Promise<string> {
+  const engine = context.engines.get(target.engineId);
+  let profileLabel: string | null = null;
+  try {
+    const profileId = (await engine.inspectContainer(target.containerId)).labels[LABEL_PROFILE];
+    if (profileId) profileLabel = context.profiles.list().find((p) => p.id === profileId)?.label ?? null;
+  } catch {
+    // Named by engine and port alone.
+  }
+  // Not the URL's port: on a remote engine that is the local end of a tunnel.
+  return profileLabel ? `"${profileLabel}" on ${engine.summary.label}` : `swarm server ${target.containerId.slice(0, 12)} on ${engine.summary.label}`;
 }

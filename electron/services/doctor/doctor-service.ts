@@ -1,0 +1,116 @@
+import type { DoctorCheck, DoctorCheckId, DoctorReport, Profile } from '../../shared/schemas-profiles';
+import type { ContainerEngine, ContainerSummary, EngineInfo, ImageInfo } from '../engines/container-engine';
+import type { EngineRegistry } from '../engines/engine-registry';
+import type { EventSink } from '../events';
+import type { ProfileStore } from '../profiles/profile-store';
+import type { Logger } from '../util/logger';
+import { needsEngine, profileLabels, withTimeout, type Check, type CheckContext } from './check-kit';
+import { diskSpace, dockerDesktopVm, engineReachable, gpuRuntime, imagePresent, socketPermission } from './engine-checks';
+import { gpuHost, hostDirs, modelDir, nativeAjet, portFree, shm } from './host-checks';
+
+/** Every check, in the order the report lists them (the order of `DoctorCheckId`). */
+export const DOCTOR_CHECKS: Record<DoctorCheckId, Check> = {
+  'engine-reachable': engineReachable,
+  'socket-permission': socketPermission,
+  'docker-desktop-vm': needsEngine(dockerDesktopVm),
+  'gpu-host': gpuHost,
+  'gpu-runtime': needsEngine(gpuRuntime),
+  'disk-space': needsEngine(diskSpace),
+  image: needsEngine(imagePresent),
+  'model-dir': modelDir,
+  'host-dirs': hostDirs,
+  port: portFree,
+  shm,
+  'native-ajet': nativeAjet,
+};
+
+/** Each check's own limit: a hung one ends as a warning and never holds up the others. */
+export const CHECK_TIMEOUT_MS = 20_000;
+
+export interface DoctorServiceOptions {
+  engines: EngineRegistry;
+  profiles: ProfileStore;
+  events: EventSink;
+  logger?: Logger;
+  checkTimeoutMs?: number;
+}
+
+/** Shares one answer per question between the checks of one run (they run at the same time). */
+function once<T>(fetch: () => Promise<T>): () => Promise<T> {
+  let promise: Promise<T> | null = null;
+  return () => (promise ??= fetch());
+}
+
+function verdictOf(checks: DoctorCheck[]): DoctorReport['verdict'] {
+  if (checks.some((c) => c.status === 'fail')) return 'fail';
+  if (checks.some((c) => c.status === 'warn')) return 'warn';
+  return 'pass';
+}
+
+/**
+ * The preflight doctor: all checks of a profile on its engine at once, each with its own timeout;
+ * the last report per profile kept in memory for this run and pushed as `doctor:report`.
+ */
+export class DoctorService {
+  private readonly reports = new Map<string, DoctorReport>();
+  private readonly running = new Map<string, Promise<DoctorReport>>();
+
+  constructor(private readonly options: DoctorServiceOptions) {}
+
+  /** Runs the doctor for a profile; a second call while one runs gets the same report (Start and a click at once). */
+  run(profileId: string): Promise<DoctorReport> {
+    const current = this.running.get(profileId);
+    if (current) return current;
+    const run = this.runOnce(profileId).finally(() => this.running.delete(profileId));
+    this.running.set(profileId, run);
+    return run;
+  }
+
+  /** The last report of every profile that still exists. */
+  list(): DoctorReport[] {
+    const ids = new Set(this.options.profiles.list().map((p) => p.id));
+    return [...this.reports.values()].filter((r) => ids.has(r.profileId));
+  }
+
+  private async runOnce(profileId: string): Promise<DoctorReport> {
+    const profile = this.options.profiles.get(profileId);
+    const engine = this.options.engines.get(profile.engineId);
+    const started = Date.now();
+    const context = this.contextFor(profile, engine);
+    const timeoutMs = this.options.checkTimeoutMs ?? CHECK_TIMEOUT_MS;
+    const checks = await Promise.all(
+      (Object.entries(DOCTOR_CHECKS) as [DoctorCheckId, Check][]).map(([id, check]) => withTimeout(id, () => check(context), timeoutMs)),
+    );
+    const report: DoctorReport = {
+      profileId,
+      engineId: profile.engineId,
+      ranAt: new Date().toISOString(),
+      durationMs: Math.max(0, Math.round(Date.now() - started)),
+      verdict: verdictOf(checks),
+      checks,
+    };
+    this.reports.set(profileId, report);
+    const failing = checks.filter((c) => c.status === 'fail').map((c) => c.id);
+    this.options.logger?.info?.(`doctor ${profileId} on ${profile.engineId}: ${report.verdict}${failing.length ? ` (${failing.join(', ')})` : ''} in ${report.durationMs} ms`);
+    this.options.events.emit('doctor:report', report);
+    return report;
+  }
+
+  private contextFor(profile: Profile, engine: ContainerEngine): CheckContext {
+    const host = engine.host;
+    return {
+      profile,
+      engine,
+      where: host?.kind === 'local' ? 'local' : 'server',
+      hostLabel: host?.label ?? engine.summary.label,
+      health: once(() => engine.health()),
+      info: once<EngineInfo>(() => engine.info()),
+      image: once<ImageInfo | null>(() => engine.inspectImage(profile.image)),
+      ownContainers: once<ContainerSummary[]>(() => engine.listContainers(profileLabels(profile))),
+      exec: (script, timeoutMs) => {
+        if (!host) return Promise.reject(new Error('no shell on the engine host'));
+        return host.exec(script, timeoutMs === undefined ? {} : { timeoutMs });
+      },
+    };
+  }
+}

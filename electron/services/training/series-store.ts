@@ -1,0 +1,146 @@
+import { appendFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { TrainingPoint } from '../../shared/schemas-profiles';
+
+/**
+ * One line of a run file. Short keys: a run of 10,000 steps writes about 10,000 points and 30,000
+ * status changes, and the file should stay a few megabytes.
+ */
+export type RunRecord =
+  | { k: 'run'; runId: string; t: number }
+  | { k: 's'; s: string; t: number }
+  | ({ k: 'p' } & TrainingPoint)
+  | { k: 'end'; t: number };
+
+export interface StoredRun {
+  runId: string;
+  startedAt: number;
+  points: TrainingPoint[];
+  statuses: { status: string; at: number }[];
+  ended: boolean;
+}
+
+/** Runs kept per server; older run files are deleted when a new run starts. */
+const KEEP_RUNS = 5;
+/** What a run keeps in memory (and reads back): enough for any chart, bounded for a run that never ends. */
+export const MAX_POINTS_IN_MEMORY = 20_000;
+export const MAX_STATUSES_IN_MEMORY = 5_000;
+
+/** A file-name-safe form of an engine or container id (ids are not ours to trust with a path). */
+function safeName(id: string): string {
+  return id.replace(/[^A-Za-z0-9._-]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).replace(/^\.+/, '_');
+}
+
+/** Run ids sort by time: a UTC stamp, then a random tail in case two runs start within the same ms. */
+export function newRunId(now: number): string {
+  const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace('.', '');
+  return `${stamp}-${Math.random().toString(16).slice(2, 6)}`;
+}
+
+export function pushCapped<T>(list: T[], item: T, cap: number): void {
+  list.push(item);
+  if (list.length > cap) list.splice(0, list.length - cap);
+}
+
+/**
+ * The per-run time series on disk: `<dataDir>/training/<engineId>/<containerId>/<runId>.jsonl`, one
+ * JSON record per line, appended with one write each (O_APPEND: a record is never interleaved with
+ * another). A crash can leave a torn last line; reading skips lines that do not parse.
+ */
+export class SeriesStore {
+  private readonly queues = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly root: string,
+    private readonly onError: (message: string, error: unknown) => void = () => undefined,
+  ) {}
+
+  private dirOf(engineId: string, containerId: string): string {
+    return join(this.root, safeName(engineId), safeName(containerId));
+  }
+
+  /** Appends in order per file; a failed write is reported and does not block the next ones. */
+  append(engineId: string, containerId: string, runId: string, records: RunRecord[]): Promise<void> {
+    if (records.length === 0) return Promise.resolve();
+    const dir = this.dirOf(engineId, containerId);
+    const file = join(dir, `${safeName(runId)}.jsonl`);
+    const text = records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+    const previous = this.queues.get(file) ?? Promise.resolve();
+    const next = previous
+      .then(async () => {
+        await mkdir(dir, { recursive: true, mode: 0o700 });
+        await appendFile(file, text, { mode: 0o600 });
+        if (records.some((r) => r.k === 'run')) await this.prune(dir);
+      })
+      .catch((error: unknown) => this.onError('could not write the training series', error));
+    this.queues.set(file, next);
+    void next.then(() => {
+      if (this.queues.get(file) === next) this.queues.delete(file);
+    });
+    return next;
+  }
+
+  /** Waits for every write queued so far (tests, shutdown). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.queues.values()]);
+  }
+
+  private async runFiles(dir: string): Promise<string[]> {
+    const names = await readdir(dir).catch(() => [] as string[]);
+    return names.filter((n) => n.endsWith('.jsonl')).sort();
+  }
+
+  private async prune(dir: string): Promise<void> {
+    const files = await this.runFiles(dir);
+    for (const name of files.slice(0, Math.max(0, files.length - KEEP_RUNS))) await rm(join(dir, name), { force: true });
+  }
+
+  /** The newest run of a server as stored, or null when there is none (or it cannot be read). */
+  async latestRun(engineId: string, containerId: string): Promise<StoredRun | null> {
+    const dir = this.dirOf(engineId, containerId);
+    const files = await this.runFiles(dir);
+    const newest = files.at(-1);
+    if (!newest) return null;
+    let text: string;
+    try {
+      text = await readFile(join(dir, newest), 'utf8');
+    } catch (error) {
+      this.onError('could not read the training series', error);
+      return null;
+    }
+    return parseRun(text);
+  }
+
+  /** Drops every stored run of a server (the container was removed). */
+  async forget(engineId: string, containerId: string): Promise<void> {
+    await this.flush();
+    await rm(this.dirOf(engineId, containerId), { recursive: true, force: true });
+  }
+}
+
+export function parseRun(text: string): StoredRun | null {
+  let run: StoredRun | null = null;
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let record: RunRecord;
+    try {
+      record = JSON.parse(line) as RunRecord;
+    } catch {
+      continue; // a torn last line after a crash
+    }
+    if (record.k === 'run' && typeof record.runId === 'string' && run === null) {
+      run = { runId: record.runId, startedAt: record.t, points: [], statuses: [], ended: false };
+    } else if (!run) {
+      continue;
+    } else if (record.k === 's' && typeof record.s === 'string' && typeof record.t === 'number') {
+      pushCapped(run.statuses, { status: record.s, at: record.t }, MAX_STATUSES_IN_MEMORY);
+    } else if (record.k === 'p') {
+      const { k: _k, ...rest } = record;
+      const point = TrainingPoint.safeParse(rest);
+      if (point.success) pushCapped(run.points, point.data, MAX_POINTS_IN_MEMORY);
+    } else if (record.k === 'end') {
+      run.ended = true;
+    }
+  }
+  return run;
+}

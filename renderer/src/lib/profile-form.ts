@@ -1,0 +1,142 @@
+import { SWARM_DEFAULT_IMAGE, SWARM_DEFAULT_PORT, SWARM_DEFAULT_SHM_GB } from '../../../electron/shared/defaults';
+import { ProfileInput, type Profile } from '../../../electron/shared/schemas-profiles';
+
+/** The image and its mirrors (agentjet-swarm.md §4): ghcr.io, and two that answer from mainland China. */
+export const IMAGE_CHOICES = [
+  SWARM_DEFAULT_IMAGE,
+  'ghcr.modelscope.cn/modelscope/agentjet:main',
+  'docker.1ms.run/modelscope/agentjet:main',
+] as const;
+
+/** The documented fix for ncclUnhandledCudaError, offered as one click. */
+export const NCCL_FIX = { name: 'NCCL_NVLS_ENABLE', value: '0' } as const;
+
+/** The form as typed: strings for numbers and lists, so a half-typed value is not lost. */
+export interface ProfileDraft {
+  label: string;
+  mode: 'container' | 'native';
+  image: string;
+  port: string;
+  networkMode: 'publish' | 'host';
+  gpuMode: 'all' | 'ids' | 'none';
+  gpuIds: string;
+  shmMode: 'size' | 'ipc-host';
+  shmGb: string;
+  modelHostPath: string;
+  modelContainerPath: string;
+  logDir: string;
+  experimentsDir: string;
+  checkpointsDir: string;
+  env: { name: string; value: string }[];
+  secretEnv: string;
+  nativeActivate: string;
+}
+
+export type ProfileField =
+  | 'label'
+  | 'image'
+  | 'port'
+  | 'gpus'
+  | 'shm'
+  | 'model'
+  | 'logDir'
+  | 'experimentsDir'
+  | 'checkpointsDir'
+  | 'env'
+  | 'secretEnv'
+  | 'nativeActivate'
+  | 'form';
+
+/** The order errors are focused in (the first one after a submit). */
+export const PROFILE_FIELD_ORDER: ProfileField[] = ['label', 'image', 'port', 'gpus', 'shm', 'model', 'logDir', 'experimentsDir', 'checkpointsDir', 'env', 'secretEnv', 'nativeActivate', 'form'];
+
+export function emptyProfileDraft(): ProfileDraft {
+  return {
+    label: '',
+    mode: 'container',
+    image: SWARM_DEFAULT_IMAGE,
+    port: String(SWARM_DEFAULT_PORT),
+    networkMode: 'publish',
+    gpuMode: 'all',
+    gpuIds: '',
+    shmMode: 'size',
+    shmGb: String(SWARM_DEFAULT_SHM_GB),
+    modelHostPath: '',
+    modelContainerPath: '',
+    logDir: '~/swarmlog',
+    experimentsDir: '~/swarmexp',
+    checkpointsDir: '~/swarmckpt',
+    env: [],
+    secretEnv: '',
+    nativeActivate: '',
+  };
+}
+
+export function draftFromProfile(p: Profile): ProfileDraft {
+  return {
+    label: p.label,
+    mode: p.mode,
+    image: p.image,
+    port: String(p.port),
+    networkMode: p.networkMode,
+    gpuMode: p.gpus.mode,
+    gpuIds: p.gpus.mode === 'ids' ? p.gpus.ids.join(', ') : '',
+    shmMode: p.shm.mode,
+    shmGb: p.shm.mode === 'size' ? String(p.shm.gb) : String(SWARM_DEFAULT_SHM_GB),
+    modelHostPath: p.model?.hostPath ?? '',
+    modelContainerPath: p.model?.containerPath ?? '',
+    logDir: p.logDir ?? '',
+    experimentsDir: p.experimentsDir ?? '',
+    checkpointsDir: p.checkpointsDir ?? '',
+    env: p.env.map((e) => ({ ...e })),
+    secretEnv: p.secretEnv.join(', '),
+    nativeActivate: p.nativeActivate ?? '',
+  };
+}
+
+const list = (text: string) =>
+  text
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+const orNull = (text: string) => (text.trim() === '' ? null : text.trim());
+const num = (text: string) => (/^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN);
+
+/** Which form field a schema issue belongs to. */
+function fieldOf(path: readonly PropertyKey[]): ProfileField {
+  const head = String(path[0] ?? 'form');
+  if (head === 'networkMode' || head === 'mode' || head === 'engineId') return 'form';
+  return (PROFILE_FIELD_ORDER as string[]).includes(head) ? (head as ProfileField) : 'form';
+}
+
+/**
+ * The draft as the backend will take it, checked with the backend's own schema: errors (the
+ * schema's English text) by field, or the profile to send.
+ */
+export function checkProfileDraft(draft: ProfileDraft, engineId: string): { errors: Partial<Record<ProfileField, string>>; profile: ProfileInput | null } {
+  const errors: Partial<Record<ProfileField, string>> = {};
+  const model = draft.modelHostPath.trim() || draft.modelContainerPath.trim() ? { hostPath: draft.modelHostPath, containerPath: draft.modelContainerPath } : null;
+  const parsed = ProfileInput.safeParse({
+    label: draft.label,
+    engineId,
+    mode: draft.mode,
+    image: draft.image,
+    port: num(draft.port),
+    networkMode: draft.networkMode,
+    gpus: draft.gpuMode === 'ids' ? { mode: 'ids', ids: list(draft.gpuIds) } : { mode: draft.gpuMode },
+    shm: draft.shmMode === 'size' ? { mode: 'size', gb: num(draft.shmGb) } : { mode: 'ipc-host' },
+    model,
+    logDir: orNull(draft.logDir),
+    experimentsDir: orNull(draft.experimentsDir),
+    checkpointsDir: orNull(draft.checkpointsDir),
+    env: draft.env.filter((e) => e.name.trim() !== '' || e.value !== '').map((e) => ({ name: e.name.trim(), value: e.value })),
+    secretEnv: list(draft.secretEnv),
+    nativeActivate: draft.mode === 'native' ? orNull(draft.nativeActivate) : null,
+  });
+  if (parsed.success) return { errors, profile: parsed.data };
+  for (const issue of parsed.error.issues) {
+    const field = fieldOf(issue.path);
+    errors[field] ??= issue.message;
+  }
+  return { errors, profile: null };
+}

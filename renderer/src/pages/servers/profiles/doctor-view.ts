@@ -1,0 +1,51 @@
+import type { DoctorCheck, DoctorReport, PullView } from '../../../../../electron/shared/schemas-profiles';
+import { t } from '../../../lib/i18n';
+import { elapsed, say, since } from '../../../lib/durations';
+
+/** A shape per status, so the status reads without colour (and the word next to it says it too). */
+export const STATUS_ICON: Record<DoctorCheck['status'] | DoctorReport['verdict'], string> = {
+  pass: '✓',
+  warn: '!',
+  fail: '✕',
+  skip: '–',
+};
+
+export function countByStatus(report: DoctorReport): Record<DoctorCheck['status'], number> {
+  const counts = { pass: 0, warn: 0, fail: 0, skip: 0 };
+  for (const check of report.checks) counts[check.status] += 1;
+  return counts;
+}
+
+/** "checked just now", "checked 2 min ago", "checked 3 h ago", then the time itself. */
+export function checkedAgo(ranAt: string, now: number): string {
+  const ms = since(ranAt, now);
+  if (ms === null) return t('doctor.ranLong', { time: ranAt });
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 1) return t('doctor.ranJustNow');
+  if (minutes < 60) return t('doctor.ranMinutes', { n: minutes });
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return t('doctor.ranHours', { n: hours });
+  return t('doctor.ranLong', { time: new Date(ranAt).toLocaleString() });
+}
+
+const MB = 1024 * 1024;
+
+/** Megabytes with one decimal below 10 MB, whole ones above (the bar moves in visible steps). */
+export function megabytes(bytes: number): string {
+  const mb = bytes / MB;
+  return mb < 10 ? mb.toFixed(1) : String(Math.round(mb));
+}
+
+/** The pull's words next to its bar: percent, layers, megabytes and time left, each only when known. */
+export function pullFacts(pull: PullView): string[] {
+  const facts: string[] = [];
+  facts.push(pull.percent === null ? t('pull.percentUnknown') : t('pull.percent', { percent: Math.floor(pull.percent) }));
+  if (pull.layersTotal > 0) facts.push(t('pull.layers', { done: pull.layersDone, total: pull.layersTotal }));
+  if (pull.bytesTotal > 0) facts.push(t('pull.bytes', { done: megabytes(pull.bytesDone), total: megabytes(pull.bytesTotal) }));
+  if (pull.etaSeconds !== null && pull.etaSeconds > 0 && !isEnded(pull)) facts.push(t('pull.eta', { time: say(elapsed(pull.etaSeconds * 1000)) }));
+  return facts;
+}
+
+export function isEnded(pull: PullView): boolean {
+  return pull.phase === 'done' || pull.phase === 'failed' || pull.phase === 'cancelled';
+}

@@ -1,0 +1,187 @@
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import { flushSync } from 'svelte';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { setLocale } from '../../renderer/src/lib/i18n';
+import { DoctorState } from '../../renderer/src/lib/state/doctor.svelte';
+import { PullsState } from '../../renderer/src/lib/state/pulls.svelte';
+import DoctorPanel from '../../renderer/src/pages/servers/profiles/DoctorPanel.svelte';
+import PullProgress from '../../renderer/src/pages/servers/profiles/PullProgress.svelte';
+import { FakeApi, makeDoctorCheck, makeDoctorReport, makePull } from './fake-api';
+
+const FAILING = makeDoctorReport('qwen', { ranAt: new Date(Date.now() - 150_000).toISOString(), durationMs: 2400 }, [
+  makeDoctorCheck('gpu-runtime', {
+    status: 'fail',
+    detail: 'Docker has no NVIDIA runtime and no NVIDIA CDI devices (runtimes: runc), so containers get no GPU.',
+    fix: 'Install the NVIDIA Container Toolkit on gpu-1 and register it with Docker, or set GPUs to "none".',
+    command: 'sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker',
+    commandWhere: 'server',
+  }),
+  makeDoctorCheck('shm', { status: 'warn', detail: 'The container gets only 2 GiB of shared memory.', fix: 'Raise it to 16 GiB.' }),
+  makeDoctorCheck('native-ajet', { status: 'skip', detail: 'The profile runs the swarm server in a container, not natively.' }),
+]);
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('DoctorPanel', () => {
+  it('shows the verdict, counts and when it ran; each check with an icon and a word, detail, fix and command', () => {
+    render(DoctorPanel, { report: FAILING });
+    const panel = screen.getByTestId('doctor-panel');
+    expect(panel.dataset.verdict).toBe('fail');
+    const verdict = screen.getByTestId('doctor-verdict');
+    expect(verdict.textContent).toContain('Will not start until fixed');
+    expect(verdict.textContent).toContain('9 passed · 1 warnings · 1 failed · 1 skipped');
+    expect(screen.getByTestId('doctor-ran').textContent).toContain('checked 2 min ago · in 2.4 s');
+
+    const runtime = screen.getByTestId('doctor-check-gpu-runtime');
+    expect(runtime.dataset.status).toBe('fail');
+    // Not colour alone: a shape and the word.
+    expect(runtime.querySelector('.badge')?.textContent?.replace(/\s+/g, ' ').trim()).toBe('✕ Fail');
+    expect(runtime.textContent).toContain('GPUs for containers (NVIDIA runtime or CDI)');
+    expect(runtime.textContent).toContain('no NVIDIA runtime');
+    expect(within(runtime).getByTestId('doctor-fix').textContent).toContain('Install the NVIDIA Container Toolkit');
+    expect(runtime.textContent).toContain('Run on the server:');
+    expect(within(runtime).getByTestId('doctor-command').textContent).toBe('sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker');
+
+    expect(screen.getByTestId('doctor-check-shm').querySelector('.badge')?.textContent).toContain('Warning');
+    expect(screen.getByTestId('doctor-check-native-ajet').querySelector('.badge')?.textContent).toContain('Skipped');
+    // A passing check has no fix and no command to copy.
+    const port = screen.getByTestId('doctor-check-port');
+    expect(within(port).queryByTestId('doctor-fix')).toBeNull();
+    expect(within(port).queryByTestId('doctor-copy')).toBeNull();
+    expect(screen.getAllByTestId('doctor-copy')).toHaveLength(1);
+  });
+
+  it('copies the command; when the clipboard refuses, selects it and says to press Ctrl+C', async () => {
+    const writeText = vi.fn(() => Promise.resolve());
+    // TEST DOUBLE: jsdom has no clipboard.
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    render(DoctorPanel, { report: FAILING });
+    const runtime = screen.getByTestId('doctor-check-gpu-runtime');
+    await fireEvent.click(within(runtime).getByTestId('doctor-copy'));
+    expect(writeText).toHaveBeenCalledWith('sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker');
+    await waitFor(() => expect(within(runtime).getByTestId('doctor-copy-outcome').textContent).toContain('Copied.'));
+
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText: () => Promise.reject(new Error('denied')) }, configurable: true });
+    await fireEvent.click(within(runtime).getByTestId('doctor-copy'));
+    await waitFor(() => expect(within(runtime).getByTestId('doctor-copy-outcome').textContent).toContain('press Ctrl+C'));
+    expect(window.getSelection()?.toString()).toBe('sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker');
+  });
+
+  it('"checked … ago" moves on with the clock', async () => {
+    vi.useFakeTimers({ now: Date.parse('2026-12-03T12:00:00Z') });
+    render(DoctorPanel, { report: makeDoctorReport('p', { ranAt: '2026-12-03T11:59:30Z' }) });
+    expect(screen.getByTestId('doctor-ran').textContent).toContain('checked just now');
+    await vi.advanceTimersByTimeAsync(3 * 60_000);
+    expect(screen.getByTestId('doctor-ran').textContent).toContain('checked 3 min ago');
+  });
+
+  it('says when it has not run yet, and that it is checking', () => {
+    const { rerender } = render(DoctorPanel, { report: null });
+    expect(screen.getByTestId('doctor-panel').textContent).toContain('Not checked yet.');
+    void rerender({ report: null, running: true });
+    flushSync();
+    expect(screen.getByTestId('doctor-running').textContent).toBe('Checking…');
+    expect(screen.getByTestId('doctor-panel').getAttribute('aria-busy')).toBe('true');
+  });
+
+  it('titles and statuses in Chinese', () => {
+    setLocale('zh-CN');
+    render(DoctorPanel, { report: FAILING });
+    expect(screen.getByTestId('doctor-verdict').textContent).toContain('修复之前无法启动');
+    const runtime = screen.getByTestId('doctor-check-gpu-runtime');
+    expect(runtime.textContent).toContain('容器可用的 GPU（NVIDIA 运行时或 CDI）');
+    expect(runtime.textContent).toContain('失败');
+    expect(runtime.textContent).toContain('在服务器上运行：');
+  });
+});
+
+describe('PullProgress', () => {
+  it('a real progress bar with its value, percent, layers, megabytes, time left and phase; Cancel', async () => {
+    const oncancel = vi.fn();
+    render(PullProgress, {
+      pull: makePull({ phase: 'downloading', percent: 42.7, layersDone: 2, layersTotal: 5, bytesDone: 300 * 1024 * 1024, bytesTotal: 1024 * 1024 * 1024, etaSeconds: 75 }),
+      oncancel,
+    });
+    const bar = screen.getByRole('progressbar');
+    expect(bar.tagName).toBe('PROGRESS');
+    expect(bar.getAttribute('aria-valuenow')).toBe('42');
+    expect((bar as HTMLProgressElement).value).toBeCloseTo(42.7);
+    expect(screen.getByTestId('pull-phase').textContent).toBe('Downloading');
+    expect(screen.getByTestId('pull-facts').textContent).toBe('42 % · layers 2/5 · 300 / 1024 MB · about 1 min 15 s left');
+    await fireEvent.click(screen.getByTestId('pull-cancel'));
+    expect(oncancel).toHaveBeenCalledOnce();
+  });
+
+  it('sizes not known yet: an indeterminate bar, not 0 %', () => {
+    render(PullProgress, { pull: makePull(), oncancel: () => undefined });
+    const bar = screen.getByRole('progressbar');
+    expect(bar.hasAttribute('value')).toBe(false);
+    expect(screen.getByTestId('pull-phase').textContent).toBe('Looking up the image…');
+    expect(screen.getByTestId('pull-facts').textContent).toBe('size not known yet');
+  });
+
+  it('done: 100 %, no Cancel', () => {
+    render(PullProgress, { pull: makePull({ phase: 'done', percent: 100, layersDone: 4, layersTotal: 4, bytesDone: 5e6, bytesTotal: 5e6, endedAt: new Date().toISOString() }), oncancel: () => undefined });
+    expect(screen.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('100');
+    expect(screen.getByTestId('pull-phase').textContent).toBe('Pulled');
+    expect(screen.queryByTestId('pull-cancel')).toBeNull();
+  });
+
+  it('failed: the error title, the backend message and the help, no bar', () => {
+    const message = 'ghcr.io/modelscope/agentjet:nope was not found on ghcr.io (manifest unknown): the repository or the tag does not exist.';
+    render(PullProgress, { pull: makePull({ image: 'ghcr.io/modelscope/agentjet:nope', phase: 'failed', endedAt: new Date().toISOString(), error: { code: 'IMAGE_NOT_FOUND', message } }), oncancel: () => undefined });
+    const error = screen.getByTestId('pull-error');
+    expect(error.dataset.errorCode).toBe('IMAGE_NOT_FOUND');
+    expect(error.textContent).toContain(message);
+    expect(screen.queryByRole('progressbar')).toBeNull();
+    expect(screen.getByTestId('pull-phase').textContent).toBe('Pull failed');
+  });
+
+  it('in Chinese', () => {
+    setLocale('zh-CN');
+    render(PullProgress, { pull: makePull({ phase: 'extracting', percent: 80, layersDone: 3, layersTotal: 4, bytesDone: 1e8, bytesTotal: 1e8 }), oncancel: () => undefined });
+    expect(screen.getByTestId('pull-phase').textContent).toBe('正在解压');
+    expect(screen.getByTestId('pull-facts').textContent).toContain('镜像层 3/4');
+    expect(screen.getByTestId('pull-cancel').textContent).toBe('取消');
+  });
+});
+
+describe('DoctorState and PullsState with the fake backend', () => {
+  let api: FakeApi;
+  beforeEach(() => {
+    api = new FakeApi();
+  });
+
+  it('DoctorState: lists kept reports, runs the doctor, takes pushed reports', async () => {
+    api.doctorReports = [makeDoctorReport('a')];
+    const state = new DoctorState(api);
+    const stop = state.start();
+    await waitFor(() => expect(state.reports.a?.verdict).toBe('pass'));
+    api.doctorAnswer = (id) => makeDoctorReport(id, {}, [makeDoctorCheck('port', { status: 'fail' })]);
+    const report = await state.run('b');
+    expect(report?.verdict).toBe('fail');
+    expect(state.reports.b?.verdict).toBe('fail');
+    expect(api.requestsOn('doctor:run')).toEqual([{ profileId: 'b' }]);
+    api.emit('doctor:report', makeDoctorReport('a', { verdict: 'warn' }));
+    expect(state.reports.a?.verdict).toBe('warn');
+    stop();
+  });
+
+  it('PullsState: starts a pull, follows its events (this engine only), cancels it', async () => {
+    const state = new PullsState(api, 'local');
+    const stop = state.start();
+    const image = 'ghcr.io/modelscope/agentjet:main';
+    const started = await state.pull(image);
+    expect(state.active(image)).toBe(true);
+    api.emit('images:pull-progress', { ...started!, phase: 'downloading', percent: 10 });
+    expect(state.byImage[image]?.percent).toBe(10);
+    api.emit('images:pull-progress', makePull({ pullId: 'other', engineId: 'ssh-gpu', image, percent: 99 }));
+    expect(state.byImage[image]?.percent).toBe(10);
+    await state.cancel(image);
+    expect(state.byImage[image]?.phase).toBe('cancelled');
+    expect(state.active(image)).toBe(false);
+    stop();
+  });
+});

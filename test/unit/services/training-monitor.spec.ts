@@ -1,0 +1,149 @@
+import http from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EventHub } from '../../../electron/services/events';
+import type { Notifier } from '../../../electron/services/notifier';
+import type { TargetEvent, WatchTarget } from '../../../electron/services/swarm/swarm-monitor';
+import { SeriesStore } from '../../../electron/services/training/series-store';
+import { TrainingMonitor } from '../../../electron/services/training/training-monitor';
+import type { AppNotification, TrainingView } from '../../../electron/shared/schemas-profiles';
+import { startFakeSwarmServer, type FakeSwarmHandle } from '../../fixtures/fake-swarm/server.mjs';
+import { poll, waitForEvent } from '../../support/helpers';
+
+/** TEST DOUBLE: records notifications instead of showing them. */
+class RecordingNotifier implements Notifier {
+  readonly shown: AppNotification[] = [];
+  notify(n: AppNotification): void {
+    this.shown.push(n);
+  }
+}
+
+/** TEST DOUBLE: the swarm monitor's target feed, driven by the test. */
+class TargetFeed {
+  private listener: ((e: TargetEvent) => void) | null = null;
+  onTargets(listener: (e: TargetEvent) => void) {
+    this.listener = listener;
+    return () => (this.listener = null);
+  }
+  targets(): WatchTarget[] {
+    return [];
+  }
+  send(event: TargetEvent) {
+    this.listener?.(event);
+  }
+}
+
+const silent = { warn: () => undefined, info: () => undefined, error: () => undefined };
+
+describe('TrainingMonitor', () => {
+  let dir: string;
+  let hub: EventHub;
+  let notifier: RecordingNotifier;
+  let feed: TargetFeed;
+  let monitor: TrainingMonitor;
+  const closers: (() => Promise<void>)[] = [];
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'training-monitor-'));
+    hub = new EventHub();
+    notifier = new RecordingNotifier();
+    feed = new TargetFeed();
+    monitor = new TrainingMonitor({ events: hub, notifier, store: new SeriesStore(dir), logger: silent, intervalMs: 50, timeoutMs: 1000, offlineGraceMs: 300 });
+    monitor.follow(feed);
+  });
+
+  afterEach(async () => {
+    await monitor.dispose();
+    for (const close of closers.splice(0)) await close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function fake(): Promise<FakeSwarmHandle> {
+    const handle = await startFakeSwarmServer({ port: 0, quiet: true, trainer: 'external' });
+    closers.push(() => handle.close());
+    return handle;
+  }
+
+  const target = (url: string): WatchTarget => ({ engineId: 'local', containerId: 'c1', url });
+  const statusIs = (status: string) => (v: TrainingView) => v.engineStatus === status;
+
+  it('polls on fresh connections (Connection: close) and lists routes this server does not have', async () => {
+    const seen: { url: string; connection: string | undefined }[] = [];
+    const server = http.createServer((req, res) => {
+      seen.push({ url: req.url ?? '', connection: req.headers.connection });
+      if (req.url === '/get_engine_status') {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not Found"}');
+      } else {
+        // An older server: the live status only in the pool, and no running episodes (null).
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"engine_status":"ENGINE.ROLLING","global_step":2,"running_episode_details":null}');
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const port = (server.address() as { port: number }).port;
+    const view = waitForEvent(hub, 'training:changed', statusIs('ENGINE.ROLLING'), 5000);
+    feed.send({ kind: 'watch', target: target(`http://127.0.0.1:${port}`) });
+    expect(await view).toMatchObject({ globalStep: 2, missingRoutes: ['/get_engine_status'], runningEpisodes: [], lastError: null });
+    await poll('two polls', 5000, async () => (seen.length >= 4 ? true : undefined));
+    expect(seen.every((s) => s.connection === 'close')).toBe(true);
+  });
+
+  it('emits training:changed only when something besides the poll time changed', async () => {
+    const swarm = await fake();
+    const events: TrainingView[] = [];
+    hub.subscribe((name, payload) => name === 'training:changed' && events.push(payload as TrainingView));
+    feed.send({ kind: 'watch', target: target(swarm.url) });
+    await waitForEvent(hub, 'training:changed', statusIs('ENGINE.OFFLINE'), 5000);
+    await new Promise((resolve) => setTimeout(resolve, 500)); // about ten more polls of an idle server
+    expect(events).toHaveLength(1);
+    expect(monitor.view('local', 'c1')?.checkedAt).not.toBe(events[0]?.checkedAt);
+  });
+
+  it('says nothing about OFFLINE when the server goes away within the grace period (the app stopping it)', async () => {
+    const swarm = await fake();
+    const r = (path: string, body: unknown = {}) =>
+      fetch(`${swarm.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((x) => x.json());
+    await r('/sync_train_config', { yaml_as_string: 'batch_size: 1\n' });
+    await r('/start_engine');
+    feed.send({ kind: 'watch', target: target(swarm.url) });
+    await waitForEvent(hub, 'training:changed', statusIs('ENGINE.BOOTING'), 5000);
+    await r('/update_engine_status', { engine_status: 'ENGINE.ROLLING', global_step: 1 });
+    await waitForEvent(hub, 'training:changed', statusIs('ENGINE.ROLLING'), 5000);
+    expect(notifier.shown.map((n) => n.kind)).toEqual(['engine-rolling']);
+    // Upstream's Ctrl+C path: /stop_engine, then the process exits.
+    await r('/stop_engine');
+    await waitForEvent(hub, 'training:changed', statusIs('ENGINE.OFFLINE'), 5000);
+    await swarm.close();
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(notifier.shown.map((n) => n.kind)).toEqual(['engine-rolling']);
+    expect(monitor.view('local', 'c1')?.lastError).toMatch(/cannot connect/);
+  });
+
+  it('notifies an unexpected OFFLINE after the grace period, and a container that died, not one the app stopped', async () => {
+    const swarm = await fake();
+    const r = (path: string, body: unknown = {}) =>
+      fetch(`${swarm.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((x) => x.json());
+    await r('/sync_train_config', { yaml_as_string: 'batch_size: 1\n' });
+    await r('/start_engine');
+    feed.send({ kind: 'watch', target: target(swarm.url) });
+    await waitForEvent(hub, 'training:changed', statusIs('ENGINE.BOOTING'), 5000);
+    await r('/update_engine_status', { engine_status: 'ENGINE.ROLLING', global_step: 3 });
+    await waitForEvent(hub, 'training:changed', statusIs('ENGINE.ROLLING'), 5000);
+    await r('/update_engine_status', { engine_status: 'ENGINE.OFFLINE', global_step: 0 });
+    const offline = await poll('the offline notification', 5000, async () => notifier.shown.find((n) => n.kind === 'engine-offline'));
+    expect(offline).toMatchObject({ engineId: 'local', containerId: 'c1', title: expect.stringContaining('offline') });
+
+    const status = { engineId: 'local', containerId: 'c1', url: swarm.url, connection: 'stopped' as const, engineStatus: null, engineStatusDetail: null, globalStep: null, lastGlobalStep: null, lastEngineStatusDetail: null, bootingSince: null, engineProblem: null, lastError: null, checkedAt: new Date().toISOString() };
+    const log = { lines: [], explains: false };
+    feed.send({ kind: 'ended', target: target(swarm.url), status: { ...status, exit: { kind: 'stopped', code: 143, finishedAt: null, log } } });
+    feed.send({ kind: 'watch', target: target(swarm.url) });
+    feed.send({ kind: 'ended', target: target(swarm.url), status: { ...status, exit: { kind: 'crashed', code: 1, finishedAt: null, log } } });
+    const died = await poll('the container-died notification', 5000, async () => notifier.shown.find((n) => n.kind === 'container-died'));
+    expect(died.body).toContain('crashed, exit code 1');
+    expect(notifier.shown.filter((n) => n.kind === 'container-died')).toHaveLength(1);
+    // The series of the ended server is still served.
+    expect((await monitor.series('local', 'c1'))?.timeline.map((s) => s.status)).toEqual(['ENGINE.BOOTING', 'ENGINE.ROLLING', 'ENGINE.OFFLINE']);
+  });
+});
