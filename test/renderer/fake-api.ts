@@ -76,15 +76,15 @@ class FakeBackend {
   profileViews: ProfileView[] = [];
   /** What servers:test answers; the default is every stage passing. */
   diagnosticsReport: DiagnosticsReport | null = null;
+  /** doctor/pull: the reports doctor:reports lists, what doctor:run answers (default: a passing report), the pulls images:pulls lists. */
+  doctorReports: DoctorReport[] = [];
+  doctorAnswer: ((profileId: string) => DoctorReport) | null = null;
+  pullViews: PullView[] = [];
   // ---- logs (issue 13): a log of `logTotal` generated lines (`line <n>`, every 10th on stderr), so a
   // million lines cost nothing here; the server log file as `serverLogTail`.
   logTotal = 0;
   logFollowing = true;
   serverLogTail: ServerLogTail = { path: '/workspace/log/swarm_server.log', found: false, lines: [] };
-  /** doctor/pull: the reports doctor:reports lists, what doctor:run answers (default: a passing report), the pulls images:pulls lists. */
-  doctorReports: DoctorReport[] = [];
-  doctorAnswer: ((profileId: string) => DoctorReport) | null = null;
-  pullViews: PullView[] = [];
   private readonly failures = new Map<InvokeChannel, AppErrorShape>();
   private readonly holds = new Map<InvokeChannel, Promise<void>>();
   private readonly listeners = new Map<EventChannel, Set<(payload: unknown) => void>>();
