@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import { AppError } from '../../../electron/shared/errors';
-import type { EngineLogLine } from '../../../electron/services/engines/container-engine';
-import { DockerLogSplitter, dockerSince, followDockerLog, parseDockerEvent, timestampNanos } from '../../../electron/services/engines/docker-logs';
+import type { ContainerEvent, EngineLogLine } from '../../../electron/services/engines/container-engine';
+import { DockerLogSplitter, dockerSince, followDockerLog, parseDockerEvent, timestampNanos, watchDockerEvents } from '../../../electron/services/engines/docker-logs';
 import { TarTail } from '../../../electron/services/engines/tar-tail';
 import { LogFile } from '../../../electron/services/logs/log-file';
 import { linePredicate } from '../../../electron/services/logs/log-filter';
@@ -63,6 +63,32 @@ describe('Docker log stream to lines', () => {
     const event = parseDockerEvent({ Type: 'container', Action: 'die', Actor: { ID: 'abc', Attributes: { exitCode: '137', 'io.agentswarm.managed': 'true' } }, timeNano: 1_700_000_000_123_000_000 });
     expect(event).toEqual({ containerId: 'abc', action: 'die', exitCode: 137, at: 1_700_000_000_123, labels: { exitCode: '137', 'io.agentswarm.managed': 'true' } });
     expect(parseDockerEvent({ Type: 'container', Action: 'exec_start: sh', Actor: { ID: 'abc' } })).toBeNull();
+  });
+});
+
+describe('container events', () => {
+  it('reconnects when the event stream drops, from the second of the last event, with the label filter', async () => {
+    const asked: { filters: Record<string, string[]>; since?: number }[] = [];
+    const event = (id: string, action: string, seconds: number) =>
+      `${JSON.stringify({ Type: 'container', Action: action, Actor: { ID: id, Attributes: { exitCode: '1' } }, timeNano: seconds * 1e9 })}\n`;
+    // TEST DOUBLE: Docker's /events, ending the stream after each answer (an engine restart, an SSH reconnect).
+    const docker = {
+      getEvents: async (options: { filters: Record<string, string[]>; since?: number }) => {
+        asked.push(options);
+        const body = asked.length === 1 ? [event('a', 'start', 1000).slice(0, 30), event('a', 'start', 1000).slice(30)] : asked.length === 2 ? [event('a', 'die', 1001)] : [];
+        return Readable.from(body.map((text) => Buffer.from(text)));
+      },
+    } as unknown as Docker;
+    const seen: ContainerEvent[] = [];
+    const stop = watchDockerEvents(docker, { 'io.agentswarm.managed': 'true' }, (e) => seen.push(e));
+    try {
+      await expect.poll(() => seen.map((e) => e.action), { timeout: 5000 }).toEqual(['start', 'die']);
+      expect(asked[0]!.filters).toEqual({ type: ['container'], event: ['start', 'die', 'oom', 'stop', 'destroy'], label: ['io.agentswarm.managed=true'] });
+      expect(asked[1]!.since).toBe(1000);
+      expect(seen[1]).toMatchObject({ containerId: 'a', exitCode: 1, at: 1_001_000 });
+    } finally {
+      stop();
+    }
   });
 });
 
