@@ -221,6 +221,12 @@ describe('native mode over the test bed sshd', () => {
     const serverLog = await app!.handlers['logs:server-log']({ engineId, containerId, lines: 50 });
     expect(serverLog.found).toBe(true);
     expect(serverLog.lines.join('\n')).toContain('Interchange server is running');
+    // The logs service follows it like a container (native lines carry line cursors).
+    const stored = await poll('the stored log to have the readiness line', 10_000, async () => {
+      const window = await app!.handlers['logs:read']({ engineId, containerId, from: 0, count: 100, filter: { text: 'Interchange server is running', regex: false, stream: 'all' } });
+      return window.matching > 0 ? window : undefined;
+    });
+    expect(stored.lines[0]?.time).toMatch(/^line:\d{12}$/);
     const stopped = await app!.handlers['profiles:stop']({ profileId: view.profile.id });
     expect(stopped.runtime.container).toMatchObject({ state: 'exited', exitCode: 143 });
     await app!.handlers['profiles:remove']({ profileId: view.profile.id });
