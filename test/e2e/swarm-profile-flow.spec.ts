@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -32,11 +33,8 @@ describe('swarm profile end to end: profile → doctor → pull → start → da
     requireBuiltRenderer();
     dir = await mkdtemp(join(tmpdir(), 'agentswarm-e2e-profile-'));
     await writeFile(join(dir, 'config.json'), '{"architectures":["Qwen2ForCausalLM"]}');
-    const local = docker.getImage(testbed.fakeSwarmImage);
-    const [repo, tag] = [image.slice(0, image.lastIndexOf(':')), image.slice(image.lastIndexOf(':') + 1)];
-    await local.tag({ repo, tag });
-    const push = await docker.getImage(image).push({});
-    await new Promise((resolve, reject) => docker.modem.followProgress(push, (error) => (error ? reject(error) : resolve(null))));
+    execFileSync('docker', ['tag', testbed.fakeSwarmImage, image], { stdio: 'pipe' });
+    execFileSync('docker', ['push', image], { stdio: 'pipe' });
     await docker.getImage(image).remove();
     app = await startTestApp({ staticDir: rendererDir, monitorIntervalMs: 300 });
     browser = await launchChromium();
@@ -102,17 +100,20 @@ describe('swarm profile end to end: profile → doctor → pull → start → da
     expect(await client.post('/start_engine')).toMatchObject({ success: true });
     await card.getByTestId('profile-tab-training').click();
     const dashboard = card.getByTestId('training-dashboard');
-    await dashboard.getByTestId('training-status').filter({ hasText: 'ENGINE.ROLLING' }).waitFor({ timeout: 30_000 });
+    await dashboard.locator('[data-testid="training-status"][data-status="ENGINE.ROLLING"]').waitFor({ timeout: 30_000 });
     for (let round = 0; round < 2; round += 1) {
       const step = (await client.step()) ?? 0;
       const a = await client.claim();
       const b = await client.claim();
       await client.end(a, `task-${step}`, 0);
       await client.end(b, `task-${step}`, 1);
-      await dashboard.getByTestId('training-step').filter({ hasText: String(step + 1) }).waitFor({ timeout: 30_000 });
+      await expect.poll(async () => (await dashboard.getByTestId('training-step').textContent())?.trim(), { timeout: 30_000 }).toBe(String(step + 1));
     }
     // The reward chart has one point per finished step.
-    await expect.poll(async () => Number(await dashboard.getByTestId('reward-chart').getAttribute('data-points')), { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+    const chartSteps = async () => ((await dashboard.getByTestId('reward-chart').getAttribute('data-steps')) ?? '').split(',').filter((s) => s !== '');
+    await expect.poll(chartSteps, { timeout: 15_000 }).toEqual(expect.arrayContaining(['1', '2']));
+    // Each step had rewards 0 and 1: the chart's mean is 0.5.
+    expect(((await dashboard.getByTestId('reward-chart').getAttribute('data-means')) ?? '').split(',')[0]).toBe('0.5');
     await saveScreenshot(page, 'swarm-profile-dashboard');
 
     // Logs: searchable.
