@@ -9,6 +9,7 @@ import type {
 import type { AppErrorShape } from '../../electron/shared/errors';
 import type { Result } from '../../electron/shared/result';
 import type { EngineHealth, EngineSummary, LogTail, Settings, StoreStatus, SwarmContainer, SwarmStatus } from '../../electron/shared/schemas';
+import type { LogLine, ServerLogTail } from '../../electron/shared/schemas-profiles';
 import {
   engineIdOfServer,
   ServerProfileInput,
@@ -83,6 +84,11 @@ class FakeBackend {
   doctorReports: DoctorReport[] = [];
   doctorAnswer: ((profileId: string) => DoctorReport) | null = null;
   pullViews: PullView[] = [];
+  // ---- logs (issue 13): a log of `logTotal` generated lines (`line <n>`, every 10th on stderr), so a
+  // million lines cost nothing here; the server log file as `serverLogTail`.
+  logTotal = 0;
+  logFollowing = true;
+  serverLogTail: ServerLogTail = { path: '/workspace/log/swarm_server.log', found: false, lines: [] };
   private readonly failures = new Map<InvokeChannel, AppErrorShape>();
   private readonly holds = new Map<InvokeChannel, Promise<void>>();
   private readonly listeners = new Map<EventChannel, Set<(payload: unknown) => void>>();
@@ -144,6 +150,24 @@ class FakeBackend {
     },
     // ---- end profiles
     'logs:heads': () => [],
+    // ---- logs
+    'logs:read': (r) => {
+      const filter = { text: '', regex: false, stream: 'all', ...r?.filter };
+      const count = r?.count ?? 500;
+      const plain = filter.text === '' && filter.stream === 'all';
+      // Unfiltered windows straight from the index; filtered ones by scanning (tests keep those logs small).
+      const matches = plain ? null : Array.from({ length: this.logTotal }, (_, n) => fakeLogLine(n)).filter((line) => {
+        if (filter.stream !== 'all' && line.stream !== filter.stream) return false;
+        return filter.regex ? new RegExp(filter.text, 'i').test(line.text) : line.text.toLowerCase().includes(filter.text.toLowerCase());
+      });
+      const matching = matches ? matches.length : this.logTotal;
+      const from = r?.from === undefined || r.from === -1 ? Math.max(0, matching - count) : Math.min(r.from, matching);
+      const to = Math.min(matching, from + count);
+      const lines = matches ? matches.slice(from, to) : Array.from({ length: to - from }, (_, i) => fakeLogLine(from + i));
+      return { total: this.logTotal, matching, from, lines, following: this.logFollowing };
+    },
+    'logs:export': () => ({ path: '/home/u/Downloads/agentswarm-log-local-abc-2026-12-03T15-00-00.txt', lines: this.logTotal, bytes: this.logTotal * 10 }),
+    'logs:server-log': () => structuredClone(this.serverLogTail),
     // ---- training (issue 13, training helper): what a test put in trainingViews / trainingSeries.
     'training:views': () => structuredClone(this.trainingViews),
     'training:view': (r) => {
@@ -387,6 +411,11 @@ function isErrorShape(value: unknown): value is AppErrorShape {
 export type FakeApi = FakeBackend & ExposedApi;
 // The constructor adds the layout's methods with Object.assign, which the class type cannot show.
 export const FakeApi = FakeBackend as unknown as new () => FakeApi;
+
+/** Line `n` of the fake's generated log. */
+export function fakeLogLine(n: number): LogLine {
+  return { n, stream: n % 10 === 9 ? 'stderr' : 'stdout', time: '2026-12-03T15:00:00.000000000Z', text: `line ${n}` };
+}
 
 export function makeStatus(containerId: string, overrides: Partial<SwarmStatus> = {}): SwarmStatus {
   return {

@@ -330,13 +330,14 @@ LAUNCHER
 # Native servers the tests left running (run dirs under the test user's and root's ~/.agentswarm/run, marked with the
 # test app version): stop each only while its pid still runs ajet-swarm (a reused pid is left alone).
 stop_native_servers() {
-  local d pid
+  local d pid args
   for d in "$STATE/home/$SSH_USER/.agentswarm/run"/*/ /root/.agentswarm/run/*/; do
     [[ -s $d/pid && -f $d/spec.json ]] || continue
     grep -q '"io.agentswarm.app-version":"0.0.0-test"' "$d/spec.json" || continue
     pid=$(<"$d/pid")
     [[ $pid =~ ^[0-9]+$ ]] || continue
-    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q ajet-swarm || continue
+    args=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || continue # not `| grep -q`: pipefail + SIGPIPE
+    [[ $args == *ajet-swarm* ]] || continue
     kill -KILL "$pid" 2>/dev/null && log "stopped native test server $d (pid $pid)"
   done
   return 0

@@ -21,6 +21,7 @@ import {
   removeScript,
   startScript,
   stopScript,
+  whichScript,
   type NativeRunSpec,
 } from './native-scripts';
 import { watchNativeRuns } from './native-events';
@@ -72,6 +73,14 @@ export class NativeProcesses {
     // Values through stdin into a 0600 file: never in the script, which is argv (ps) on the host.
     await this.run(createScript(run), name, { stdin: envFileText(spec.env) });
     return nativeIdOf(name);
+  }
+
+  /**
+   * Where `ajet-swarm` is on the host after `activate` (for the doctor's native check); rejects with
+   * NATIVE_NOT_INSTALLED, naming the fix, when it is not there.
+   */
+  async which(activate: string | null, command = 'ajet-swarm'): Promise<string> {
+    return (await this.run(whichScript(activate?.trim() ? activate.trim() : null, command), command)).stdout.trim();
   }
 
   async start(id: string): Promise<void> {

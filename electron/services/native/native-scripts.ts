@@ -66,19 +66,26 @@ function runDir(name: string): string {
  */
 const ALIVE_FUNCTION = `
 alive() {
-  p=$(cat "$1/pid" 2>/dev/null) || return 1
-  case $p in ''|*[!0-9]*) return 1 ;; esac
-  kill -0 "$p" 2>/dev/null || return 1
-  if [ -r "/proc/$p/cmdline" ]; then a=$(tr '\\000' ' ' <"/proc/$p/cmdline" 2>/dev/null); else a=$(ps -o args= -p "$p" 2>/dev/null); fi
-  m=$(sed -n 's/.*"marker":"\\([^"]*\\)".*/\\1/p' "$1/spec.json" 2>/dev/null)
-  [ -n "$m" ] || m=ajet-swarm
-  case $a in *"$m"*) ;; *) return 1 ;; esac
-  w=$(cat "$1/pidstart" 2>/dev/null)
-  if [ -n "$w" ] && [ -r "/proc/$p/stat" ]; then
-    h=$(sed 's/^.*) //' "/proc/$p/stat" | cut -d' ' -f20)
-    [ "$h" = "$w" ] || return 1
+  _ap=$(cat "$1/pid" 2>/dev/null) || return 1
+  case $_ap in ''|*[!0-9]*) return 1 ;; esac
+  kill -0 "$_ap" 2>/dev/null || return 1
+  if [ -r "/proc/$_ap/cmdline" ]; then _aa=$(tr '\\000' ' ' <"/proc/$_ap/cmdline" 2>/dev/null); else _aa=$(ps -o args= -p "$_ap" 2>/dev/null); fi
+  _am=$(sed -n 's/.*"marker":"\\([^"]*\\)".*/\\1/p' "$1/spec.json" 2>/dev/null)
+  [ -n "$_am" ] || _am=ajet-swarm
+  case $_aa in *"$_am"*) ;; *) return 1 ;; esac
+  _aw=$(cat "$1/pidstart" 2>/dev/null)
+  if [ -n "$_aw" ] && [ -r "/proc/$_ap/stat" ]; then
+    _ah=$(sed 's/^.*) //' "/proc/$_ap/stat" | cut -d' ' -f20)
+    [ "$_ah" = "$_aw" ] || return 1
   fi
   return 0
+}
+wrapper_alive() {
+  _wp=$(cat "$1/wrapper" 2>/dev/null) || return 1
+  case $_wp in ''|*[!0-9]*) return 1 ;; esac
+  kill -0 "$_wp" 2>/dev/null || return 1
+  if [ -r "/proc/$_wp/cmdline" ]; then _wa=$(tr '\\000' ' ' <"/proc/$_wp/cmdline" 2>/dev/null); else _wa=$(ps -o args= -p "$_wp" 2>/dev/null); fi
+  case $_wa in *launch.sh*) return 0 ;; *) return 1 ;; esac
 }`;
 
 /** `now`: epoch seconds with a fraction where date knows %N (GNU), whole seconds elsewhere (macOS). */
@@ -114,6 +121,7 @@ export function launchScript(spec: NativeRunSpec): string {
   return [
     '# Written by AgentSwarm Desktop: runs one native swarm server and records its pid and exit code.',
     'dir=$(cd "$(dirname "$0")" && pwd) || exit 1',
+    'echo "$$" >"$dir/wrapper"',
     'if [ -f "$dir/env" ]; then . "$dir/env"; rm -f "$dir/env"; fi',
     'cd "$HOME" 2>/dev/null || cd /',
     spec.activate ? spec.activate : ':',
@@ -150,17 +158,29 @@ export function createScript(spec: NativeRunSpec): string {
  * `command -v <cmd>` succeeds after the activate line; then waits until the server process runs
  * (or has already ended: its exit code tells why). Running already: nothing to do.
  */
+/**
+ * Where `command` is after the activate line, in a shell like the one launch.sh runs in (bash where
+ * there is one: activate lines are often bash, `source` or conda). Prints the path; exits
+ * EXIT.notInstalled with the activate line's last output lines on stderr when it is not found.
+ */
+export function whichScript(activate: string | null, command = 'ajet-swarm'): string {
+  const check = `${activate ?? ':'}\ncommand -v ${shellQuote(command)}`;
+  return [
+    '[ -n "$HOME" ] || exit 1',
+    'sh_=$(command -v bash 2>/dev/null || echo /bin/sh)',
+    `out=$(cd "$HOME" && "$sh_" -c ${shellQuote(check)} 2>&1 </dev/null) || { printf '%s\\n' "$out" | tail -n 5 >&2; exit ${EXIT.notInstalled}; }`,
+    `printf '%s\\n' "$out" | tail -n 1`,
+  ].join('\n');
+}
+
 export function startScript(spec: NativeRunSpec, waitSeconds = 10): string {
   const dir = runDir(spec.name);
-  const check = `${spec.activate ?? ':'}\ncommand -v ${shellQuote(spec.cmd[0] ?? 'ajet-swarm')}`;
   return [
     prelude(),
     `d=${dir}`,
     `[ -f "$d/spec.json" ] || exit ${EXIT.notFound}`,
     'alive "$d" && exit 0',
-    // The activate line is often bash (`source`, conda): run it with bash where there is one.
-    'sh_=$(command -v bash 2>/dev/null || echo /bin/sh)',
-    `out=$(cd "$HOME" && "$sh_" -c ${shellQuote(check)} 2>&1 </dev/null) || { printf '%s\\n' "$out" | tail -n 5 >&2; exit ${EXIT.notInstalled}; }`,
+    whichScript(spec.activate, spec.cmd[0] ?? 'ajet-swarm'),
     'rm -f "$d/pid" "$d/pidstart" "$d/exit"',
     ': >>"$d/server.log"',
     NOW_FUNCTION,
@@ -189,6 +209,11 @@ export function describeScript(name?: string): string {
     loop,
     '  [ -f "$d/spec.json" ] || continue',
     '  if alive "$d"; then a=1; else a=0; fi',
+    // Just died: its wrapper writes the exit code a moment later. Wait for it while the wrapper
+    // lives, so nobody reads "exited, code unknown" (a wrapper that is gone never writes it).
+    '  if [ $a = 0 ] && [ ! -f "$d/exit" ] && wrapper_alive "$d"; then',
+    '    i=0; while [ $i -lt 20 ] && [ ! -f "$d/exit" ]; do sleep 0.05; i=$((i + 1)); done',
+    '  fi',
     '  echo "@@run $a|$(cat "$d/pid" 2>/dev/null)|$(cat "$d/started" 2>/dev/null)|$(cat "$d/exit" 2>/dev/null)"',
     '  echo "@@spec $(cat "$d/spec.json")"',
     'done',

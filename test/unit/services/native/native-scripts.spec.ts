@@ -145,6 +145,39 @@ describe('NativeProcesses on a real /bin/sh (run folder life cycle, no server pr
     expect(await native.readFile(id, 'no-such-file', 1000)).toBeNull();
   });
 
+  it('finds a command after the activate line (the doctor\'s check), or says NATIVE_NOT_INSTALLED', async () => {
+    expect(await native.which('export PATH=/bin:/usr/bin', 'sleep')).toMatch(/\/sleep$/);
+    await expect(native.which('export PATH=/nonexistent')).rejects.toMatchObject({ code: 'NATIVE_NOT_INSTALLED' });
+  });
+
+  it('stop sends SIGTERM to the pid, then SIGKILL after the timeout to a server that ignores it (exit 137)', async () => {
+    // The activate line makes the wrapper ignore TERM; the server inherits that across exec.
+    const id = await native.create(nativeSpec({ name: 'stubborn', cmd: ['/bin/sleep', '30'], env: {}, nativeActivate: "trap '' TERM", labels: { role: 'stubborn' } }));
+    await native.start(id);
+    expect((await native.inspect(id)).state).toBe('running');
+    const started = Date.now();
+    await native.stop(id, 1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(await native.inspect(id)).toMatchObject({ state: 'exited', exitCode: 137 });
+    await native.remove(id);
+  });
+
+  it('a server that just died reads as exited with its code: inspect waits for the exit file while the wrapper lives', async () => {
+    const id = await native.create(nativeSpec({ name: 'just-died', env: {}, labels: { role: 'race' } }));
+    // The moment after the server died: its pid is gone, its wrapper (named like launch.sh) writes the code 400 ms later.
+    await host.exec(
+      [
+        'd="$HOME/.agentswarm/run/just-died"',
+        'echo "$(date +%s) 0" >"$d/started"',
+        'echo 999999999 >"$d/pid"',
+        `setsid /bin/sh -c 'sleep 0.4; echo "9 $(date +%s)" >"$(dirname "$0")/exit"' "$d/launch.sh" </dev/null >/dev/null 2>&1 &`,
+        'echo $! >"$d/wrapper"',
+      ].join('\n'),
+    );
+    expect(await native.inspect(id)).toMatchObject({ state: 'exited', exitCode: 9 });
+    await native.remove(id);
+  });
+
   it('lists by label, removes the run folder, and says CONTAINER_NOT_FOUND after', async () => {
     expect((await native.list({ role: 'test' })).map((c) => c.name).sort()).toEqual(['echo-run', 'not-installed', 'unit-native']);
     expect(await native.list({ role: 'other' })).toEqual([]);
