@@ -14,9 +14,9 @@ import { PROFILES_FILE } from '../../electron/services/profiles/profile-store';
 import { freePort, poll, waitForEvent } from '../support/helpers';
 import { startTestApp, TEST_CONTAINER_LABELS, type TestApp } from '../support/test-app';
 import { connectTestbedServer } from '../support/testbed-server';
-import { loadTestbed } from '../testbed/testbed';
+import { loadTestbedWithNative } from '../testbed/testbed';
 
-const tb = loadTestbed();
+const tb = loadTestbedWithNative();
 const docker = new Docker({ socketPath: tb.dockerSocket });
 // World-readable: the SSH case runs its checks as the test bed's user.
 const scratch = mkdtempSync(join(tmpdir(), 'agentswarm-doctor-'));
@@ -67,6 +67,7 @@ beforeAll(async () => {
     profile('ipc', { gpus: { mode: 'none' }, port: await freePort(), shm: { mode: 'ipc-host' } }),
     profile('native-missing', { mode: 'native', gpus: { mode: 'none' }, port: await freePort() }),
     profile('native-found', { mode: 'native', gpus: { mode: 'none' }, port: await freePort(), nativeActivate: `PATH=${standInBin}:$PATH` }),
+    profile('remote-native', { engineId: 'ssh-testbed', mode: 'native', gpus: { mode: 'none' }, port: await freePort(), nativeActivate: tb.native.sshUserActivate }),
     profile('remote', { engineId: 'ssh-testbed', gpus: { mode: 'all' }, model: { hostPath: '~/no-such-model', containerPath: '/models/m' }, port: takenPort }),
   ];
   dataDir = mkdtempSync(join(tmpdir(), 'agentswarm-doctor-data-'));
@@ -214,5 +215,10 @@ describe('preflight doctor over SSH (the test bed sshd)', () => {
     expect(check(report, 'port')).toMatchObject({ status: 'fail', commandWhere: 'server' });
     expect(check(report, 'image').detail).toContain('@sha256:');
     expect(check(report, 'disk-space').status).toBe('pass');
+  });
+
+  it("native mode over SSH: finds the test user's ajet-swarm after the profile's activate line", async () => {
+    const report = await app.handlers['doctor:run']({ profileId: 'remote-native' });
+    expect(check(report, 'native-ajet')).toMatchObject({ status: 'pass', detail: `ajet-swarm is at ${tb.native.sshUserAjetSwarmPath} on testbed (${tb.ssh.user}@${tb.ssh.host}:${tb.ssh.port}) after the activate line.` });
   });
 });

@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LABEL_PROFILE } from '../../electron/services/engines/container-engine';
+import { LABEL_PROFILE, NATIVE_ID_PREFIX } from '../../electron/services/engines/container-engine';
 import { ServerProfileInput, engineIdOfServer } from '../../electron/shared/schemas-servers';
 import type { ProfileInputRaw, ProfileView } from '../../electron/shared/schemas-profiles';
 import { ProfileInput } from '../../electron/shared/schemas-profiles';
 import { freePort, waitForEvent } from '../support/helpers';
 import { startTestApp, type TestApp } from '../support/test-app';
-import { loadTestbed } from '../testbed/testbed';
+import { loadTestbed, loadTestbedWithNative } from '../testbed/testbed';
 
 const tb = loadTestbed();
 const docker = new Docker({ socketPath: tb.dockerSocket });
@@ -73,7 +73,7 @@ describe('swarm profiles on the local Docker engine', () => {
       port,
       networkMode: 'host',
       gpus: { mode: 'none' },
-      shm: { mode: 'size', gb: 1 },
+      shm: { mode: 'size', gb: 16 },
       model: { hostPath: dirs.model, containerPath: '/mnt/models/fake-qwen' },
       logDir: dirs.log,
       experimentsDir: dirs.exp,
@@ -89,7 +89,9 @@ describe('swarm profiles on the local Docker engine', () => {
     await expectRejected(app.handlers['profiles:start']({ profileId, secrets: {}, skipDoctor: true, replaceDrifted: false }), 'SECRET_MISSING');
 
     const online = waitForEvent(app.hub, 'swarm:status', (s) => s.connection === 'online' && s.engineStatus === 'ENGINE.OFFLINE');
-    const started = await app.handlers['profiles:start']({ profileId, secrets: { SWANLAB_API_KEY: CANARY }, skipDoctor: true, replaceDrifted: false });
+    // The real doctor runs first and passes: model folder with config.json, folders, free port, image present, no GPUs asked.
+    const started = await app.handlers['profiles:start']({ profileId, secrets: { SWANLAB_API_KEY: CANARY }, skipDoctor: false, replaceDrifted: false });
+    expect(events.some((e) => e.startsWith('doctor:report') && e.includes(`"profileId":"${profileId}"`))).toBe(true);
     expect(started.runtime).toMatchObject({ drifted: false, secretsKnown: ['SWANLAB_API_KEY'], containerConfigHash: started.runtime.configHash });
     expect(started.runtime.container).toMatchObject({ state: 'running', port, networkMode: 'host', engineId: 'local' });
     firstContainerId = started.runtime.container!.id;
@@ -178,6 +180,27 @@ describe('swarm profiles on the local Docker engine', () => {
     await expectRejected(app.handlers['profiles:start']({ profileId, secrets: {}, skipDoctor: true, replaceDrifted: false }), 'PROFILE_NOT_FOUND');
   });
 
+  it('runs the real doctor before Start: a missing model folder is DOCTOR_FAILED naming the check, and nothing is created', async () => {
+    const added = await app.handlers['profiles:add'](
+      ProfileInput.parse({
+        label: 'Doctor says no',
+        engineId: 'local',
+        image: tb.fakeSwarmImage,
+        port: await freePort(),
+        networkMode: 'host',
+        gpus: { mode: 'none' },
+        shm: { mode: 'size', gb: 1 },
+        model: { hostPath: join(scratch, 'no-such-model'), containerPath: '/mnt/models/x' },
+      }),
+    );
+    await expectRejected(app.handlers['profiles:start']({ profileId: added.profile.id, secrets: {}, skipDoctor: false, replaceDrifted: false }), 'DOCTOR_FAILED');
+    expect(errors.at(-1)).toContain('model-dir');
+    expect(await containersOfProfile(added.profile.id)).toEqual([]);
+    // The doctor's own report went out too, for the card.
+    expect(events.some((e) => e.startsWith('doctor:report') && e.includes(added.profile.id))).toBe(true);
+    await app.handlers['profiles:remove']({ profileId: added.profile.id });
+  });
+
   it('never lets the secret value out: not in events, errors, the command or the app log', async () => {
     expect(events.some((e) => e.startsWith('profiles:changed'))).toBe(true);
     expect(events.filter((e) => e.includes(CANARY))).toEqual([]);
@@ -190,6 +213,7 @@ describe('swarm profiles on the local Docker engine', () => {
 
 describe('swarm profiles on a server over SSH', () => {
   let app: TestApp;
+  let engineIdForNative: string | undefined;
   const subdir = `agentswarm-profiles-test-${process.pid}`;
   const home = '/work/testbed-shared/home/swarmtest';
 
@@ -232,5 +256,34 @@ describe('swarm profiles on a server over SSH', () => {
     expect(stopped.runtime.container?.state).toBe('exited');
     await expect(app.handlers['profiles:remove']({ profileId: added.profile.id })).resolves.toEqual({ removed: true });
     expect(await containersOfProfile(added.profile.id)).toEqual([]);
+    engineIdForNative = engineId;
+  });
+
+  it('native mode on the server: the profile runs ajet-swarm (TEST DOUBLE) without Docker, found, stopped and removed by the profile', async () => {
+    const native = loadTestbedWithNative().native;
+    const engineId = engineIdForNative!;
+    const port = await freePort();
+    const events: string[] = [];
+    app.hub.subscribe((channel, payload) => events.push(`${channel} ${JSON.stringify(payload)}`));
+    const added = await app.handlers['profiles:add'](
+      ProfileInput.parse({ label: 'Remote native', engineId, mode: 'native', image: tb.fakeSwarmImage, port, nativeActivate: native.sshUserActivate, secretEnv: ['SWANLAB_API_KEY'] }),
+    );
+    const { command } = await app.handlers['profiles:command']({ profileId: added.profile.id });
+    expect(command).toContain('nohup setsid sh -c');
+    expect(command).toContain(`ajet-swarm start --swarm-port=${port}`);
+    expect(command).not.toContain(CANARY);
+
+    const online = waitForEvent(app.hub, 'swarm:status', (s) => s.engineId === engineId && s.connection === 'online' && s.url !== null, 60_000);
+    const started = await app.handlers['profiles:start']({ profileId: added.profile.id, secrets: { SWANLAB_API_KEY: CANARY }, skipDoctor: true, replaceDrifted: false });
+    expect(started.runtime).toMatchObject({ drifted: false, secretsKnown: ['SWANLAB_API_KEY'] });
+    expect(started.runtime.container?.id.startsWith(NATIVE_ID_PREFIX)).toBe(true);
+    expect(started.runtime.container?.state).toBe('running');
+    expect((await online).containerId).toBe(started.runtime.container!.id);
+
+    const stopped = await app.handlers['profiles:stop']({ profileId: added.profile.id });
+    expect(stopped.runtime.container?.state).toBe('exited');
+    await expect(app.handlers['profiles:remove']({ profileId: added.profile.id })).resolves.toEqual({ removed: true });
+    expect((await app.handlers['swarm:list']({ engineId })).map((c) => c.id)).not.toContain(started.runtime.container!.id);
+    expect(events.filter((e) => e.includes(CANARY))).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import axe from 'axe-core';
 import { flushSync } from 'svelte';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setLocale } from '../../renderer/src/lib/i18n';
@@ -169,6 +170,36 @@ describe('DoctorState and PullsState with the fake backend', () => {
     stop();
   });
 
+  it('PullsState: an answer that arrives after the pull\'s last event does not bring it back to life', async () => {
+    const image = 'ghcr.io/modelscope/agentjet:main';
+    // The backend already runs this pull; its answer to images:pull will be the resolving snapshot.
+    api.pullViews = [makePull({ pullId: 'pull-quick', image })];
+    const state = new PullsState(api, 'local');
+    const stop = state.start();
+    await waitFor(() => expect(state.byImage[image]?.pullId).toBe('pull-quick'));
+    const release = api.hold('images:pull');
+    const answered = state.pull(image);
+    api.emit('images:pull-progress', makePull({ pullId: 'pull-quick', image, phase: 'done', percent: 100, endedAt: new Date().toISOString() }));
+    release();
+    await answered;
+    expect(state.byImage[image]?.phase).toBe('done');
+    expect(state.active(image)).toBe(false);
+    stop();
+  });
+
+  it('DoctorState: an older answer does not replace a newer pushed report', async () => {
+    api.doctorAnswer = (id) => makeDoctorReport(id, { ranAt: '2026-12-03T12:00:00.000Z', verdict: 'fail' });
+    const state = new DoctorState(api);
+    const stop = state.start();
+    const release = api.hold('doctor:run');
+    const run = state.run('p');
+    api.emit('doctor:report', makeDoctorReport('p', { ranAt: '2026-12-03T12:00:05.000Z', verdict: 'pass' }));
+    release();
+    expect((await run)?.verdict).toBe('fail');
+    expect(state.reports.p?.verdict).toBe('pass');
+    stop();
+  });
+
   it('PullsState: starts a pull, follows its events (this engine only), cancels it', async () => {
     const state = new PullsState(api, 'local');
     const stop = state.start();
@@ -183,5 +214,39 @@ describe('DoctorState and PullsState with the fake backend', () => {
     expect(state.byImage[image]?.phase).toBe('cancelled');
     expect(state.active(image)).toBe(false);
     stop();
+  });
+});
+
+describe('accessibility (axe-core on the rendered components; page-level rules left to the e2e audit)', () => {
+  // TEST DOUBLE: jsdom has no canvas (axe measures icon ligatures with one) and logs "not implemented"; no canvas is the same answer, quietly.
+  beforeEach(() => {
+    vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockReturnValue(null);
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  async function violations(container: HTMLElement): Promise<string[]> {
+    const results = await axe.run(container, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+      // A component alone is not a page: landmarks and the h1 belong to the page; jsdom has no layout for contrast.
+      rules: { region: { enabled: false }, 'page-has-heading-one': { enabled: false }, 'landmark-one-main': { enabled: false }, 'color-contrast': { enabled: false }, 'heading-order': { enabled: false } },
+      resultTypes: ['violations'],
+    });
+    return results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+  }
+
+  it('DoctorPanel with a failing report has no violations', async () => {
+    const { container } = render(DoctorPanel, { report: FAILING });
+    expect(await violations(container)).toEqual([]);
+  });
+
+  it('PullProgress running, indeterminate and failed has no violations', async () => {
+    const running = render(PullProgress, { pull: makePull({ pullId: 'pull-a', phase: 'downloading', percent: 40, layersDone: 1, layersTotal: 3, bytesDone: 4e7, bytesTotal: 1e8, etaSeconds: 12 }), oncancel: () => undefined });
+    expect(await violations(running.container)).toEqual([]);
+    const unknown = render(PullProgress, { pull: makePull({ pullId: 'pull-b' }), oncancel: () => undefined });
+    expect(await violations(unknown.container)).toEqual([]);
+    const failed = render(PullProgress, { pull: makePull({ pullId: 'pull-c', phase: 'failed', error: { code: 'IMAGE_PULL_FAILED', message: 'x' }, endedAt: new Date().toISOString() }), oncancel: () => undefined });
+    expect(await violations(failed.container)).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import App from '../../renderer/src/App.svelte';
 import { setApiForTests } from '../../renderer/src/lib/api';
 import { checkProfileDraft, emptyProfileDraft } from '../../renderer/src/lib/profile-form';
+import type { DoctorReport, PullView } from '../../electron/shared/schemas-profiles';
 import { FakeApi, makeProfileView } from './fake-api';
 
 let api: FakeApi;
@@ -138,5 +139,87 @@ describe('swarm profiles on the Servers page', () => {
     expect(Object.keys(errors).sort()).toEqual(['env', 'gpus', 'logDir']);
     const ok = checkProfileDraft({ ...emptyProfileDraft(), label: 'x', gpuMode: 'ids', gpuIds: '0, 2', shmMode: 'ipc-host' }, 'gpu');
     expect(ok.profile).toMatchObject({ engineId: 'gpu', gpus: { mode: 'ids', ids: ['0', '2'] }, shm: { mode: 'ipc-host' } });
+  });
+
+  it('labels every field of the profile dialog, and Escape closes it with focus back on "New profile"', async () => {
+    render(App);
+    const list = await screen.findByTestId('profile-list');
+    const opener = within(list).getByTestId('profile-new');
+    opener.focus();
+    await fireEvent.click(opener);
+    const dialog = await screen.findByTestId('profile-dialog');
+    expect(dialog.getAttribute('aria-labelledby')).toBeTruthy();
+    await fireEvent.click(within(dialog).getByTestId('profile-form-env-add'));
+    await fireEvent.click(within(dialog).getByTestId('profile-form-gpus-ids'));
+    for (const input of dialog.querySelectorAll('input')) {
+      const named = input.labels?.length || input.getAttribute('aria-label');
+      expect(named, input.outerHTML).toBeTruthy();
+    }
+    await fireEvent(dialog, new Event('cancel', { cancelable: true }));
+    await waitFor(() => expect(screen.queryByTestId('profile-dialog')).toBeNull());
+    expect(document.activeElement).toBe(opener);
+  });
+
+  it('offers "Pull image" when the doctor says the image is missing, and shows the pull with Cancel wired', async () => {
+    const view = makeProfileView();
+    api.profileViews = [view];
+    render(App);
+    const box = await card();
+    expect(within(box).queryByTestId('profile-pull')).toBeNull();
+    const report: DoctorReport = {
+      profileId: view.profile.id,
+      engineId: 'local',
+      ranAt: '2026-12-03T00:00:00.000Z',
+      durationMs: 5,
+      verdict: 'fail',
+      checks: [{ id: 'image', status: 'fail', detail: 'The image is not on this engine.', fix: 'Pull it.', command: 'docker pull x', commandWhere: 'local' }],
+    };
+    await waitFor(() => expect(api.listenerCount('doctor:report')).toBeGreaterThan(0));
+    api.emit('doctor:report', report);
+    await waitFor(() => expect(within(box).getByTestId('doctor-panel').dataset.verdict).toBe('fail'));
+    const pull: PullView = {
+      pullId: 'p1',
+      engineId: 'local',
+      image: view.profile.image,
+      phase: 'downloading',
+      percent: 10,
+      layersDone: 0,
+      layersTotal: 3,
+      bytesDone: 1,
+      bytesTotal: 10,
+      etaSeconds: 9,
+      startedAt: '2026-12-03T00:00:01.000Z',
+      endedAt: null,
+      error: null,
+    };
+    api.emit('images:pull-progress', pull);
+    await waitFor(() => expect(within(box).getByTestId('pull-progress').dataset.phase).toBe('downloading'));
+    expect(within(box).getByTestId('profile-pull').textContent?.trim()).toBe('Pulling…');
+    // Done: the doctor runs again by itself, so the card stops asking for a pull.
+    api.failNext('doctor:run', { code: 'INTERNAL', message: 'fake: doctor asked again' });
+    api.emit('images:pull-progress', { ...pull, phase: 'done', percent: 100, endedAt: '2026-12-03T00:00:09.000Z' });
+    await waitFor(() => expect(api.requestsOn('doctor:run')).toEqual([{ profileId: view.profile.id }]));
+  });
+
+  it('speaks Chinese in zh-CN', async () => {
+    api.settingsValue.language = 'zh-CN';
+    api.profileViews = [makeProfileView()];
+    render(App);
+    const list = await screen.findByTestId('profile-list');
+    await waitFor(() => expect(within(list).getByRole('heading', { level: 2 }).textContent).toBe('Swarm 配置'));
+    const box = await card();
+    expect(within(box).getByTestId('profile-state-text').textContent).toBe('未启动');
+  });
+
+  it('shows other Start errors on the card (no dialog), with the code and the backend detail', async () => {
+    api.profileViews = [makeProfileView()];
+    render(App);
+    const box = await card();
+    api.failNext('profiles:start', { code: 'PORT_IN_USE', message: 'Port 10086 is already in use on this computer.' });
+    await fireEvent.click(within(box).getByTestId('profile-start'));
+    const banner = await within(box).findByTestId('error-banner');
+    expect(banner.dataset.errorCode).toBe('PORT_IN_USE');
+    expect(banner.textContent).toContain('Port 10086 is already in use');
+    expect(screen.queryByTestId('profile-start-dialog')).toBeNull();
   });
 });

@@ -183,6 +183,13 @@ describe('swarmRowView: a container that is not running', () => {
     expect(words(view.exit)).toMatchObject({ tone: 'danger', text: 'Crashed (exit code 3).', label: 'From the container log:', lines: ['RuntimeError: boom'] });
   });
 
+  it('shows the last lines of a crash report when no line explains the exit', () => {
+    const tail = Array.from({ length: 50 }, (_, i) => `step ${i}`);
+    const exit = { kind: 'killed' as const, code: 137, finishedAt: ago(1000), log: { lines: ['step 49'], explains: false }, tail };
+    const view = swarmRowView(container({ state: 'exited', exitCode: 137 }), status({ connection: 'stopped', engineStatus: null, exit }), NOW);
+    expect(words(view.exit)).toMatchObject({ tone: 'danger', label: 'Latest output in the container log:', lines: tail, pointer: null });
+  });
+
   it('before the monitor said why, shows the exit code Docker reports', () => {
     const view = swarmRowView(container({ state: 'exited', exitCode: 137 }), undefined, NOW);
     expect(view.engine).toBeNull();

@@ -55,7 +55,13 @@ export class DoctorService {
   private readonly reports = new Map<string, DoctorReport>();
   private readonly running = new Map<string, Promise<DoctorReport>>();
 
-  constructor(private readonly options: DoctorServiceOptions) {}
+  constructor(private readonly options: DoctorServiceOptions) {
+    // A removed profile's report goes with it (its id may be given to a new profile later).
+    options.profiles.onChange(() => {
+      const ids = new Set(options.profiles.list().map((p) => p.id));
+      for (const id of this.reports.keys()) if (!ids.has(id)) this.reports.delete(id);
+    });
+  }
 
   /** Runs the doctor for a profile; a second call while one runs gets the same report (Start and a click at once). */
   run(profileId: string): Promise<DoctorReport> {
@@ -66,10 +72,9 @@ export class DoctorService {
     return run;
   }
 
-  /** The last report of every profile that still exists. */
+  /** The last report of every profile. */
   list(): DoctorReport[] {
-    const ids = new Set(this.options.profiles.list().map((p) => p.id));
-    return [...this.reports.values()].filter((r) => ids.has(r.profileId));
+    return [...this.reports.values()];
   }
 
   private async runOnce(profileId: string): Promise<DoctorReport> {
@@ -89,7 +94,8 @@ export class DoctorService {
       verdict: verdictOf(checks),
       checks,
     };
-    this.reports.set(profileId, report);
+    // Removed while its checks ran: answer the caller, keep nothing.
+    if (this.options.profiles.list().some((p) => p.id === profileId)) this.reports.set(profileId, report);
     const failing = checks.filter((c) => c.status === 'fail').map((c) => c.id);
     this.options.logger?.info?.(`doctor ${profileId} on ${profile.engineId}: ${report.verdict}${failing.length ? ` (${failing.join(', ')})` : ''} in ${report.durationMs} ms`);
     this.options.events.emit('doctor:report', report);

@@ -42,13 +42,22 @@ export class DockerLogSplitter {
     }
     let buffer = this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;
     let offset = 0;
+    // Docker sends one frame per line: frames in a row of the same stream are decoded in one go.
+    let run: Buffer[] = [];
+    let runStream: 'stdout' | 'stderr' = 'stdout';
     while (buffer.length - offset >= 8) {
       const size = buffer.readUInt32BE(offset + 4);
       if (buffer.length - offset - 8 < size) break;
       const stream = buffer[offset] === 2 ? 'stderr' : 'stdout';
-      this.take(stream, buffer.subarray(offset + 8, offset + 8 + size), out);
+      if (stream !== runStream && run.length > 0) {
+        this.take(runStream, run.length === 1 ? run[0]! : Buffer.concat(run), out);
+        run = [];
+      }
+      runStream = stream;
+      run.push(buffer.subarray(offset + 8, offset + 8 + size));
       offset += 8 + size;
     }
+    if (run.length > 0) this.take(runStream, run.length === 1 ? run[0]! : Buffer.concat(run), out);
     buffer = buffer.subarray(offset);
     // Copy the rest: holding a subarray would keep the whole chunk alive.
     this.pending = Buffer.from(buffer);

@@ -39,10 +39,12 @@ export function pullErrorOf(text: string, image: string, wording: EngineWording,
   const options = cause === undefined ? {} : { cause };
   const login = `${wording.product.toLowerCase()} login ${registry}`;
   if (/denied|unauthorized|authentication required|no basic auth credentials|forbidden/i.test(text)) {
+    // The Engine API pulls with the credentials the client sends, and the app sends none yet: a
+    // `docker login` alone does not change what the app's pull gets, a pull from that login does.
     return new AppError(
       'IMAGE_PULL_DENIED',
-      `${registry} refused to give out ${image} (${shown}). Log in to the registry where the engine runs (${login}), ` +
-        `and check that the repository exists and your account may read it.${mirrorsHint(image)}`,
+      `${registry} refused to give out ${image} (${shown}). The app pulls without a registry login: check that the repository exists and is public, ` +
+        `or log in and pull it yourself where the engine runs (${login}, then ${wording.product.toLowerCase()} pull ${image}).${mirrorsHint(image)}`,
       options,
     );
   }

@@ -41,6 +41,7 @@ export class PullManager {
   private readonly pulls = new Map<string, RunningPull>();
   private readonly forgetTimers = new Set<NodeJS.Timeout>();
   private readonly now: () => number;
+  private disposed = false;
 
   constructor(private readonly options: PullManagerOptions) {
     this.now = options.now ?? Date.now;
@@ -106,6 +107,7 @@ export class PullManager {
   }
 
   dispose(): void {
+    this.disposed = true;
     for (const pull of this.pulls.values()) {
       if (pull.timer) clearTimeout(pull.timer);
       if (!isEnded(pull.view)) pull.controller.abort();
@@ -136,6 +138,8 @@ export class PullManager {
       this.options.logger?.info?.(`pull ${view.pullId} of ${view.image}: ${view.phase}`);
     }
     this.emit(pull, true);
+    // Pulls aborted by dispose() end after it: no timer may outlive the manager.
+    if (this.disposed) return;
     const timer = setTimeout(() => {
       this.forgetTimers.delete(timer);
       this.pulls.delete(view.pullId);

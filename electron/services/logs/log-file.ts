@@ -100,29 +100,46 @@ export class LogFile {
   private async write(lines: EngineLogLine[]): Promise<void> {
     if (lines.length === 0) return;
     const encoded = lines.map(encode);
-    const buffer = Buffer.from(encoded.join(''), 'utf8');
+    const joined = encoded.join('');
+    const buffer = Buffer.from(joined, 'utf8');
     await this.handle.write(buffer, 0, buffer.length, this.index.bytes);
-    lines.forEach((line, i) => {
+    // All ASCII (the usual log): characters are bytes, no second encoding per line.
+    const ascii = buffer.length === joined.length;
+    for (let i = 0; i < lines.length; i += 1) {
+      const line = lines[i]!;
       const n = this.index.count;
-      this.index.add(Buffer.byteLength(encoded[i]!, 'utf8'), line.stream === 'stderr');
-      this.pushRing({ n, stream: line.stream, time: line.timestamp, text: line.text });
-    });
+      this.index.add(ascii ? encoded[i]!.length : Buffer.byteLength(encoded[i]!, 'utf8'), line.stream === 'stderr');
+      this.ring.push({ n, stream: line.stream, time: line.timestamp, text: line.text });
+    }
+    if (this.ring.length > RING_LINES * 1.2) this.ring.splice(0, this.ring.length - RING_LINES);
+    this.advanceCursor(lines);
   }
 
-  private pushRing(line: LogLine): void {
-    this.ring.push(line);
-    if (this.ring.length > RING_LINES * 1.2) this.ring.splice(0, this.ring.length - RING_LINES);
-    if (line.time) {
-      this.cursor = this.cursor?.timestamp === line.time ? { timestamp: line.time, linesAtTimestamp: this.cursor.linesAtTimestamp + 1 } : { timestamp: line.time, linesAtTimestamp: 1 };
+  /** The newest timestamp among `lines` (in order) and how many lines carry it, counting earlier batches. */
+  private advanceCursor(lines: readonly { timestamp?: string | null; time?: string | null }[]): void {
+    let last: string | null = null;
+    let count = 0;
+    for (let i = lines.length - 1; i >= 0; i -= 1) {
+      const stamp = lines[i]!.timestamp ?? lines[i]!.time ?? null;
+      if (!stamp) continue;
+      if (last === null) last = stamp;
+      if (stamp !== last) break;
+      count += 1;
     }
+    if (last === null) return;
+    // Every line of this batch at `last` was counted; earlier batches may end at the same time.
+    const allAtLast = lines.every((line) => !(line.timestamp ?? line.time) || (line.timestamp ?? line.time) === last);
+    const before = allAtLast && this.cursor?.timestamp === last ? this.cursor.linesAtTimestamp : 0;
+    this.cursor = { timestamp: last, linesAtTimestamp: before + count };
   }
 
   private async loadRing(): Promise<void> {
     const from = Math.max(0, this.total - RING_LINES);
     const lines = await this.readRange(from, this.total);
     this.ring.length = 0;
+    this.ring.push(...lines);
     this.cursor = null;
-    for (const line of lines) this.pushRing(line);
+    this.advanceCursor(lines);
   }
 
   /** Lines `from` (inclusive) to `to` (exclusive) by line number, from the ring when it has them. */

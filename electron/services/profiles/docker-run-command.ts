@@ -52,27 +52,30 @@ export function dockerRunCommand(spec: ContainerSpec, secretNames: readonly stri
   return lines.join(' \\\n  ');
 }
 
-/** Where native mode keeps the pid file and the log of a profile's server, relative to the login's home. */
-export function nativeRunDir(profileId: string): string {
-  return `~/.agentswarm/native/${profileId}`;
+/**
+ * Where native mode keeps a server's files on the engine host (the native engine's layout,
+ * services/native/native-scripts.ts): `server.log` and `pid` in `~/.agentswarm/run/<name>`.
+ */
+export function nativeRunDir(name: string): string {
+  return `~/.agentswarm/run/${name}`;
 }
 
 /**
  * The shell line that starts a native server the way the app does: its own session (`setsid`, so
  * closing the SSH login does not hang it up), detached (`nohup`, stdin from /dev/null), its output
- * to a log file and its pid to a pid file in the run directory. Secret values are masked.
+ * appended to `server.log` and its pid in `pid` in the run folder. Secret values are masked.
  */
-export function nativeRunCommand(spec: ContainerSpec, profileId: string, secretNames: readonly string[]): string {
+export function nativeRunCommand(spec: ContainerSpec, secretNames: readonly string[]): string {
   const secrets = new Set(secretNames);
   const env = Object.entries(spec.env).map(([name, value]) => (secrets.has(name) ? `${name}=${SECRET_MASK}` : quoteWord(`${name}=${value}`)));
   const inner = [
     ...(spec.nativeActivate ? [spec.nativeActivate] : []),
     `exec env ${[...env, ...spec.cmd.map(quoteWord)].join(' ')}`,
   ].join(' && ');
-  const dir = nativeRunDir(profileId);
+  const dir = nativeRunDir(spec.name);
   return [
-    `mkdir -p ${dir} && cd ${dir} &&`,
-    `nohup setsid sh -c ${quoteWord(inner)} > swarm.log 2>&1 < /dev/null &`,
-    `echo $! > ${dir}/swarm.pid`,
+    `mkdir -p ${dir} && cd ~ &&`,
+    `nohup setsid sh -c ${quoteWord(inner)} >> ${dir}/server.log 2>&1 < /dev/null &`,
+    `echo $! > ${dir}/pid`,
   ].join(' \\\n  ');
 }

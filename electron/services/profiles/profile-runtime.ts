@@ -167,10 +167,13 @@ export class ProfileRuntime {
   async restart(request: ProfileStartRequest): Promise<ProfileView> {
     return this.exclusive(request.profileId, async () => {
       const profile = this.options.store.get(request.profileId);
-      // Check the secrets first: a restart that stopped the server and then could not start it would be worse than none.
+      // Secrets and doctor first, while the server still runs: a restart that stopped the server and
+      // then could not start it would be worse than none. (The doctor counts the profile's own
+      // server on the port as fine.)
       this.secretsFor(profile, request.secrets);
+      if (!request.skipDoctor) await this.requireDoctor(profile);
       await this.stopUnlocked(profile);
-      return this.startUnlocked({ ...request, replaceDrifted: true });
+      return this.startUnlocked({ ...request, replaceDrifted: true, skipDoctor: true });
     });
   }
 
@@ -247,6 +250,12 @@ export class ProfileRuntime {
     return home;
   }
 
+  /** An engine reconnected or went away: its host (an edited SSH login) may have another home now. */
+  engineChanged(engineId: string): void {
+    this.homes.delete(engineId);
+    this.publish();
+  }
+
   private async exclusive<T>(profileId: string, work: () => Promise<T>): Promise<T> {
     // Two windows pressing Start (or Start and Remove) at once would both see "no container" and act.
     if (this.busy.has(profileId)) throw new AppError('CONTAINER_CONFLICT', 'This profile is already being started, stopped or removed. Wait for it to finish.');
@@ -273,8 +282,10 @@ export class ProfileRuntime {
     if (remote) notes.push(`Run it on ${engine.summary.label}, where this engine runs, not on this computer.`);
     if (profile.secretEnv.length > 0) notes.push(`Replace ${SECRET_MASK} with the value of ${profile.secretEnv.join(', ')}; the app never shows secret values.`);
     if (profile.mode === 'native') {
-      notes.push(`The server runs in ${nativeRunDir(profile.id)}: its log is swarm.log, its process id in swarm.pid. Stop it with: kill "$(cat ${nativeRunDir(profile.id)}/swarm.pid)"`);
-      return { command: nativeRunCommand(spec, profile.id, profile.secretEnv), notes };
+      const dir = nativeRunDir(spec.name);
+      notes.push(`Its output goes to ${dir}/server.log and its process id to ${dir}/pid; stop it with: kill "$(cat ${dir}/pid)". Never use --autokill: it kills every python process on the host.`);
+      notes.push('A server started by hand this way is not listed by the app (the app records more in its run folder): start it from the app to see it here.');
+      return { command: nativeRunCommand(spec, profile.secretEnv), notes };
     }
     notes.push('The labels let the app find a server started with this command, as if it had started it itself.');
     return { command: dockerRunCommand(spec, profile.secretEnv), notes };

@@ -25,7 +25,7 @@ export function registerProfiles(context: ServiceContext, deps: { swarm: SwarmMo
     context.profiles.onChange(() => runtime.publish()),
     deps.swarm.containers.onChanged(() => runtime.publish()),
     deps.swarm.monitor.onTargets(() => runtime.publish()),
-    context.engines.onChange(() => runtime.publish()),
+    context.engines.onChange(({ engineId }) => runtime.engineChanged(engineId)),
   ];
 
   return {

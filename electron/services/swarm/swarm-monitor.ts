@@ -89,6 +89,9 @@ export class SwarmMonitor {
   private readonly targetListeners = new Set<(event: TargetEvent) => void>();
 
   private readonly unsubscribeEvents: () => void;
+  /** Keys whose exit is being described right now, and those destroyed meanwhile (see onContainerEvent). */
+  private readonly describing = new Set<string>();
+  private readonly destroyed = new Set<string>();
 
   constructor(private readonly options: SwarmMonitorOptions) {
     this.intervalMs = options.intervalMs ?? 1000;
@@ -100,7 +103,21 @@ export class SwarmMonitor {
    * log). `oom` alone may have killed a child only: end only if the container stopped with it.
    */
   private async onContainerEvent(engineId: string, event: ContainerEvent): Promise<void> {
-    const watch = this.watches.get(statusKey(engineId, event.containerId));
+    const key = statusKey(engineId, event.containerId);
+    const watch = this.watches.get(key);
+    // Removed behind our back (docker rm -f): its `die` already ended the watch and kept why; the
+    // container is gone now, so keep no row for it (as when a poll finds it gone).
+    if (!watch && event.action === 'destroy' && this.ended.has(key)) {
+      // Still asking the engine why it ended: that answer is announced once, then dropped.
+      if (this.describing.has(key)) {
+        this.destroyed.add(key);
+        return;
+      }
+      this.ended.delete(key);
+      this.notifyTargets({ kind: 'forgotten', engineId, containerId: event.containerId });
+      this.options.onContainerGone?.({ engineId, containerId: event.containerId, url: '' });
+      return;
+    }
     if (!watch || watch.stopped) return;
     if (event.action === 'die' || event.action === 'destroy') {
       await this.end(watch, false);
@@ -175,8 +192,13 @@ export class SwarmMonitor {
 
   /** Stops watching after the app stopped the container; resolves once the final status is out. */
   async unwatch(engineId: string, containerId: string): Promise<void> {
-    const watch = this.watches.get(statusKey(engineId, containerId));
-    if (watch) await this.end(watch, true);
+    const key = statusKey(engineId, containerId);
+    const watch = this.watches.get(key);
+    if (watch) return this.end(watch, true);
+    // The `die` event of the app's own stop may have ended the watch before the stop returned (and a
+    // stop that ran into its timeout exits 137, "killed"): it was still a stop on request.
+    const ended = this.ended.get(key);
+    if (ended?.exit && ended.exit.kind !== 'stopped') await this.publishEnded(key, { engineId, containerId, url: ended.url }, ended, true);
   }
 
   /** Records why a container we are not watching is not running (found after an app restart). */
@@ -243,12 +265,15 @@ export class SwarmMonitor {
       checkedAt: new Date().toISOString(),
     };
     this.ended.set(key, placeholder);
+    this.describing.add(key);
     const described = (await this.options.describeExit?.(target, requested).catch(() => null)) ?? null;
+    this.describing.delete(key);
+    const destroyed = this.destroyed.delete(key);
     if (this.ended.get(key) !== placeholder || this.watches.has(key)) return;
     const exit = described === 'gone' ? null : described;
     const status = { ...placeholder, exit, checkedAt: new Date().toISOString() };
     // Removed behind our back (docker rm -f): say "stopped" once, keep no row for a container that is gone.
-    if (described === 'gone') this.ended.delete(key);
+    if (described === 'gone' || destroyed) this.ended.delete(key);
     else this.ended.set(key, status);
     this.notifyTargets({ kind: 'ended', target, status });
     if (!last || withoutTime(last) !== withoutTime(status)) this.options.events.emit('swarm:status', status);

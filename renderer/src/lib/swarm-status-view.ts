@@ -66,7 +66,9 @@ const reached = (step: number | null | undefined): number | null => (typeof step
 
 function exitNotice(exit: SwarmExit, name: string): Notice {
   const code = exit.code ?? '?';
-  const log = exit.kind === 'stopped' ? null : logView(exit.log, true);
+  // No explaining line: the crash report's last lines (up to 50) are the next best thing.
+  const tail = exit.tail && exit.tail.length > 0 ? { label: msg('statusView.latestOutput'), lines: exit.tail } : null;
+  const log = exit.kind === 'stopped' ? null : (logView(exit.log, true) ?? tail);
   // A stop on request needs no explanation; for the rest, point at the log when it showed nothing.
   const pointer = exit.kind === 'stopped' || log ? null : msg('statusView.seeLog', { name });
   return { kind: exit.kind, tone: exit.kind === 'stopped' ? 'warn' : 'danger', text: msg(`exit.${exit.kind}`, { code }), log, pointer };

@@ -2,7 +2,11 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DockerLogSplitter, dockerSince, parseDockerEvent, timestampNanos } from '../../../electron/services/engines/docker-logs';
+import { Readable } from 'node:stream';
+import type Docker from 'dockerode';
+import { AppError } from '../../../electron/shared/errors';
+import type { ContainerEvent, EngineLogLine } from '../../../electron/services/engines/container-engine';
+import { DockerLogSplitter, dockerSince, followDockerLog, parseDockerEvent, timestampNanos, watchDockerEvents } from '../../../electron/services/engines/docker-logs';
 import { TarTail } from '../../../electron/services/engines/tar-tail';
 import { LogFile } from '../../../electron/services/logs/log-file';
 import { linePredicate } from '../../../electron/services/logs/log-filter';
@@ -62,6 +66,58 @@ describe('Docker log stream to lines', () => {
   });
 });
 
+describe('container events', () => {
+  it('reconnects when the event stream drops, from the second of the last event, with the label filter', async () => {
+    const asked: { filters: Record<string, string[]>; since?: number }[] = [];
+    const event = (id: string, action: string, seconds: number) =>
+      `${JSON.stringify({ Type: 'container', Action: action, Actor: { ID: id, Attributes: { exitCode: '1' } }, timeNano: seconds * 1e9 })}\n`;
+    // TEST DOUBLE: Docker's /events, ending the stream after each answer (an engine restart, an SSH reconnect).
+    const docker = {
+      getEvents: async (options: { filters: Record<string, string[]>; since?: number }) => {
+        asked.push(options);
+        const body = asked.length === 1 ? [event('a', 'start', 1000).slice(0, 30), event('a', 'start', 1000).slice(30)] : asked.length === 2 ? [event('a', 'die', 1001)] : [];
+        return Readable.from(body.map((text) => Buffer.from(text)));
+      },
+    } as unknown as Docker;
+    const seen: ContainerEvent[] = [];
+    const stop = watchDockerEvents(docker, { 'io.agentswarm.managed': 'true' }, (e) => seen.push(e));
+    try {
+      await expect.poll(() => seen.map((e) => e.action), { timeout: 5000 }).toEqual(['start', 'die']);
+      expect(asked[0]!.filters).toEqual({ type: ['container'], event: ['start', 'die', 'oom', 'stop', 'destroy'], label: ['io.agentswarm.managed=true'] });
+      expect(asked[1]!.since).toBe(1000);
+      expect(seen[1]).toMatchObject({ containerId: 'a', exitCode: 1, at: 1_001_000 });
+    } finally {
+      stop();
+    }
+  });
+});
+
+describe('resuming a follow from a cursor', () => {
+  it('asks Docker from the cursor and skips exactly the lines already seen at its timestamp', async () => {
+    const t1 = '2026-12-03T15:16:25.1Z';
+    const t2 = '2026-12-03T15:16:25.2Z';
+    const t3 = '2026-12-03T15:16:25.3Z';
+    // Docker's `since` keeps lines AT that time: it sends all three lines of t2 again.
+    const bytes = Buffer.concat([frame(1, `${t1} old\n`), frame(1, `${t2} a\n${t2} b\n`), frame(2, `${t2} c\n`), frame(1, `${t3} d\n`)]);
+    const asked: unknown[] = [];
+    // TEST DOUBLE: the two dockerode calls a follow makes, answering with a finished log stream.
+    const docker = {
+      getContainer: () => ({
+        inspect: async () => ({ Config: { Tty: false } }),
+        logs: async (query: unknown) => {
+          asked.push(query);
+          return Readable.from([bytes.subarray(0, 5), bytes.subarray(5)]);
+        },
+      }),
+    } as unknown as Docker;
+    const got: EngineLogLine[] = [];
+    const fail = (error: unknown) => new AppError('INTERNAL', String(error));
+    await followDockerLog(docker, 'x', { sinceTimestamp: t2, skipAtSince: 2, signal: new AbortController().signal, onLines: (lines) => got.push(...lines) }, fail);
+    expect(asked[0]).toMatchObject({ follow: true, timestamps: true, since: dockerSince(timestampNanos(t2)!) });
+    expect(got.map((l) => l.text)).toEqual(['c', 'd']);
+  });
+});
+
 describe('a file inside a container, from its tar', () => {
   it('keeps only the last bytes, cut at a line start, even when the tar arrives in small chunks', () => {
     const data = Buffer.from(Array.from({ length: 2000 }, (_, i) => `row ${i}`).join('\n') + '\n');
@@ -95,20 +151,23 @@ describe('a stored log', () => {
       { stream: 'stdout', timestamp: t2, text: 'c' },
     ]);
     expect(file.cursor).toEqual({ timestamp: t2, linesAtTimestamp: 2 });
+    // A batch that ends at the same time adds to the count; one with a newer time starts over.
+    await file.append([{ stream: 'stdout', timestamp: t2, text: 'd' }]);
+    expect(file.cursor).toEqual({ timestamp: t2, linesAtTimestamp: 3 });
     await file.close();
     // A crash in the middle of a write leaves half a line.
     appendFileSync(path, 'o\t2026-12-03T15:16:25.3Z\thal');
     const again = await LogFile.open(path);
-    expect(again.total).toBe(3);
-    expect(again.cursor).toEqual({ timestamp: t2, linesAtTimestamp: 2 });
+    expect(again.total).toBe(4);
+    expect(again.cursor).toEqual({ timestamp: t2, linesAtTimestamp: 3 });
     expect(await again.readRange(0, 3)).toEqual([
       { n: 0, stream: 'stdout', time: t1, text: 'a\twith tab' },
       { n: 1, stream: 'stderr', time: t2, text: 'b' },
       { n: 2, stream: 'stdout', time: t2, text: 'c' },
     ]);
-    expect(readFileSync(path, 'utf8').endsWith('c\n')).toBe(true);
+    expect(readFileSync(path, 'utf8').endsWith('d\n')).toBe(true);
     expect(await again.filtered(linePredicate({ text: 'C', regex: false, stream: 'all' }), 0, 10)).toEqual({ matching: 1, lines: [2] });
-    expect(await again.filtered(linePredicate({ text: '', regex: false, stream: 'stdout' }), 1, 10)).toEqual({ matching: 2, lines: [2] });
+    expect(await again.filtered(linePredicate({ text: '', regex: false, stream: 'stdout' }), 1, 10)).toEqual({ matching: 3, lines: [2, 3] });
     await again.close();
   });
 

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ContainerEvent } from '../../../electron/services/engines/container-engine';
 import { EventHub } from '../../../electron/services/events';
 import { SwarmMonitor, type SwarmMonitorOptions, type WatchTarget } from '../../../electron/services/swarm/swarm-monitor';
 import type { SwarmStatus } from '../../../electron/shared/schemas';
@@ -222,6 +223,81 @@ describe('SwarmMonitor', () => {
     expect(monitor.statuses()).toEqual([expect.objectContaining({ containerId: target.containerId, exit: expect.objectContaining({ code: 3 }) })]);
     monitor.forget('local', target.containerId);
     expect(monitor.statuses()).toEqual([]);
+  });
+
+  it('ends a watch at once on a `die` event, long before the next poll, and a stop on request still says stopped', async () => {
+    const server = await fake();
+    const hub = new EventHub();
+    let emit: ((engineId: string, event: ContainerEvent) => void) | null = null;
+    let unsubscribed = false;
+    let requestedSeen = false;
+    const monitor = monitorFor(hub, () => true, {
+      // A minute between polls: only the event can end the watch quickly.
+      intervalMs: 60_000,
+      subscribeEvents: (onEvent) => {
+        emit = onEvent;
+        return () => (unsubscribed = true);
+      },
+      describeExit: async (_target, requested) => {
+        requestedSeen ||= requested;
+        return { kind: requested ? 'stopped' : 'killed', code: 137, finishedAt: new Date().toISOString(), log: { lines: [], explains: false }, tail: ['last words'] };
+      },
+    });
+    const target = { engineId: 'local', containerId: 'e'.repeat(64), url: server.url };
+    monitor.watch(target);
+    await waitForEvent(hub, 'swarm:status', (s) => s.connection === 'online');
+    const stopped = waitForEvent(hub, 'swarm:status', (s) => s.connection === 'stopped', 2000);
+    // Another container's event changes nothing.
+    emit!('local', { containerId: 'f'.repeat(64), action: 'die', exitCode: 1, at: Date.now(), labels: {} });
+    emit!('local', { containerId: target.containerId, action: 'die', exitCode: 137, at: Date.now(), labels: {} });
+    await expect(stopped).resolves.toMatchObject({ exit: { kind: 'killed', code: 137, tail: ['last words'] } });
+    expect(monitor.isWatching('local', target.containerId)).toBe(false);
+    // The app's own stop returns after the event: the status is corrected to a stop on request.
+    const corrected = waitForEvent(hub, 'swarm:status', (s) => s.exit?.kind === 'stopped', 2000);
+    await monitor.unwatch('local', target.containerId);
+    await corrected;
+    expect(requestedSeen).toBe(true);
+    monitor.dispose();
+    expect(unsubscribed).toBe(true);
+  });
+
+  it('drops the row of a container destroyed after its die event, also when destroy comes while its exit is being read', async () => {
+    const server = await fake();
+    const hub = new EventHub();
+    let emit: ((engineId: string, event: ContainerEvent) => void) | null = null;
+    let release: (() => void) | null = null;
+    const monitor = monitorFor(hub, () => true, {
+      intervalMs: 60_000,
+      subscribeEvents: (onEvent) => {
+        emit = onEvent;
+        return () => undefined;
+      },
+      // The first exit is read slowly, so the destroy event of the first container arrives meanwhile.
+      describeExit: async (target) => {
+        if (target.containerId === 'a'.repeat(64)) await new Promise<void>((resolve) => (release = resolve));
+        return { kind: 'killed', code: 137, finishedAt: new Date().toISOString(), log: { lines: [], explains: false }, tail: [] };
+      },
+    });
+    const slow = { engineId: 'local', containerId: 'a'.repeat(64), url: server.url };
+    const quick = { engineId: 'local', containerId: 'b'.repeat(64), url: server.url };
+    monitor.watch(slow);
+    monitor.watch(quick);
+    await waitForEvent(hub, 'swarm:status', (s) => s.containerId === quick.containerId && s.connection === 'online');
+    // Destroyed after its exit was recorded: the kept row goes.
+    emit!('local', { containerId: quick.containerId, action: 'die', exitCode: 137, at: Date.now(), labels: {} });
+    await waitForEvent(hub, 'swarm:status', (s) => s.containerId === quick.containerId && s.connection === 'stopped', 2000);
+    expect(monitor.statuses().map((s) => s.containerId)).toContain(quick.containerId);
+    emit!('local', { containerId: quick.containerId, action: 'destroy', exitCode: null, at: Date.now(), labels: {} });
+    expect(monitor.statuses().map((s) => s.containerId)).not.toContain(quick.containerId);
+    // Destroyed while its exit is read: announced once as stopped, then no row.
+    const stopped = waitForEvent(hub, 'swarm:status', (s) => s.containerId === slow.containerId && s.connection === 'stopped', 2000);
+    emit!('local', { containerId: slow.containerId, action: 'die', exitCode: 137, at: Date.now(), labels: {} });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    emit!('local', { containerId: slow.containerId, action: 'destroy', exitCode: null, at: Date.now(), labels: {} });
+    release!();
+    await expect(stopped).resolves.toMatchObject({ exit: { code: 137 } });
+    expect(monitor.statuses().map((s) => s.containerId)).not.toContain(slow.containerId);
+    monitor.dispose();
   });
 
   it('keys statuses by engine and container: the same id on two engines is two servers', async () => {

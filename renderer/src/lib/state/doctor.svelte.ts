@@ -34,7 +34,9 @@ export class DoctorState {
       this.errors[profileId] = result.error;
       return null;
     }
-    this.reports[profileId] = result.value;
+    // A newer report may have been pushed meanwhile (Start ran the doctor again): keep the newest.
+    const current = this.reports[profileId];
+    if (!current || current.ranAt <= result.value.ranAt) this.reports[profileId] = result.value;
     return result.value;
   }
 }

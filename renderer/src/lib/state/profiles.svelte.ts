@@ -97,6 +97,11 @@ export class ProfilesState {
     return result.value;
   }
 
+  /** Shows an error a caller got with `quiet` and decided not to handle in its own dialog. */
+  showError(profileId: string, error: AppErrorShape): void {
+    this.errors[profileId] = error;
+  }
+
   dismissError(profileId: string): void {
     delete this.errors[profileId];
   }

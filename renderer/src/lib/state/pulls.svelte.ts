@@ -50,6 +50,14 @@ export class PullsState {
     const current = this.byImage[pull.image];
     // Events of an older pull of the same image must not replace the newer one.
     if (current && current.pullId !== pull.pullId && current.startedAt > pull.startedAt) return;
+    // The same pull seen out of order: in the browser host the answer of images:pull (HTTP) can
+    // arrive after progress events (WebSocket), even after the last one of a quick pull. A pull only
+    // moves forward, so an earlier phase never replaces a later one, and nothing replaces its end.
+    if (current && current.pullId === pull.pullId && phaseRank(pull) < phaseRank(current)) return;
     this.byImage[pull.image] = pull;
   }
+}
+
+function phaseRank(pull: PullView): number {
+  return { resolving: 0, downloading: 1, extracting: 2, done: 3, failed: 3, cancelled: 3 }[pull.phase];
 }

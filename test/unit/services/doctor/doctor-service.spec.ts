@@ -163,6 +163,9 @@ describe('doctor checks on engines this machine is not', () => {
     // Once it ended, a new run runs again.
     await doctor.run(profile.id);
     expect(nvidiaCalls).toBe(2);
+    // Removing the profile drops its report.
+    await store.remove(profile.id);
+    expect(doctor.list()).toEqual([]);
   });
 
   it('a hanging check ends as a warning at its own timeout and the others still finish', async () => {

@@ -24,7 +24,7 @@ describe('pullErrorOf (Docker texts → codes with the image, the registry and t
     ['manifest for ghcr.io/modelscope/agentjet:nope not found: manifest unknown: manifest unknown', 'IMAGE_NOT_FOUND', 'not found on ghcr.io'],
     ['Head "https://ghcr.io/v2/x/manifests/1": unauthorized', 'IMAGE_PULL_DENIED', 'docker login ghcr.io'],
     ["pull access denied for nope/nope, repository does not exist or may require 'docker login': denied: requested access to the resource is denied", 'IMAGE_PULL_DENIED', 'docker login'],
-    ['Get "https://registry-1.docker.io/v2/": authentication required', 'IMAGE_PULL_DENIED', 'Log in'],
+    ['Get "https://registry-1.docker.io/v2/": authentication required', 'IMAGE_PULL_DENIED', 'without a registry login'],
     ['Get "http://127.0.0.1:5999/v2/": dial tcp 127.0.0.1:5999: connect: connection refused', 'IMAGE_PULL_FAILED', 'can reach'],
     ['Get "https://ghcr.io/v2/": net/http: TLS handshake timeout', 'IMAGE_PULL_FAILED', 'securely'],
     ['Get "https://r.example/v2/": x509: certificate signed by unknown authority', 'IMAGE_PULL_FAILED', 'certificate'],
@@ -51,7 +51,7 @@ describe('pullErrorOf (Docker texts → codes with the image, the registry and t
   it('an SSH engine words the same texts the same way (the login runs where the engine runs)', () => {
     const error = pullErrorOf('denied: access forbidden', AGENTJET, sshDockerWording('gpu-1', 'alice'));
     expect(error.code).toBe('IMAGE_PULL_DENIED');
-    expect(error.message).toContain('where the engine runs');
+    expect(error.message).toContain('where the engine runs (docker login ghcr.io, then docker pull ghcr.io/modelscope/agentjet:main)');
   });
 });
 

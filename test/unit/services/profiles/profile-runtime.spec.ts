@@ -145,6 +145,10 @@ describe('ProfileRuntime', () => {
     await failing.store.update(p.id, ProfileInput.parse({ ...p, port: 12001 }));
     await expect(failing.start(p.id, { replaceDrifted: true })).rejects.toMatchObject({ code: 'DOCTOR_FAILED' });
     expect(failing.engine.containers.get(first.runtime.container!.id)?.state).toBe('running');
+    // Restart too: the doctor runs while the server still runs, so a failure leaves it running.
+    await expect(failing.runtime.restart({ profileId: p.id, secrets: {}, skipDoctor: false, replaceDrifted: false })).rejects.toMatchObject({ code: 'DOCTOR_FAILED' });
+    expect(failing.engine.containers.get(first.runtime.container!.id)?.state).toBe('running');
+    expect(failing.doctorRuns).toHaveLength(2);
   });
 
   it('refuses a second Start of the same profile while the first is still creating', async () => {

@@ -159,13 +159,13 @@ describe('dockerRunCommand ("Show the command")', () => {
 
   it('native mode: a detached, own-session command line with pid and log files; secrets masked', () => {
     const p = profile({ mode: 'native', nativeActivate: 'source ~/venv/bin/activate' });
-    const command = nativeRunCommand(buildProfileSpec(p, options), p.id, p.secretEnv);
+    const command = nativeRunCommand(buildProfileSpec(p, options), p.secretEnv);
     expect(command).toContain('nohup setsid sh -c ');
     expect(command).toContain('source ~/venv/bin/activate && exec env NO_COLOR=1');
     expect(command).toContain('SWANLAB_API_KEY=****');
     expect(command).toContain('ajet-swarm start --swarm-port=10086');
-    expect(command).toContain('> swarm.log 2>&1 < /dev/null &');
-    expect(command).toContain('echo $! > ~/.agentswarm/native/qwen-7b/swarm.pid');
+    expect(command).toContain('>> ~/.agentswarm/run/agentswarm-qwen-7b-abc123/server.log 2>&1 < /dev/null &');
+    expect(command).toContain('echo $! > ~/.agentswarm/run/agentswarm-qwen-7b-abc123/pid');
     expect(command).not.toContain(SECRET);
     expect(command).not.toContain('autokill');
   });
