@@ -38,6 +38,15 @@ export function assertRunName(name: string): string {
   return name;
 }
 
+/**
+ * Where a native run lives on its host, as a user would type it (for "Show the command" and help
+ * texts): the run directory of container `name`, its log, pid and exit files.
+ */
+export function nativeRunPaths(name: string): { dir: string; log: string; pid: string; exit: string } {
+  const dir = `~/.agentswarm/run/${assertRunName(name)}`;
+  return { dir, log: `${dir}/server.log`, pid: `${dir}/pid`, exit: `${dir}/exit` };
+}
+
 /** What create() stores on the host; secrets are in `env`, never here. */
 export interface NativeRunSpec {
   version: 1;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContainerSpec, EngineHost, HostExecResult } from '../../../../electron/services/engines/container-engine';
 import { NativeProcesses } from '../../../../electron/services/native/native-processes';
 import { parseRunRecords, summaryOfRecord } from '../../../../electron/services/native/native-records';
-import { assertRunName, createScript, envFileText, launchScript, startScript, stopScript, type NativeRunSpec } from '../../../../electron/services/native/native-scripts';
+import { assertRunName, createScript, nativeRunPaths, envFileText, launchScript, startScript, stopScript, type NativeRunSpec } from '../../../../electron/services/native/native-scripts';
 
 const SECRET = "sk-live-'quoted' $(touch /tmp/pwned) `id` \"x\"";
 
@@ -68,6 +68,10 @@ describe('native script builders', () => {
   it('refuses run names that could leave the run folder or become options', () => {
     for (const bad of ['../x', 'a/b', '.hidden', '-rf', 'a b', '', 'x'.repeat(101), "it's"]) expect(() => assertRunName(bad)).toThrow(/cannot name/);
     expect(assertRunName('agentswarm-swarm-10086-abc123')).toBe('agentswarm-swarm-10086-abc123');
+  });
+
+  it('names the run folder and its files as a user would type them', () => {
+    expect(nativeRunPaths('agentswarm-p-1a2b3c')).toEqual({ dir: '~/.agentswarm/run/agentswarm-p-1a2b3c', log: '~/.agentswarm/run/agentswarm-p-1a2b3c/server.log', pid: '~/.agentswarm/run/agentswarm-p-1a2b3c/pid', exit: '~/.agentswarm/run/agentswarm-p-1a2b3c/exit' });
   });
 
   it('quotes every command word and env value for sh; refuses env names that are not names', () => {
