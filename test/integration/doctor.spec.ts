@@ -68,6 +68,8 @@ beforeAll(async () => {
     profile('native-missing', { mode: 'native', gpus: { mode: 'none' }, port: await freePort() }),
     profile('native-found', { mode: 'native', gpus: { mode: 'none' }, port: await freePort(), nativeActivate: `PATH=${standInBin}:$PATH` }),
     profile('remote-native', { engineId: 'ssh-testbed', mode: 'native', gpus: { mode: 'none' }, port: await freePort(), nativeActivate: tb.native.sshUserActivate }),
+    // `source` is bash (users copy it from venv docs); dash, Debian's sh, has no such builtin. Start runs it with bash.
+    profile('remote-native-source', { engineId: 'ssh-testbed', mode: 'native', gpus: { mode: 'none' }, port: await freePort(), nativeActivate: `source /dev/null && ${tb.native.sshUserActivate}` }),
     profile('remote', { engineId: 'ssh-testbed', gpus: { mode: 'all' }, model: { hostPath: '~/no-such-model', containerPath: '/models/m' }, port: takenPort }),
   ];
   dataDir = mkdtempSync(join(tmpdir(), 'agentswarm-doctor-data-'));
@@ -220,5 +222,8 @@ describe('preflight doctor over SSH (the test bed sshd)', () => {
   it("native mode over SSH: finds the test user's ajet-swarm after the profile's activate line", async () => {
     const report = await app.handlers['doctor:run']({ profileId: 'remote-native' });
     expect(check(report, 'native-ajet')).toMatchObject({ status: 'pass', detail: `ajet-swarm is at ${tb.native.sshUserAjetSwarmPath} on testbed (${tb.ssh.user}@${tb.ssh.host}:${tb.ssh.port}) after the activate line.` });
+    // The doctor runs the activate line the way Start does (bash), so a `source` line passes here as it starts there.
+    const sourced = await app.handlers['doctor:run']({ profileId: 'remote-native-source' });
+    expect(check(sourced, 'native-ajet')).toMatchObject({ status: 'pass' });
   });
 });

@@ -1,4 +1,5 @@
 import { LABEL_PORT } from '../engines/container-engine';
+import { whichScript } from '../native/native-scripts';
 import { gib, GIB, hostPathWord, noHostReason, pass, problem, skip, type Check } from './check-kit';
 import { dfBytesOf } from './engine-checks';
 
@@ -165,9 +166,10 @@ export const nativeAjet: Check = async (c) => {
   if (c.profile.mode !== 'native') return skip('The profile runs the swarm server in a container, not natively.');
   const why = noHostReason(c);
   if (why) return problem('fail', `Native mode needs a shell on the engine's host, and this engine has none. ${why}`, 'Add the machine as an SSH server and make the profile there.');
-  // The activate line is the user's own shell (source a venv, conda activate): run as written.
+  // The very check Start makes (bash where there is one, as users write `source …`), so the doctor
+  // never fails a line that would start, nor passes one that would not.
   const activate = c.profile.nativeActivate?.trim();
-  const result = await c.exec(`${activate ? `${activate}\n` : ''}command -v ajet-swarm`, 15_000);
+  const result = await c.exec(whichScript(activate ? activate : null, 'ajet-swarm'), 15_000);
   const found = result.stdout.trim().split('\n').slice(-1)[0] ?? '';
   if (result.code === 0 && found) return pass(`ajet-swarm is at ${found} on ${c.hostLabel}${activate ? ' after the activate line' : ''}.`);
   const said = result.stderr.trim().split('\n').slice(-1)[0];
