@@ -29,11 +29,19 @@ function encode(line: EngineLogLine): string {
   return `${line.stream === 'stderr' ? 'e' : 'o'}\t${line.timestamp ?? ''}\t${line.text}\n`;
 }
 
+/**
+ * A stored cursor is Docker's RFC 3339 time, or (native servers, whose log file has no times) a
+ * line cursor like `line:000000000042`: only a time is shown as one.
+ */
+export function timeOfCursor(cursor: string | null | undefined): string | null {
+  return cursor && /^\d{4}-\d\d-\d\dT/.test(cursor) ? cursor : null;
+}
+
 function decode(n: number, raw: string): LogLine {
   const first = raw.indexOf('\t');
   const second = raw.indexOf('\t', first + 1);
   const time = raw.slice(first + 1, second);
-  return { n, stream: raw.charCodeAt(0) === 101 ? 'stderr' : 'stdout', time: time === '' ? null : time, text: raw.slice(second + 1) };
+  return { n, stream: raw.charCodeAt(0) === 101 ? 'stderr' : 'stdout', time: timeOfCursor(time), text: raw.slice(second + 1) };
 }
 
 interface FilterCache {
@@ -109,7 +117,7 @@ export class LogFile {
       const line = lines[i]!;
       const n = this.index.count;
       this.index.add(ascii ? encoded[i]!.length : Buffer.byteLength(encoded[i]!, 'utf8'), line.stream === 'stderr');
-      this.ring.push({ n, stream: line.stream, time: line.timestamp, text: line.text });
+      this.ring.push({ n, stream: line.stream, time: timeOfCursor(line.timestamp), text: line.text });
     }
     if (this.ring.length > RING_LINES * 1.2) this.ring.splice(0, this.ring.length - RING_LINES);
     this.advanceCursor(lines);
