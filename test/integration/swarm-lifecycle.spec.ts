@@ -163,7 +163,8 @@ describe('swarm server lifecycle on the local Docker engine', () => {
     const gone = waitForEvent(hub, 'swarm:status', (s) => s.containerId === container.id && s.connection === 'stopped');
     await docker.getContainer(container.id).remove({ force: true });
     await gone;
-    expect((await handlers['swarm:statuses']({})).map((s) => s.containerId)).not.toContain(container.id);
+    // Docker's `die` may come a moment before its `destroy`: the row goes once the removal is known.
+    await expect.poll(async () => (await handlers['swarm:statuses']({})).map((s) => s.containerId), { timeout: 10_000 }).not.toContain(container.id);
     expect(await ourContainerIds()).not.toContain(container.id);
   });
 

@@ -100,7 +100,15 @@ export class SwarmMonitor {
    * log). `oom` alone may have killed a child only: end only if the container stopped with it.
    */
   private async onContainerEvent(engineId: string, event: ContainerEvent): Promise<void> {
-    const watch = this.watches.get(statusKey(engineId, event.containerId));
+    const key = statusKey(engineId, event.containerId);
+    const watch = this.watches.get(key);
+    // `docker rm -f` sends `die`, then `destroy`: once removed, nothing about it is kept.
+    if (event.action === 'destroy' && !watch && this.ended.has(key)) {
+      const target = this.endedTarget(key, engineId, event.containerId);
+      this.forget(engineId, event.containerId);
+      this.options.onContainerGone?.(target);
+      return;
+    }
     if (!watch || watch.stopped) return;
     if (event.action === 'die' || event.action === 'destroy') {
       await this.end(watch, false);
@@ -171,6 +179,10 @@ export class SwarmMonitor {
     this.options.events.emit('swarm:status', watch.status);
     this.notifyTargets({ kind: 'watch', target });
     void this.pollLoop(watch);
+  }
+
+  private endedTarget(key: string, engineId: string, containerId: string): WatchTarget {
+    return { engineId, containerId, url: this.ended.get(key)?.url ?? '' };
   }
 
   /** Stops watching after the app stopped the container; resolves once the final status is out. */
