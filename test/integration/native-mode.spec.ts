@@ -11,6 +11,7 @@ import { lineCursor } from '../../electron/services/native/native-log-follow';
 import { NativeProcesses } from '../../electron/services/native/native-processes';
 import type { SshConnection } from '../../electron/services/ssh/ssh-connection';
 import { buildSwarmSpec } from '../../electron/services/swarm/swarm-containers';
+import { ProfileInput } from '../../electron/shared/schemas-profiles';
 import { ServerProfileInput, engineIdOfServer } from '../../electron/shared/schemas-servers';
 import { freePort, poll, waitForEvent } from '../support/helpers';
 import { TEST_APP_VERSION, TEST_CONTAINER_LABELS, startTestApp, type TestApp } from '../support/test-app';
@@ -195,6 +196,40 @@ describe('native mode over the test bed sshd', () => {
     }
     await app!.handlers['swarm:remove']({ engineId, containerId: id });
     await expect(engine.inspectContainer(id)).rejects.toMatchObject({ code: 'CONTAINER_NOT_FOUND' });
+  });
+
+  it('a native profile starts through profiles:start (doctor first), its server log is the run\'s, and profiles:stop ends it', async () => {
+    const profilePort = await freePort();
+    const view = await app!.handlers['profiles:add'](ProfileInput.parse({
+      label: 'native test',
+      engineId,
+      mode: 'native',
+      image: 'ghcr.io/modelscope/agentjet:main',
+      port: profilePort,
+      gpus: { mode: 'none' },
+      nativeActivate: tb.native.sshUserActivate,
+      secretEnv: ['SWANLAB_API_KEY'],
+    }));
+    const started = await app!.handlers['profiles:start']({ profileId: view.profile.id, secrets: { SWANLAB_API_KEY: SECRET }, skipDoctor: false, replaceDrifted: false });
+    const containerId = started.runtime.container?.id ?? '';
+    expect(containerId.startsWith(NATIVE_ID_PREFIX)).toBe(true);
+    expect(started.runtime.container).toMatchObject({ state: 'running', port: profilePort });
+    await poll('the monitor to reach the profile\'s native server', 15_000, async () => {
+      const s = (await app!.handlers['swarm:statuses']({})).find((x) => x.containerId === containerId);
+      return s?.connection === 'online' && s.engineStatus === 'ENGINE.OFFLINE' ? s : undefined;
+    });
+    const serverLog = await app!.handlers['logs:server-log']({ engineId, containerId, lines: 50 });
+    expect(serverLog.found).toBe(true);
+    expect(serverLog.lines.join('\n')).toContain('Interchange server is running');
+    // The logs service follows it like a container (native lines carry line cursors).
+    const stored = await poll('the stored log to have the readiness line', 10_000, async () => {
+      const window = await app!.handlers['logs:read']({ engineId, containerId, from: 0, count: 100, filter: { text: 'Interchange server is running', regex: false, stream: 'all' } });
+      return window.matching > 0 ? window : undefined;
+    });
+    expect(stored.lines[0]?.time).toMatch(/^line:\d{12}$/);
+    const stopped = await app!.handlers['profiles:stop']({ profileId: view.profile.id });
+    expect(stopped.runtime.container).toMatchObject({ state: 'exited', exitCode: 143 });
+    await app!.handlers['profiles:remove']({ profileId: view.profile.id });
   });
 });
 

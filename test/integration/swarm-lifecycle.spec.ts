@@ -163,7 +163,8 @@ describe('swarm server lifecycle on the local Docker engine', () => {
     const gone = waitForEvent(hub, 'swarm:status', (s) => s.containerId === container.id && s.connection === 'stopped');
     await docker.getContainer(container.id).remove({ force: true });
     await gone;
-    // Docker's `die` may come a moment before its `destroy`: the row goes once the removal is known.
+    // The `die` event may end the watch (with its exit) before Docker has removed the container;
+    // its `destroy` event then drops the row.
     await expect.poll(async () => (await handlers['swarm:statuses']({})).map((s) => s.containerId), { timeout: 10_000 }).not.toContain(container.id);
     expect(await ourContainerIds()).not.toContain(container.id);
   });

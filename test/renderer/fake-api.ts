@@ -19,6 +19,7 @@ import {
   type SshConfigListing,
   type TunnelView,
 } from '../../electron/shared/schemas-servers';
+import type { TrainingSeries, TrainingView } from '../../electron/shared/schemas-profiles';
 import { DoctorCheckId, type DoctorCheck, type DoctorReport, type PullView } from '../../electron/shared/schemas-profiles';
 import { ProfileInput, type Profile, type ProfileView } from '../../electron/shared/schemas-profiles';
 
@@ -69,6 +70,9 @@ class FakeBackend {
   };
   appLog: LogTail = { path: '/home/u/.config/AgentSwarm Desktop/app.log', lines: [], problem: null, canOpen: true };
   rendererReadyCalls = 0;
+  /** Training views and series the backend would serve (training:view/views/series); see makeTrainingView. */
+  trainingViews: TrainingView[] = [];
+  trainingSeries: TrainingSeries[] = [];
   /** SSH servers as the backend would list them; `pushServers()` sends them as a servers:changed snapshot. */
   serverViews: ServerView[] = [];
   sshConfigListing: SshConfigListing = { path: '/home/u/.ssh/config', exists: true, hosts: [] };
@@ -164,7 +168,25 @@ class FakeBackend {
     },
     'logs:export': () => ({ path: '/home/u/Downloads/agentswarm-log-local-abc-2026-12-03T15-00-00.txt', lines: this.logTotal, bytes: this.logTotal * 10 }),
     'logs:server-log': () => structuredClone(this.serverLogTail),
-    'training:views': () => [],
+    // ---- training (issue 13, training helper): what a test put in trainingViews / trainingSeries.
+    'training:views': () => structuredClone(this.trainingViews),
+    'training:view': (r) => {
+      const view = this.trainingViews.find((v) => v.engineId === r?.engineId && v.containerId === r?.containerId);
+      // What the backend answers for a server its monitor does not poll.
+      if (!view) throw { code: 'CONTAINER_NOT_FOUND', message: `The training monitor does not watch ${r?.containerId}.` } satisfies AppErrorShape;
+      return structuredClone(view);
+    },
+    'training:series': (r) =>
+      structuredClone(
+        this.trainingSeries.find((s) => s.engineId === r?.engineId && s.containerId === r?.containerId) ?? {
+          engineId: r?.engineId ?? 'local',
+          containerId: r?.containerId ?? 'missing',
+          runId: null,
+          points: [],
+          timeline: [],
+        },
+      ),
+    // ---- end training
     // ---- doctor/pull (issue 13): reports and pulls kept in `doctorReports` / `pullViews`.
     'doctor:reports': () => structuredClone(this.doctorReports),
     'doctor:run': (r) => {
@@ -370,9 +392,19 @@ class FakeBackend {
       }
       const produce = this.producers[channel] as Producer<C> | undefined;
       if (!produce) return { ok: false, error: { code: 'INTERNAL', message: `fake API: no answer for ${channel} (add a row to producers)` } };
-      return { ok: true, value: produce(request) };
+      try {
+        return { ok: true, value: produce(request) };
+      } catch (thrown) {
+        // A producer answers an error envelope by throwing an AppError shape (as the backend's handlers throw AppError).
+        if (isErrorShape(thrown)) return { ok: false, error: { code: thrown.code, message: thrown.message } };
+        throw thrown;
+      }
     });
   }
+}
+
+function isErrorShape(value: unknown): value is AppErrorShape {
+  return typeof value === 'object' && value !== null && typeof (value as AppErrorShape).code === 'string' && typeof (value as AppErrorShape).message === 'string';
 }
 
 /** The fake's own controls plus the whole `ExposedApi`, every method built from `apiLayout`. */
@@ -469,6 +501,33 @@ function passingReport(serverId: string): DiagnosticsReport {
   };
 }
 
+/** A training view as the monitor sends it: OFFLINE, nothing collected, no error. */
+export function makeTrainingView(containerId: string, overrides: Partial<TrainingView> = {}): TrainingView {
+  return {
+    engineId: 'local',
+    containerId,
+    runId: null,
+    engineStatus: 'ENGINE.OFFLINE',
+    statusSince: new Date(Date.now() - 5000).toISOString(),
+    bootingSeconds: null,
+    globalStep: null,
+    modelPath: null,
+    sampleCollectionMethod: null,
+    episodes: null,
+    tasks: null,
+    nonDummyTasks: null,
+    expectedRepeat: null,
+    runningEpisodes: [],
+    taskRewards: [],
+    rewardMean: null,
+    rewardStd: null,
+    activeClients: [],
+    missingRoutes: [],
+    lastError: null,
+    checkedAt: new Date().toISOString(),
+    ...overrides,
+  };
+}
 // ---- doctor/pull (issue 13)
 
 /** One doctor check as the backend words it; `pass` unless overridden. */

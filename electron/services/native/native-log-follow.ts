@@ -50,7 +50,9 @@ export async function followNativeLog(
   options: FollowLogOptions,
 ): Promise<void> {
   const { signal, onLines } = options;
-  let line = lineOfCursor(options.sinceTimestamp) ?? 0;
+  // Each line has its own cursor: the line at it was seen unless the caller says none was (skipAtSince 0).
+  const since = lineOfCursor(options.sinceTimestamp);
+  let line = since === null ? 0 : options.skipAtSince === 0 ? Math.max(0, since - 1) : since;
   let offset = 0;
   if (line > 0) offset = Number((await run(lineOffsetScript(name, line))).stdout.trim()) || 0;
   while (!signal.aborted) {

@@ -89,6 +89,9 @@ export class SwarmMonitor {
   private readonly targetListeners = new Set<(event: TargetEvent) => void>();
 
   private readonly unsubscribeEvents: () => void;
+  /** Keys whose exit is being described right now, and those destroyed meanwhile (see onContainerEvent). */
+  private readonly describing = new Set<string>();
+  private readonly destroyed = new Set<string>();
 
   constructor(private readonly options: SwarmMonitorOptions) {
     this.intervalMs = options.intervalMs ?? 1000;
@@ -102,11 +105,17 @@ export class SwarmMonitor {
   private async onContainerEvent(engineId: string, event: ContainerEvent): Promise<void> {
     const key = statusKey(engineId, event.containerId);
     const watch = this.watches.get(key);
-    // `docker rm -f` sends `die`, then `destroy`: once removed, nothing about it is kept.
-    if (event.action === 'destroy' && !watch && this.ended.has(key)) {
-      const target = this.endedTarget(key, engineId, event.containerId);
-      this.forget(engineId, event.containerId);
-      this.options.onContainerGone?.(target);
+    // Removed behind our back (docker rm -f): its `die` already ended the watch and kept why; the
+    // container is gone now, so keep no row for it (as when a poll finds it gone).
+    if (!watch && event.action === 'destroy' && this.ended.has(key)) {
+      // Still asking the engine why it ended: that answer is announced once, then dropped.
+      if (this.describing.has(key)) {
+        this.destroyed.add(key);
+        return;
+      }
+      this.ended.delete(key);
+      this.notifyTargets({ kind: 'forgotten', engineId, containerId: event.containerId });
+      this.options.onContainerGone?.({ engineId, containerId: event.containerId, url: '' });
       return;
     }
     if (!watch || watch.stopped) return;
@@ -179,10 +188,6 @@ export class SwarmMonitor {
     this.options.events.emit('swarm:status', watch.status);
     this.notifyTargets({ kind: 'watch', target });
     void this.pollLoop(watch);
-  }
-
-  private endedTarget(key: string, engineId: string, containerId: string): WatchTarget {
-    return { engineId, containerId, url: this.ended.get(key)?.url ?? '' };
   }
 
   /** Stops watching after the app stopped the container; resolves once the final status is out. */
@@ -260,12 +265,15 @@ export class SwarmMonitor {
       checkedAt: new Date().toISOString(),
     };
     this.ended.set(key, placeholder);
+    this.describing.add(key);
     const described = (await this.options.describeExit?.(target, requested).catch(() => null)) ?? null;
+    this.describing.delete(key);
+    const destroyed = this.destroyed.delete(key);
     if (this.ended.get(key) !== placeholder || this.watches.has(key)) return;
     const exit = described === 'gone' ? null : described;
     const status = { ...placeholder, exit, checkedAt: new Date().toISOString() };
     // Removed behind our back (docker rm -f): say "stopped" once, keep no row for a container that is gone.
-    if (described === 'gone') this.ended.delete(key);
+    if (described === 'gone' || destroyed) this.ended.delete(key);
     else this.ended.set(key, status);
     this.notifyTargets({ kind: 'ended', target, status });
     if (!last || withoutTime(last) !== withoutTime(status)) this.options.events.emit('swarm:status', status);

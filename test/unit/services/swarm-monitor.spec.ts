@@ -265,6 +265,45 @@ describe('SwarmMonitor', () => {
     expect(unsubscribed).toBe(true);
   });
 
+  it('drops the row of a container destroyed after its die event, also when destroy comes while its exit is being read', async () => {
+    const server = await fake();
+    const hub = new EventHub();
+    let emit: ((engineId: string, event: ContainerEvent) => void) | null = null;
+    let release: (() => void) | null = null;
+    const monitor = monitorFor(hub, () => true, {
+      intervalMs: 60_000,
+      subscribeEvents: (onEvent) => {
+        emit = onEvent;
+        return () => undefined;
+      },
+      // The first exit is read slowly, so the destroy event of the first container arrives meanwhile.
+      describeExit: async (target) => {
+        if (target.containerId === 'a'.repeat(64)) await new Promise<void>((resolve) => (release = resolve));
+        return { kind: 'killed', code: 137, finishedAt: new Date().toISOString(), log: { lines: [], explains: false }, tail: [] };
+      },
+    });
+    const slow = { engineId: 'local', containerId: 'a'.repeat(64), url: server.url };
+    const quick = { engineId: 'local', containerId: 'b'.repeat(64), url: server.url };
+    monitor.watch(slow);
+    monitor.watch(quick);
+    await waitForEvent(hub, 'swarm:status', (s) => s.containerId === quick.containerId && s.connection === 'online');
+    // Destroyed after its exit was recorded: the kept row goes.
+    emit!('local', { containerId: quick.containerId, action: 'die', exitCode: 137, at: Date.now(), labels: {} });
+    await waitForEvent(hub, 'swarm:status', (s) => s.containerId === quick.containerId && s.connection === 'stopped', 2000);
+    expect(monitor.statuses().map((s) => s.containerId)).toContain(quick.containerId);
+    emit!('local', { containerId: quick.containerId, action: 'destroy', exitCode: null, at: Date.now(), labels: {} });
+    expect(monitor.statuses().map((s) => s.containerId)).not.toContain(quick.containerId);
+    // Destroyed while its exit is read: announced once as stopped, then no row.
+    const stopped = waitForEvent(hub, 'swarm:status', (s) => s.containerId === slow.containerId && s.connection === 'stopped', 2000);
+    emit!('local', { containerId: slow.containerId, action: 'die', exitCode: 137, at: Date.now(), labels: {} });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    emit!('local', { containerId: slow.containerId, action: 'destroy', exitCode: null, at: Date.now(), labels: {} });
+    release!();
+    await expect(stopped).resolves.toMatchObject({ exit: { code: 137 } });
+    expect(monitor.statuses().map((s) => s.containerId)).not.toContain(slow.containerId);
+    monitor.dispose();
+  });
+
   it('keys statuses by engine and container: the same id on two engines is two servers', async () => {
     const hub = new EventHub();
     const monitor = monitorFor(hub, () => true, { describeExit: async () => null });
