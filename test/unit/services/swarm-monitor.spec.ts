@@ -257,6 +257,10 @@ describe('SwarmMonitor', () => {
     await monitor.unwatch('local', target.containerId);
     await corrected;
     expect(requestedSeen).toBe(true);
+    // Removed (`docker rm -f` sends die, then destroy): nothing about it is kept.
+    expect(monitor.statuses().map((st) => st.containerId)).toEqual([target.containerId]);
+    emit!('local', { containerId: target.containerId, action: 'destroy', exitCode: null, at: Date.now(), labels: {} });
+    await expect.poll(() => monitor.statuses()).toEqual([]);
     monitor.dispose();
     expect(unsubscribed).toBe(true);
   });
