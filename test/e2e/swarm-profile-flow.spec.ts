@@ -21,8 +21,10 @@ const MODEL_PATH = '/models/Qwen2.5-0.5B-Instruct';
 describe('swarm profile end to end: profile → doctor → pull → start → dashboard → logs', () => {
   const testbed = loadTestbed();
   const docker = new Docker({ socketPath: testbed.dockerSocket });
-  // A tag of the fake image that exists only in the registry, so the doctor finds it missing and Pull fetches it.
-  const image = `${testbed.registry}/agentswarm-test/fake-swarm:e2e-${randomBytes(4).toString('hex')}`;
+  // The fake image under a repository of this test's own that exists only in the registry (pushed again,
+  // same content, each run; removed from the engine), so the doctor finds it missing and Pull fetches it.
+  // Its own repository: the test bed's fake-swarm repository keeps exactly its one tag.
+  const image = `${testbed.registry}/agentswarm-test/e2e-profile-flow:1`;
   let app: TestApp;
   let browser: Browser;
   let page: Page;

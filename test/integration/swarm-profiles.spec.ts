@@ -1,6 +1,7 @@
 // Swarm profiles end to end through the app's own handlers (contract-checked): the test bed's real
 // dockerd (locally and through its sshd), the fake swarm image (a labelled TEST DOUBLE), binds to
 // temporary folders. Host networking: the test bed's dockerd has no bridge network.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -215,7 +216,8 @@ describe('swarm profiles on a server over SSH', () => {
   let app: TestApp;
   let engineIdForNative: string | undefined;
   const subdir = `agentswarm-profiles-test-${process.pid}`;
-  const home = '/work/testbed-shared/home/swarmtest';
+  // The test user's home, as the system has it (testbed.sh puts it under its own state folder).
+  const home = execFileSync('getent', ['passwd', tb.ssh.user], { encoding: 'utf8' }).trim().split(':')[5] ?? '';
 
   beforeAll(async () => {
     app = await startTestApp();
