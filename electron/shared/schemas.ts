@@ -111,6 +111,8 @@ export const SwarmContainer = z.object({
   finishedAt: z.string().nullable(),
   /** Exit code once it is not running; null while running or never started. */
   exitCode: z.number().int().nullable(),
+  /** The swarm profile it was started from (its label); absent for a quick start without a profile. */
+  profileId: z.string().optional(),
 });
 
 export const EngineStatusName = z.string();

@@ -94,8 +94,10 @@ describe('swarm profiles on the local Docker engine', () => {
     const started = await app.handlers['profiles:start']({ profileId, secrets: { SWANLAB_API_KEY: CANARY }, skipDoctor: false, replaceDrifted: false });
     expect(events.some((e) => e.startsWith('doctor:report') && e.includes(`"profileId":"${profileId}"`))).toBe(true);
     expect(started.runtime).toMatchObject({ drifted: false, secretsKnown: ['SWANLAB_API_KEY'], containerConfigHash: started.runtime.configHash });
-    expect(started.runtime.container).toMatchObject({ state: 'running', port, networkMode: 'host', engineId: 'local' });
+    expect(started.runtime.container).toMatchObject({ state: 'running', port, networkMode: 'host', engineId: 'local', profileId });
     firstContainerId = started.runtime.container!.id;
+    // The engine's plain list says which profile a container belongs to (the quick-start list leaves it to the card).
+    expect((await app.handlers['swarm:list']({ engineId: 'local' })).find((c) => c.id === firstContainerId)?.profileId).toBe(profileId);
     expect((await online).containerId).toBe(firstContainerId);
 
     const info = await docker.getContainer(firstContainerId).inspect();

@@ -35,6 +35,16 @@ describe('Servers page', () => {
     expect(screen.getByTestId('statusbar-swarm').textContent).toBe('AgentJet swarm server: ENGINE.ROLLING · 127.0.0.1:10086');
   });
 
+  it('leaves a server started from a swarm profile to its profile card: no second row (no second Stop), a note instead', async () => {
+    const quick = api.makeContainer({ name: 'agentjet-swarm-quick', port: 10086 });
+    const fromProfile = api.makeContainer({ name: 'agentswarm-swarm-profile', port: 10087, profileId: 'qwen-7b' });
+    api.containers = [quick, fromProfile];
+    render(App);
+    await rowFor(quick.id);
+    expect(screen.queryAllByTestId('swarm-container-row').map((r) => r.getAttribute('data-container-id'))).toEqual([quick.id]);
+    expect(screen.getByTestId('containers-from-profiles').textContent).toContain('(1)');
+  });
+
   it('takes its engine ids from engines:list, not a constant: every request names the listed engine', async () => {
     api.engineList = [{ id: 'gpu-box', kind: 'ssh-docker', label: 'GPU box', endpoint: 'ssh://gpu-box' }];
     api.health = { ...api.health, id: 'gpu-box' };

@@ -7,6 +7,7 @@ import {
   LABEL_MANAGED,
   LABEL_NETWORK,
   LABEL_PORT,
+  LABEL_PROFILE,
   LABEL_ROLE,
   type ContainerEngine,
   type ContainerSpec,
@@ -71,6 +72,7 @@ export function toSwarmContainer(engineId: string, c: ContainerSummary): SwarmCo
     startedAt: c.startedAt,
     finishedAt: c.finishedAt,
     exitCode: c.exitCode,
+    ...(c.labels[LABEL_PROFILE] ? { profileId: c.labels[LABEL_PROFILE] } : {}),
   };
 }
 

@@ -84,6 +84,7 @@ export const en = {
 
   'containers.title': 'Swarm server containers',
   'containers.empty': 'No swarm server containers yet. Start one above.',
+  'containers.fromProfiles': 'Servers started from a swarm profile ({count}) are shown on their profile’s card.',
   'containers.loading': 'Loading containers…',
   'containers.refresh': 'Refresh',
   'containers.name': 'Name',

@@ -81,6 +81,7 @@ export const zhCN: Record<MessageKey, string> = {
 
   'containers.title': 'Swarm 服务器容器',
   'containers.empty': '还没有 Swarm 服务器容器。请在上方启动一个。',
+  'containers.fromProfiles': '从 swarm 配置启动的服务器（{count} 个）显示在各自配置的卡片上。',
   'containers.loading': '正在加载容器…',
   'containers.refresh': '刷新',
   'containers.name': '名称',
