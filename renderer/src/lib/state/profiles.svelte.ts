@@ -2,6 +2,7 @@ import type { ExposedApi } from '../../../../electron/shared/api';
 import type { AppErrorShape } from '../../../../electron/shared/errors';
 import type { Result } from '../../../../electron/shared/result';
 import type { ProfileCommand, ProfileInput, ProfileStartRequest, ProfileView } from '../../../../electron/shared/schemas-profiles';
+import { SnapshotList } from './snapshot-list.svelte';
 
 export type ProfileAction = 'start' | 'stop' | 'restart' | 'remove' | 'command';
 
@@ -14,45 +15,29 @@ export type StartOptions = Partial<Omit<ProfileStartRequest, 'profileId'>>;
  * with its busy flag and error per profile. Secret values pass through `startServer`/`restartServer`
  * to the backend and are never kept here.
  */
-export class ProfilesState {
-  items = $state<ProfileView[]>([]);
-  loaded = $state(false);
-  loadError = $state<AppErrorShape | null>(null);
+export class ProfilesState extends SnapshotList<ProfileView> {
   busy = $state<Record<string, ProfileAction>>({});
   errors = $state<Record<string, AppErrorShape>>({});
   commands = $state<Record<string, ProfileCommand>>({});
-  /** Bumped by every snapshot event: an answer older than an event must not win. */
-  private snapshots = 0;
 
   constructor(
     private readonly api: ExposedApi,
     readonly engineId: string,
-  ) {}
-
-  start(): () => void {
-    const off = this.api.events.on('profiles:changed', (views) => {
-      this.snapshots += 1;
-      this.apply(views);
-    });
-    void this.load();
-    return off;
+  ) {
+    super();
   }
 
-  async load(): Promise<void> {
-    const seen = this.snapshots;
-    const result = await this.api.profiles.list();
-    if (seen !== this.snapshots) return;
-    if (result.ok) {
-      this.loadError = null;
-      this.apply(result.value);
-    } else {
-      this.loadError = result.error;
-      this.loaded = true;
-    }
+  protected subscribe(listener: (views: ProfileView[]) => void): () => void {
+    return this.api.events.on('profiles:changed', listener);
   }
 
-  find(profileId: string): ProfileView | undefined {
-    return this.items.find((v) => v.profile.id === profileId);
+  protected fetch(): Promise<Result<ProfileView[]>> {
+    return this.api.profiles.list();
+  }
+
+  /** The snapshot holds every engine's profiles: this section shows its own engine's. */
+  protected override keeps(view: ProfileView): boolean {
+    return view.profile.engineId === this.engineId;
   }
 
   async add(input: ProfileInput): Promise<{ error: AppErrorShape } | { view: ProfileView }> {
@@ -130,21 +115,7 @@ export class ProfilesState {
     return null;
   }
 
-  private apply(views: ProfileView[]): void {
-    this.items = views.filter((v) => v.profile.engineId === this.engineId);
-    this.loaded = true;
-    const ids = this.items.map((v) => v.profile.id);
+  protected override forgetMissing(ids: readonly string[]): void {
     for (const id of Object.keys(this.errors)) if (!ids.includes(id)) delete this.errors[id];
-  }
-
-  private upsert(view: ProfileView, snapshotsBefore: number): void {
-    if (view.profile.engineId !== this.engineId) {
-      this.items = this.items.filter((v) => v.profile.id !== view.profile.id);
-      return;
-    }
-    if (snapshotsBefore !== this.snapshots) return;
-    const index = this.items.findIndex((v) => v.profile.id === view.profile.id);
-    if (index === -1) this.items = [...this.items, view];
-    else this.items[index] = view;
   }
 }

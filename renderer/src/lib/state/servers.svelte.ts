@@ -7,6 +7,7 @@ import type {
   ServerView,
   SshConfigListing,
 } from '../../../../electron/shared/schemas-servers';
+import { SnapshotList } from './snapshot-list.svelte';
 
 export type ServerAction = 'connect' | 'disconnect' | 'remove' | 'test' | 'trust' | 'replace';
 
@@ -15,10 +16,7 @@ export type ServerAction = 'connect' | 'disconnect' | 'remove' | 'test' | 'trust
  * every `servers:changed`), and every action on them with its busy flag and its error, kept per
  * server for display. Components never call the API: they call these methods.
  */
-export class ServersState {
-  items = $state<ServerView[]>([]);
-  loaded = $state(false);
-  loadError = $state<AppErrorShape | null>(null);
+export class ServersState extends SnapshotList<ServerView> {
   /** The action running on each server, by server id. */
   busy = $state<Record<string, ServerAction>>({});
   /** The last failed action's error on each server, by server id, until the next action or dismiss. */
@@ -30,37 +28,17 @@ export class ServersState {
   sshConfigLoading = $state(false);
   /** The actions running now, by `serverId:action` (plain record: nothing renders from it). */
   private running: Record<string, true> = {};
-  /** Bumped by every snapshot event: a `servers:list` answer older than an event must not win. */
-  private snapshots = 0;
 
-  constructor(private readonly api: ExposedApi) {}
-
-  /** Loads the list and follows `servers:changed`; returns the teardown. */
-  start(): () => void {
-    const off = this.api.events.on('servers:changed', (views) => {
-      this.snapshots += 1;
-      this.apply(views);
-    });
-    void this.load();
-    return off;
+  constructor(private readonly api: ExposedApi) {
+    super();
   }
 
-  async load(): Promise<void> {
-    const seen = this.snapshots;
-    const result = await this.api.servers.list();
-    // An event that arrived while this request ran is newer than its answer.
-    if (seen !== this.snapshots) return;
-    if (result.ok) {
-      this.loadError = null;
-      this.apply(result.value);
-    } else {
-      this.loadError = result.error;
-      this.loaded = true;
-    }
+  protected subscribe(listener: (views: ServerView[]) => void): () => void {
+    return this.api.events.on('servers:changed', listener);
   }
 
-  find(serverId: string): ServerView | undefined {
-    return this.items.find((view) => view.profile.id === serverId);
+  protected fetch(): Promise<Result<ServerView[]>> {
+    return this.api.servers.list();
   }
 
   /** Adds a server; resolves to the error to show in the form, or the new server. */
@@ -171,23 +149,8 @@ export class ServersState {
     return result?.ok ?? false;
   }
 
-  private apply(views: ServerView[]): void {
-    this.items = views;
-    this.loaded = true;
-    // Errors and reports of servers that are gone would show on nothing.
-    const ids = views.map((view) => view.profile.id);
+  protected override forgetMissing(ids: readonly string[]): void {
     for (const id of Object.keys(this.errors)) if (!ids.includes(id)) delete this.errors[id];
     for (const id of Object.keys(this.diagnostics)) if (!ids.includes(id)) delete this.diagnostics[id];
-  }
-
-  /**
-   * Puts an action's answer into the list, unless a snapshot event arrived after the request was
-   * sent: the link may have moved on (up → degraded) and the event is the newer word.
-   */
-  private upsert(view: ServerView, snapshotsBefore: number): void {
-    if (snapshotsBefore !== this.snapshots) return;
-    const index = this.items.findIndex((item) => item.profile.id === view.profile.id);
-    if (index === -1) this.items = [...this.items, view];
-    else this.items[index] = view;
   }
 }
