@@ -27,6 +27,9 @@ export const SWARM_DEFAULT_NETWORK_MODE = 'publish' as const;
 export const PORT_MIN = 1024;
 export const PORT_MAX = 65535;
 
+/** Bytes in a GiB (shared memory, disk space). */
+export const GIB = 1024 ** 3;
+
 /** Shared memory range in whole GiB. */
 export const SHM_GB_MIN = 1;
 export const SHM_GB_MAX = 1024;

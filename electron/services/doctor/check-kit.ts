@@ -1,3 +1,4 @@
+import { GIB } from '../../shared/defaults';
 import type { EngineHealth } from '../../shared/schemas';
 import type { DoctorCheck, DoctorCheckId, Profile } from '../../shared/schemas-profiles';
 import { shellQuote, type ContainerEngine, type ContainerSummary, type EngineInfo, type HostExecResult, type ImageInfo } from '../engines/container-engine';
@@ -28,7 +29,7 @@ export interface CheckContext {
 
 export type Check = (context: CheckContext) => Promise<Finding>;
 
-export const GIB = 1024 ** 3;
+export { GIB } from '../../shared/defaults';
 
 export function pass(detail: string): Finding {
   return { status: 'pass', detail, fix: null, command: null, commandWhere: null };

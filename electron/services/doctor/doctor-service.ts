@@ -55,12 +55,19 @@ export class DoctorService {
   private readonly reports = new Map<string, DoctorReport>();
   private readonly running = new Map<string, Promise<DoctorReport>>();
 
+  private readonly unsubscribe: () => void;
+
   constructor(private readonly options: DoctorServiceOptions) {
     // A removed profile's report goes with it (its id may be given to a new profile later).
-    options.profiles.onChange(() => {
+    this.unsubscribe = options.profiles.onChange(() => {
       const ids = new Set(options.profiles.list().map((p) => p.id));
       for (const id of this.reports.keys()) if (!ids.has(id)) this.reports.delete(id);
     });
+  }
+
+  /** Stops following the shared profile store (the app, or a test's services, is shutting down). */
+  dispose(): void {
+    this.unsubscribe();
   }
 
   /** Runs the doctor for a profile; a second call while one runs gets the same report (Start and a click at once). */

@@ -10,7 +10,7 @@ const NATIVE_SKIP = 'Native mode runs ajet-swarm directly on the host, without c
 
 /** A new group membership reaches only processes of a new login; an SSH session the app keeps open is one. */
 const RELOGIN =
-  'A new docker group membership only applies to new logins: log out and in (for a server over SSH, disconnect and reconnect it here so the app logs in again).';
+  'A new group membership only applies to new logins: log out and in (for a server over SSH, disconnect and reconnect it here so the app logs in again).';
 
 export const engineReachable: Check = async (c) => {
   if (c.profile.mode === 'native') return skip(NATIVE_SKIP);
@@ -37,7 +37,8 @@ export const socketPermission: Check = async (c) => {
     'fail',
     health.error.message,
     `${c.engine.wording.permissionDenied(c.engine.summary.endpoint)} ${RELOGIN}`,
-    'sudo usermod -aG docker "$USER"',
+    // The engine's own group (docker for Docker), as its wording names the product.
+    `sudo usermod -aG ${cli(c)} "$USER"`,
     c.where,
   );
 };

@@ -17,5 +17,6 @@ export function registerDoctor(context: ServiceContext): DoctorModule {
       'doctor:run': async ({ profileId }) => run(profileId),
       'doctor:reports': async () => doctor.list(),
     },
+    dispose: () => doctor.dispose(),
   };
 }

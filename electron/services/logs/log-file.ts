@@ -48,6 +48,8 @@ interface FilterCache {
   key: string;
   matches: LineList;
   scanned: number;
+  /** The scan running on this cache, if any: `scanned` moves only once its matches are in. */
+  pending: Promise<void> | null;
 }
 
 /**
@@ -208,7 +210,7 @@ export class LogFile {
   private async matchesOf(predicate: LinePredicate): Promise<FilterCache> {
     let cache = this.caches.find((c) => c.key === predicate.key);
     if (!cache) {
-      cache = { key: predicate.key, matches: new LineList(), scanned: 0 };
+      cache = { key: predicate.key, matches: new LineList(), scanned: 0, pending: null };
       this.caches = [cache, ...this.caches].slice(0, FILTER_CACHES);
     }
     const total = this.total;
@@ -217,14 +219,23 @@ export class LogFile {
       for (let n = cache.scanned; n < total; n += 1) if (wantStream(n)) cache.matches.push(n);
     } else {
       const target = cache;
-      // Another read may extend the same cache meanwhile: only this scan's range, in order.
+      // Two reads of one filter (two windows, or typing in the search box): the second waits for the
+      // first's scan, so it never sees `scanned` ahead of `matches`; a scan that fails moves nothing.
+      while (target.pending) await target.pending.catch(() => undefined);
       const start = target.scanned;
-      target.scanned = total;
-      const found: number[] = [];
-      await this.scan(start, (lines) => {
-        for (const line of lines) if (line.n < total && wantStream(line.n) && predicate.matchesText(line.text)) found.push(line.n);
+      if (start >= total) return target;
+      const scan = (async () => {
+        const found: number[] = [];
+        await this.scan(start, (lines) => {
+          for (const line of lines) if (line.n < total && wantStream(line.n) && predicate.matchesText(line.text)) found.push(line.n);
+        });
+        for (const n of found) target.matches.push(n);
+        target.scanned = total;
+      })();
+      target.pending = scan.finally(() => {
+        target.pending = null;
       });
-      for (const n of found) target.matches.push(n);
+      await target.pending;
       return target;
     }
     cache.scanned = total;

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
 import { access, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -125,7 +126,9 @@ export class LogService {
       // The stream ends when the container stops; while the monitor still watches it, the end was a
       // dropped connection (engine restart, SSH reconnect): resume from the cursor after a pause.
       if (signal.aborted || !this.options.isWatching(entry.engineId, entry.containerId)) break;
-      await new Promise((resolve) => setTimeout(resolve, retryMs));
+      // Abortable: a dispose or a removed container must not leave this loop (and the process) waiting.
+      await sleep(retryMs, undefined, { signal }).catch(() => undefined);
+      if (signal.aborted) break;
       retryMs = Math.min(RETRY_MAX_MS, retryMs * 2);
     }
     await this.flush(entry);

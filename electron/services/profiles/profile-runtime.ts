@@ -126,14 +126,18 @@ export class ProfileRuntime {
   }
 
   async update(profileId: string, input: ProfileInput): Promise<ProfileView> {
-    const old = this.options.store.get(profileId);
-    if (old.engineId !== input.engineId) {
-      // The profile would lose sight of its container on the old engine, which would keep running unseen.
-      const live = (await this.containersOf(old).catch(() => [])).find(isLive);
-      if (live) throw new AppError('CONTAINER_CONFLICT', `"${old.label}" still runs on its engine. Stop it before moving the profile to another engine.`);
-    }
-    await this.options.store.update(profileId, input);
-    return this.view(profileId);
+    // Exclusive like Start: a Start in another window between the check below and the save would
+    // create the container on the old engine, where the moved profile never looks again.
+    return this.exclusive(profileId, async () => {
+      const old = this.options.store.get(profileId);
+      if (old.engineId !== input.engineId) {
+        // The profile would lose sight of its container on the old engine, which would keep running unseen.
+        const live = (await this.containersOf(old).catch(() => [])).find(isLive);
+        if (live) throw new AppError('CONTAINER_CONFLICT', `"${old.label}" still runs on its engine. Stop it before moving the profile to another engine.`);
+      }
+      await this.options.store.update(profileId, input);
+      return this.view(profileId);
+    });
   }
 
   async remove(profileId: string): Promise<{ removed: true }> {

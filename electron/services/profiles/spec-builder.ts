@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { GIB } from '../../shared/defaults';
 import { AppError } from '../../shared/errors';
 import type { Profile } from '../../shared/schemas-profiles';
 import {
@@ -12,18 +13,14 @@ import {
   type BindMount,
   type ContainerSpec,
 } from '../engines/container-engine';
-import { SWARM_ROLE, swarmCommand } from '../swarm/swarm-containers';
+import { PLAIN_LOG_ENV, SWARM_ROLE, swarmCommand } from '../swarm/swarm-containers';
 
-const GIB = 1024 ** 3;
 const HASH_LENGTH = 16;
 
 /** Where the swarm image keeps what a user wants to keep (agentjet-swarm.md §4, "Paths inside the container"). */
 export const CONTAINER_LOG_DIR = '/workspace/log';
 export const CONTAINER_EXPERIMENTS_DIR = '/workspace/saved_experiments';
 export const CONTAINER_CHECKPOINTS_DIR = '/workspace/saved_checkpoints';
-
-/** Plain logs: the server uses loguru/rich colours otherwise, which are noise in a log view. */
-export const PLAIN_LOG_ENV: Readonly<Record<string, string>> = { NO_COLOR: '1', LOGURU_COLORIZE: 'NO' };
 
 /** Native mode's command: `=` form as the issue names it; never `--autokill` (it kills every python process on the host). */
 export function nativeSwarmCommand(port: number): string[] {

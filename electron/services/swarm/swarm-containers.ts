@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SWARM_DEFAULT_PORT } from '../../shared/defaults';
+import { GIB, SWARM_DEFAULT_PORT } from '../../shared/defaults';
 import { AppError } from '../../shared/errors';
 import { Port, type SwarmContainer, type SwarmStartRequest } from '../../shared/schemas';
 import {
@@ -20,13 +20,15 @@ import type { SwarmMonitor } from './swarm-monitor';
 
 export const SWARM_ROLE = 'swarm-server';
 const SWARM_LABELS = { [LABEL_MANAGED]: 'true', [LABEL_ROLE]: SWARM_ROLE };
-const GIB = 1024 ** 3;
 const STOP_TIMEOUT_SECONDS = 20;
 
 /**
  * The command the swarm image runs. Same as AgentJet's documented `ajet-swarm start`, without the
  * log redirect, so `docker logs` shows the server's output. Detached, no overwatch TUI.
  */
+/** Plain logs: the server uses loguru/rich colours otherwise, which are noise in a log view. */
+export const PLAIN_LOG_ENV: Readonly<Record<string, string>> = { NO_COLOR: '1', LOGURU_COLORIZE: 'NO' };
+
 export function swarmCommand(port: number): string[] {
   return ['ajet-swarm', 'start', '--swarm-port', String(port)];
 }
@@ -37,8 +39,7 @@ export function buildSwarmSpec(request: SwarmStartRequest, appVersion: string): 
     name: `agentswarm-swarm-${request.port}-${suffix}`,
     image: request.image,
     cmd: swarmCommand(request.port),
-    // Plain logs: the server uses loguru/rich colours otherwise, which are noise in a log view.
-    env: { NO_COLOR: '1', LOGURU_COLORIZE: 'NO' },
+    env: { ...PLAIN_LOG_ENV },
     labels: {
       ...SWARM_LABELS,
       [LABEL_PORT]: String(request.port),
@@ -224,7 +225,7 @@ export class SwarmContainers {
     const port = Number(container.labels[LABEL_PORT]);
     if (!Number.isInteger(port)) return;
     try {
-      const others = await engine.listContainers({ [LABEL_MANAGED]: 'true', [LABEL_ROLE]: SWARM_ROLE, [LABEL_PORT]: String(port) });
+      const others = await engine.listContainers({ ...SWARM_LABELS, [LABEL_PORT]: String(port) });
       if (others.some((c) => c.id !== container.id && c.state === 'running')) return;
       await engine.releaseHostPort(port);
     } catch {

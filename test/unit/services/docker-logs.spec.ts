@@ -182,4 +182,15 @@ describe('a stored log', () => {
     expect(regex).toEqual({ matching: 2000, lines: [10_000, 10_001, 10_002, 10_003, 10_004] });
     await file.close();
   });
+
+  it('two reads of one new filter at once both get the whole answer (the second waits for the first scan)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'agentswarm-logfile-'));
+    const file = await LogFile.open(join(dir, 'z.log'));
+    await file.append(Array.from({ length: 12_000 }, (_, i) => ({ stream: 'stdout' as const, timestamp: null, text: `line ${i}` })));
+    const filter = () => linePredicate({ text: 'line 7', regex: false, stream: 'all' });
+    const [first, second] = await Promise.all([file.filtered(filter(), 0, 3), file.filtered(filter(), 0, 3)]);
+    expect(first).toEqual({ matching: 1111, lines: [7, 70, 71] });
+    expect(second).toEqual(first);
+    await file.close();
+  });
 });
