@@ -8,6 +8,8 @@ import { enLogs } from './en-logs';
 import { enProfiles } from './en-profiles';
 import { enServers } from './en-servers';
 import { enTraining } from './en-training';
+import { enVault } from './en-vault';
+import { enDryrun } from './en-dryrun';
 
 export const en = {
   ...enServers,
@@ -15,6 +17,8 @@ export const en = {
   ...enDoctor,
   ...enLogs,
   ...enTraining,
+  ...enVault,
+  ...enDryrun,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': 'Main navigation',

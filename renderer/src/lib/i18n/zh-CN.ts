@@ -4,6 +4,8 @@ import { zhCNLogs } from './zh-CN-logs';
 import { zhCNProfiles } from './zh-CN-profiles';
 import { zhCNServers } from './zh-CN-servers';
 import { zhCNTraining } from './zh-CN-training';
+import { zhCNVault } from './zh-CN-vault';
+import { zhCNDryrun } from './zh-CN-dryrun';
 
 /**
  * Simplified Chinese. Typed as a full record of the English keys, so a missing key (or a stray
@@ -17,6 +19,8 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNDoctor,
   ...zhCNLogs,
   ...zhCNTraining,
+  ...zhCNVault,
+  ...zhCNDryrun,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': '主导航',
