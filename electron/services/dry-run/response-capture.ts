@@ -31,6 +31,14 @@ export function captureResponse(res: ServerResponse): { result(): CapturedRespon
     chunks.push(bytes);
     size += bytes.length;
   };
+  // Headers given to writeHead directly are not readable with getHeader afterwards: note the content type here.
+  let contentType: string | undefined;
+  const writeHead = res.writeHead.bind(res);
+  res.writeHead = ((statusCode: number, ...rest: unknown[]) => {
+    const headers = rest.find((arg) => typeof arg === 'object' && arg !== null);
+    contentType = headerOf(headers, 'content-type') ?? contentType;
+    return (writeHead as (...args: unknown[]) => ServerResponse)(statusCode, ...rest);
+  }) as typeof res.writeHead;
   const write = res.write.bind(res);
   const end = res.end.bind(res);
   res.write = ((chunk: Chunk, ...rest: unknown[]) => {
@@ -44,11 +52,22 @@ export function captureResponse(res: ServerResponse): { result(): CapturedRespon
   return {
     result: () => ({
       status: res.statusCode,
-      contentType: String(res.getHeader('content-type') ?? ''),
+      contentType: contentType ?? String(res.getHeader('content-type') ?? ''),
       text: Buffer.concat(chunks).toString('utf8'),
       truncated,
     }),
   };
+}
+
+/** A header from writeHead's object or flat [name, value, …] array form. */
+function headerOf(headers: unknown, name: string): string | undefined {
+  if (Array.isArray(headers)) {
+    for (let i = 0; i + 1 < headers.length; i += 2) if (String(headers[i]).toLowerCase() === name) return String(headers[i + 1]);
+    return undefined;
+  }
+  if (typeof headers !== 'object' || headers === null) return undefined;
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return String(value);
+  return undefined;
 }
 
 /**
