@@ -20,6 +20,10 @@ import { registerServers } from './ssh/register';
 import type { SessionTuning } from './ssh/server-manager';
 import { SettingsService } from './settings/settings-service';
 import { registerSwarm } from './swarm/register';
+import { registerVault } from './secrets/register';
+import { registerDryRun } from './dry-run/register';
+import type { KeychainPort } from './secrets/keychain-port';
+import { SecretVault } from './secrets/secret-vault';
 import { AppLog } from './util/app-log';
 import { describeThrown, teeLogger, type Logger } from './util/logger';
 
@@ -43,6 +47,8 @@ export interface AppServicesOptions {
   notifier?: Notifier;
   /** Where log exports go (default ~/Downloads when it exists, else <dataDir>/exports). */
   downloadsDir?: string;
+  /** The OS keychain (Electron: safeStorage, main/keychain.ts); absent in the browser host (passphrase or session only). */
+  keychain?: KeychainPort;
 }
 
 export interface AppServices {
@@ -85,6 +91,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     downloadsDir: options.downloadsDir ?? defaultDownloadsDir(options.dataDir),
     notifier: options.notifier ?? eventNotifier(options.events),
     profiles: new ProfileStore(options.dataDir, logger),
+    vault: new SecretVault({ dataDir: options.dataDir, host: options.host, keychain: options.keychain, logger }),
   };
 
   // Order matters: start() runs in this order (settings first), dispose() in reverse.
@@ -105,8 +112,12 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const profiles = registerProfiles(context, { swarm, doctor });
   const logs = registerLogs(context, { swarm });
   const training = registerTraining(context, { swarm });
+  const vault = registerVault(context);
+  const dryRun = registerDryRun(context);
   const modules: [string, Pick<DomainModule<never>, 'start' | 'dispose'>][] = [
     ['settings', settings],
+    // The vault loads before anything that may need a secret (servers, profiles, the dry run).
+    ['vault', vault],
     ['app', app],
     ['engines', enginesModule],
     ['servers', servers],
@@ -118,6 +129,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ['doctor', doctor],
     ['images', images],
     ['profile-runtime', profiles],
+    ['dry-run', dryRun],
   ];
 
   // Spelled out (not merged in a loop) so the compiler checks that every channel has a handler.
@@ -132,6 +144,9 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ...images.handlers,
     ...logs.handlers,
     ...training.handlers,
+    ...vault.handlers,
+    ...vault.secretHandlers,
+    ...dryRun.handlers,
   };
 
   return {

@@ -4,6 +4,7 @@ import type { EventSink } from './events';
 import type { Handlers } from './ipc/handlers';
 import type { Notifier } from './notifier';
 import type { ProfileStore } from './profiles/profile-store';
+import type { SecretVaultApi } from './secrets/vault-api';
 import type { SettingsService } from './settings/settings-service';
 import type { AppLog } from './util/app-log';
 import type { Logger } from './util/logger';
@@ -51,4 +52,6 @@ export interface ServiceContext {
   readonly notifier: Notifier;
   /** Swarm profiles (swarm-profiles.json), shared by the profiles, doctor and native services. */
   readonly profiles: ProfileStore;
+  /** The credentials vault (issue 14): secrets by id; values only through `reveal`, never to the renderer. */
+  readonly vault: SecretVaultApi;
 }

@@ -44,6 +44,23 @@ export const apiLayout = {
   images: { pull: 'images:pull', cancelPull: 'images:cancel-pull', pulls: 'images:pulls' },
   logs: { read: 'logs:read', export: 'logs:export', serverLog: 'logs:server-log', heads: 'logs:heads' },
   training: { view: 'training:view', series: 'training:series', views: 'training:views' },
+  vault: {
+    state: 'vault:state',
+    setup: 'vault:setup',
+    unlock: 'vault:unlock',
+    lock: 'vault:lock',
+    passwordStore: 'vault:password-store',
+  },
+  secrets: { list: 'secrets:list', save: 'secrets:save', delete: 'secrets:delete', test: 'secrets:test' },
+  settingsFile: { export: 'settings:export', import: 'settings:import' },
+  dryrun: {
+    view: 'dryrun:view',
+    start: 'dryrun:start',
+    stop: 'dryrun:stop',
+    traces: 'dryrun:traces',
+    trace: 'dryrun:trace',
+    exportTraces: 'dryrun:export-traces',
+  },
 } as const satisfies Record<string, Record<string, InvokeChannel>>;
 
 export type ApiLayout = typeof apiLayout;

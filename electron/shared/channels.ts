@@ -47,6 +47,23 @@ export const INVOKE_CHANNELS = [
   'training:view',
   'training:series',
   'training:views',
+  'vault:state',
+  'vault:setup',
+  'vault:unlock',
+  'vault:lock',
+  'vault:password-store',
+  'secrets:list',
+  'secrets:save',
+  'secrets:delete',
+  'secrets:test',
+  'settings:export',
+  'settings:import',
+  'dryrun:view',
+  'dryrun:start',
+  'dryrun:stop',
+  'dryrun:traces',
+  'dryrun:trace',
+  'dryrun:export-traces',
 ] as const;
 
 export const EVENT_CHANNELS = [
@@ -62,6 +79,10 @@ export const EVENT_CHANNELS = [
   'logs:appended',
   'training:changed',
   'app:notification',
+  'vault:changed',
+  'secrets:changed',
+  'dryrun:changed',
+  'dryrun:traces-changed',
 ] as const;
 
 export type InvokeChannel = (typeof INVOKE_CHANNELS)[number];

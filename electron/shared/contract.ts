@@ -49,6 +49,20 @@ import {
   TrainingSeries,
   TrainingView,
 } from './schemas-profiles';
+import {
+  PasswordStoreChoice,
+  SecretMeta,
+  SecretRef,
+  SecretSave,
+  SecretTestResult,
+  SettingsExport,
+  SettingsImportRequest,
+  SettingsImportResult,
+  VaultSetup,
+  VaultState,
+  VaultUnlock,
+} from './schemas-vault';
+import { DryRunStartRequest, DryRunView, EpisodeRef, EpisodeTrace, TraceExport, TracePage, TraceQuery } from './schemas-dryrun';
 import { EVENT_CHANNELS, INVOKE_CHANNELS, type EventChannel, type InvokeChannel } from './channels';
 
 export * from './channels';
@@ -120,6 +134,32 @@ export const invokeContract = {
   'training:series': { request: TrainingRef, response: TrainingSeries },
   /** The view of every server the training monitor polls now. */
   'training:views': { request: Empty, response: z.array(TrainingView) },
+  // Credentials vault (issue 14). No channel returns a secret value.
+  'vault:state': { request: Empty, response: VaultState },
+  /** First set-up, or a move to another backend (re-wrap; nothing is lost). */
+  'vault:setup': { request: VaultSetup, response: VaultState },
+  /** VAULT_WRONG_PASSPHRASE on a wrong passphrase; nothing is changed or destroyed. */
+  'vault:unlock': { request: VaultUnlock, response: VaultState },
+  'vault:lock': { request: Empty, response: VaultState },
+  /** Electron only: the `--password-store=` switch for the next launch (remembered in the shell's store). */
+  'vault:password-store': { request: PasswordStoreChoice, response: VaultState },
+  'secrets:list': { request: Empty, response: z.array(SecretMeta) },
+  /** Create or replace; the value is write-only. VAULT_LOCKED / VAULT_NOT_SET_UP when it cannot be sealed. */
+  'secrets:save': { request: SecretSave, response: SecretMeta },
+  'secrets:delete': { request: SecretRef, response: z.object({ removed: z.literal(true) }) },
+  /** LLM endpoints: GET {base}/models, or a 1-token chat completion where that route is missing. */
+  'secrets:test': { request: SecretRef, response: SecretTestResult },
+  /** Every non-secret setting to a JSON file in the downloads folder. */
+  'settings:export': { request: Empty, response: SettingsExport },
+  'settings:import': { request: SettingsImportRequest, response: SettingsImportResult },
+  // Dry-run swarm on this computer (issue 15).
+  'dryrun:view': { request: Empty, response: DryRunView },
+  'dryrun:start': { request: DryRunStartRequest, response: DryRunView },
+  'dryrun:stop': { request: Empty, response: DryRunView },
+  'dryrun:traces': { request: TraceQuery, response: TracePage },
+  'dryrun:trace': { request: EpisodeRef, response: EpisodeTrace },
+  /** Every episode's trace as JSONL in the downloads folder. */
+  'dryrun:export-traces': { request: Empty, response: TraceExport },
 } as const satisfies Record<InvokeChannel, ChannelSchemas>;
 
 /** Push events from the backend. Payload-free "changed" events tell the UI to refetch a list. */
@@ -141,6 +181,12 @@ export const eventContract = {
   'training:changed': TrainingView,
   /** Only the browser host sends it (Electron shows notifications itself): show it with the Notifications API. */
   'app:notification': AppNotification,
+  'vault:changed': VaultState,
+  /** A snapshot of every secret's metadata, after each change. */
+  'secrets:changed': z.array(SecretMeta),
+  'dryrun:changed': DryRunView,
+  /** Invalidation: episodes or steps were added or changed; refetch `dryrun:traces` (throttled). */
+  'dryrun:traces-changed': z.object({ total: z.number().int().nonnegative() }),
 } as const satisfies Record<EventChannel, z.ZodType>;
 
 /** What a caller may send (defaults still optional). */

@@ -80,6 +80,24 @@ export const ErrorCodes = [
   'LOG_NOT_FOUND',
   /** Native mode: `ajet-swarm` is not on the host's PATH (after the profile's activate line). */
   'NATIVE_NOT_INSTALLED',
+  // Credentials vault (issue 14).
+  /** No vault yet: the user chooses where secrets are kept (keychain, passphrase, session only). */
+  'VAULT_NOT_SET_UP',
+  /** The vault needs its passphrase (or the keychain could not unwrap its key) before a secret can be used. */
+  'VAULT_LOCKED',
+  /** The passphrase does not open the vault; nothing was changed. */
+  'VAULT_WRONG_PASSPHRASE',
+  /** The OS keychain is unavailable or only obfuscates (Linux basic_text) and the user has not chosen what to do. */
+  'KEYCHAIN_UNAVAILABLE',
+  /** No secret with that id (deleted, or set on another computer). */
+  'SECRET_NOT_FOUND',
+  /** The chosen file is not a settings export of this app (or a newer, unknown version). */
+  'SETTINGS_IMPORT_INVALID',
+  // Dry run (issue 15).
+  /** Start while a dry run runs, or stop/trace while none does. */
+  'DRY_RUN_STATE',
+  /** No episode with that id in this dry run's trace. */
+  'TRACE_NOT_FOUND',
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

@@ -381,6 +381,15 @@ class FakeBackend {
     };
   }
 
+  /**
+   * Installs (or replaces) the answer on one channel. Domain fakes live in their own files
+   * (`test/renderer/fakes/<domain>.ts`, e.g. `installVaultFake(api)`) and call this, so parallel
+   * work does not edit this file.
+   */
+  answer<C extends InvokeChannel>(channel: C, producer: Producer<C>): void {
+    (this.producers as Record<string, unknown>)[channel] = producer;
+  }
+
   private respond<C extends InvokeChannel>(channel: C, request: InvokeInput<C> | undefined): Promise<Result<InvokeResponse<C>>> {
     this.calls.push({ channel, request });
     const failure = this.failures.get(channel);

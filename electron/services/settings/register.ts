@@ -1,3 +1,4 @@
+import { AppError } from '../../shared/errors';
 import type { DomainModule, ServiceContext } from '../domain';
 
 /**
@@ -11,6 +12,13 @@ export function registerSettings({ settings }: ServiceContext): DomainModule<'se
       'settings:get': async () => settings.get(),
       'settings:update': async (patch) => settings.update(patch),
       'settings:status': async () => settings.status(),
+      // PLACEHOLDER (issue 14, shell-store helper): export/import of every non-secret setting.
+      'settings:export': async () => {
+        throw new AppError('INTERNAL', 'Settings export is not built yet.');
+      },
+      'settings:import': async () => {
+        throw new AppError('SETTINGS_IMPORT_INVALID', 'Settings import is not built yet.');
+      },
     },
     async start() {
       await settings.load();

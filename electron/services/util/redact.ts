@@ -29,8 +29,31 @@ const RULES: ReadonlyArray<[RegExp, string]> = [
 /** Longest text redacted in one piece; the rest is cut (every pattern stays linear in this). */
 export const MAX_REDACTED_CHARS = 64 * 1024;
 
+/**
+ * Secret values the backend holds right now (vault secrets it decrypted or sealed, prompt answers):
+ * replaced wherever they appear, whatever their shape. Process-wide on purpose: there is ONE
+ * redactor, and a value known to one service must be hidden in every log and payload.
+ */
+const knownSecrets = new Set<string>();
+/** Shorter values are not matched (a 3-character "secret" would blank ordinary words). */
+export const MIN_KNOWN_SECRET_CHARS = 6;
+
+export function rememberSecretValue(value: string): void {
+  if (value.length >= MIN_KNOWN_SECRET_CHARS) knownSecrets.add(value);
+}
+
+export function forgetSecretValue(value: string): void {
+  knownSecrets.delete(value);
+}
+
+function redactKnown(text: string): string {
+  let result = text;
+  for (const value of knownSecrets) if (result.includes(value)) result = result.split(value).join(REDACTED);
+  return result;
+}
+
 export function redact(text: string): string {
-  let result = text.length > MAX_REDACTED_CHARS ? `${text.slice(0, MAX_REDACTED_CHARS)}… [cut]` : text;
+  let result = redactKnown(text.length > MAX_REDACTED_CHARS ? `${text.slice(0, MAX_REDACTED_CHARS)}… [cut]` : text);
   for (const [pattern, replacement] of RULES) result = result.replace(pattern, replacement);
   // Long mixed-case random strings (generic API keys). Container ids and image digests are
   // lower-case hex, and "/" is left out so paths stay readable. Checked in a function, not

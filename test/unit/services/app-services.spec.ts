@@ -22,6 +22,7 @@ import { registerProfiles } from '../../../electron/services/profiles/register';
 import { registerTraining } from '../../../electron/services/training/register';
 import { startRecordingDocker } from '../../fixtures/fake-docker/recording-docker';
 import { readFile } from 'node:fs/promises';
+import { SecretVault } from '../../../electron/services/secrets/secret-vault';
 
 let dir: string | null = null;
 afterEach(async () => {
@@ -45,6 +46,7 @@ async function makeContext(): Promise<ServiceContext> {
     downloadsDir: join(dir, 'exports'),
     notifier: eventNotifier(events),
     profiles: new ProfileStore(dir, appLog),
+    vault: new SecretVault({ dataDir: dir, host: 'browser', logger: appLog }),
   };
 }
 

@@ -62,6 +62,10 @@ describe('contract types', () => {
       | 'logs:appended'
       | 'training:changed'
       | 'app:notification'
+      | 'vault:changed'
+      | 'secrets:changed'
+      | 'dryrun:changed'
+      | 'dryrun:traces-changed'
     >();
   });
 

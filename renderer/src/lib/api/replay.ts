@@ -41,6 +41,12 @@ export const replayTable: readonly ReplayRow[] = [
   row('images:pulls', (pulls) => pulls.map((payload): BridgeMessage => ({ channel: 'images:pull-progress', payload }))),
   row('logs:heads', (heads) => heads.map((payload): BridgeMessage => ({ channel: 'logs:appended', payload }))),
   row('training:views', (views) => views.map((payload): BridgeMessage => ({ channel: 'training:changed', payload }))),
+  // Issue 14: the vault's state (locked after a backend restart) and the secrets' metadata.
+  row('vault:state', (payload) => [{ channel: 'vault:changed', payload }]),
+  row('secrets:list', (payload) => [{ channel: 'secrets:changed', payload }]),
+  // Issue 15: the dry run's view and its trace list (invalidation).
+  row('dryrun:view', (payload) => [{ channel: 'dryrun:changed', payload }]),
+  row('dryrun:traces', (page) => [{ channel: 'dryrun:traces-changed', payload: { total: page.total } }]),
 ];
 
 /**

@@ -8,6 +8,8 @@ import { enLogs } from './en-logs';
 import { enProfiles } from './en-profiles';
 import { enServers } from './en-servers';
 import { enTraining } from './en-training';
+import { enVault } from './en-vault';
+import { enDryrun } from './en-dryrun';
 
 export const en = {
   ...enServers,
@@ -15,6 +17,8 @@ export const en = {
   ...enDoctor,
   ...enLogs,
   ...enTraining,
+  ...enVault,
+  ...enDryrun,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': 'Main navigation',
@@ -268,6 +272,14 @@ export const en = {
   'errors.PULL_NOT_FOUND': 'That download is no longer known.',
   'errors.LOG_NOT_FOUND': 'There is no stored log for this server.',
   'errors.NATIVE_NOT_INSTALLED': 'ajet-swarm is not installed where the profile runs it.',
+  'errors.VAULT_NOT_SET_UP': 'Secrets have no place to be kept yet.',
+  'errors.VAULT_LOCKED': 'The secrets vault is locked.',
+  'errors.VAULT_WRONG_PASSPHRASE': 'That passphrase does not open the vault.',
+  'errors.KEYCHAIN_UNAVAILABLE': 'The system keychain cannot protect secrets here.',
+  'errors.SECRET_NOT_FOUND': 'That secret does not exist (any more).',
+  'errors.SETTINGS_IMPORT_INVALID': 'That file is not a settings export of AgentSwarm Desktop.',
+  'errors.DRY_RUN_STATE': 'The dry run is not in a state that allows this.',
+  'errors.TRACE_NOT_FOUND': 'No trace for that episode.',
   'errors.unknown': 'Error {code}.',
   'errorHelp.SSH_HOST_KEY_UNKNOWN': "The app has never seen this server's key. Check the fingerprint on the server (ssh-keygen -lf on its host key) and accept it only if they match.",
   'errorHelp.SSH_HOST_KEY_CHANGED': 'known_hosts holds another key for this server. After a reinstall, replace the key; otherwise do not connect, the connection may be intercepted.',
@@ -320,6 +332,14 @@ export const en = {
   'errorHelp.PULL_NOT_FOUND': 'Start the download again.',
   'errorHelp.LOG_NOT_FOUND': 'The container may have been removed before the app read its output.',
   'errorHelp.NATIVE_NOT_INSTALLED': 'Install AgentJet on that host (pip install agentjet in a venv), and give the line that activates it in the profile.',
+  'errorHelp.VAULT_NOT_SET_UP': 'Open Settings → Secrets and choose where to keep them: the system keychain, a passphrase, or this session only.',
+  'errorHelp.VAULT_LOCKED': 'Unlock it with your passphrase in Settings → Secrets (or where the app asks), then try again.',
+  'errorHelp.VAULT_WRONG_PASSPHRASE': 'Check the passphrase and try again. Nothing was changed or deleted.',
+  'errorHelp.KEYCHAIN_UNAVAILABLE': 'Fix the keyring (Settings → Secrets shows how for your desktop), or choose a passphrase or this session only.',
+  'errorHelp.SECRET_NOT_FOUND': 'Set it again in Settings → Secrets and choose it where it is used.',
+  'errorHelp.SETTINGS_IMPORT_INVALID': 'Choose a file made with "Export settings" (it is JSON and holds no secrets).',
+  'errorHelp.DRY_RUN_STATE': 'Start the dry run first, or stop the running one before starting another.',
+  'errorHelp.TRACE_NOT_FOUND': 'The dry run may have been restarted; refresh the episode list.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -4,6 +4,8 @@ import { zhCNLogs } from './zh-CN-logs';
 import { zhCNProfiles } from './zh-CN-profiles';
 import { zhCNServers } from './zh-CN-servers';
 import { zhCNTraining } from './zh-CN-training';
+import { zhCNVault } from './zh-CN-vault';
+import { zhCNDryrun } from './zh-CN-dryrun';
 
 /**
  * Simplified Chinese. Typed as a full record of the English keys, so a missing key (or a stray
@@ -17,6 +19,8 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNDoctor,
   ...zhCNLogs,
   ...zhCNTraining,
+  ...zhCNVault,
+  ...zhCNDryrun,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': '主导航',
@@ -296,6 +300,14 @@ export const zhCN: Record<MessageKey, string> = {
   'errors.PULL_NOT_FOUND': '找不到该下载任务。',
   'errors.LOG_NOT_FOUND': '没有保存此服务器的日志。',
   'errors.NATIVE_NOT_INSTALLED': '配置运行的位置没有安装 ajet-swarm。',
+  'errors.VAULT_NOT_SET_UP': '密钥还没有保存的位置。',
+  'errors.VAULT_LOCKED': '密钥库已锁定。',
+  'errors.VAULT_WRONG_PASSPHRASE': '该口令无法打开密钥库。',
+  'errors.KEYCHAIN_UNAVAILABLE': '系统钥匙串在这里无法保护密钥。',
+  'errors.SECRET_NOT_FOUND': '该密钥不存在（或已被删除）。',
+  'errors.SETTINGS_IMPORT_INVALID': '该文件不是 AgentSwarm Desktop 的设置导出文件。',
+  'errors.DRY_RUN_STATE': '试运行当前的状态不允许此操作。',
+  'errors.TRACE_NOT_FOUND': '没有该回合的追踪记录。',
   'errorHelp.PROFILE_NOT_FOUND': '它已被删除（可能是在另一个窗口中）。请重新加载“服务器”页面。',
   'errorHelp.PROFILE_EXISTS': '请换一个名称或端口，或编辑已有的配置。',
   'errorHelp.PROFILE_DRIFTED': '重启会用当前设置替换它（正在进行的训练会结束），也可以让它按原样继续运行。',
@@ -306,5 +318,13 @@ export const zhCN: Record<MessageKey, string> = {
   'errorHelp.PULL_NOT_FOUND': '请重新开始下载。',
   'errorHelp.LOG_NOT_FOUND': '应用读取输出之前，容器可能已被删除。',
   'errorHelp.NATIVE_NOT_INSTALLED': '请在该主机上安装 AgentJet（在 venv 中 pip install agentjet），并在配置中填写激活它的命令。',
+  'errorHelp.VAULT_NOT_SET_UP': '请打开“设置 → 密钥”，选择保存位置：系统钥匙串、口令，或仅本次会话。',
+  'errorHelp.VAULT_LOCKED': '请在“设置 → 密钥”（或应用提示的位置）用口令解锁后重试。',
+  'errorHelp.VAULT_WRONG_PASSPHRASE': '请检查口令后重试。没有任何内容被修改或删除。',
+  'errorHelp.KEYCHAIN_UNAVAILABLE': '请修复密钥环（“设置 → 密钥”会针对你的桌面说明方法），或改用口令或仅本次会话。',
+  'errorHelp.SECRET_NOT_FOUND': '请在“设置 → 密钥”中重新设置，并在使用处选择它。',
+  'errorHelp.SETTINGS_IMPORT_INVALID': '请选择用“导出设置”生成的文件（JSON 格式，不含密钥）。',
+  'errorHelp.DRY_RUN_STATE': '请先启动试运行，或在启动新的试运行前停止正在运行的那个。',
+  'errorHelp.TRACE_NOT_FOUND': '试运行可能已重启；请刷新回合列表。',
   'errorHelp.SERVER_NOT_FOUND': '它已被删除（可能是在另一个窗口中）。请重新加载“服务器”页面。',
 };

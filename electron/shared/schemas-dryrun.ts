@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { SecretId } from './schemas-vault';
+
+/**
+ * Dry-run swarm on this computer (issue 15): a swarm server in the backend on 127.0.0.1 that speaks
+ * the swarm protocol, plays the trainer (nothing is trained) and relays each episode's LLM calls to
+ * the debug LLM. It appears as engine `dry-run` with one container `dry-run`, so the swarm monitor
+ * and the training dashboard work for it as for a real server.
+ */
+export const DRY_RUN_ENGINE_ID = 'dry-run';
+export const DRY_RUN_CONTAINER_ID = 'dry-run';
+
+export const DryRunConfig = z.object({
+  /** null: 10086 when free, else the next free port (the view says which). */
+  port: z.number().int().min(1024).max(65535).nullable().default(null),
+  llm: z.object({
+    baseUrl: z.string().trim().url('base URL must be a URL such as https://api.openai.com/v1').max(2048),
+    model: z.string().trim().min(1, 'model is required').max(256),
+    /** The LLM endpoint's key in the vault; null = `sessionKey` below (memory only, for this run). */
+    secretId: SecretId.nullable().default(null),
+  }),
+  /** BOOTING time before the first ROLLING (a real server loads the model for minutes). */
+  bootDelayMs: z.number().int().min(0).max(600_000).default(3000),
+  spend: z
+    .object({
+      maxCallsPerEpisode: z.number().int().min(1).max(10_000).default(50),
+      maxCalls: z.number().int().min(1).max(1_000_000).default(2000),
+      maxTokens: z.number().int().min(1).max(1_000_000_000).default(2_000_000),
+    })
+    .default({ maxCallsPerEpisode: 50, maxCalls: 2000, maxTokens: 2_000_000 }),
+});
+
+export const DryRunStartRequest = z.object({
+  config: DryRunConfig,
+  /** A key typed for this run only (never written), used when `config.llm.secretId` is null. */
+  sessionKey: z.string().min(1).max(16_384).optional(),
+});
+
+export const DryRunTrainSummary = z.object({
+  experimentName: z.string().nullable(),
+  batchSize: z.number().int().nullable(),
+  numRepeat: z.number().int().nullable(),
+  sampleCollectionMethod: z.string().nullable(),
+  /** YAML keys the dry run does not use, kept and shown (they matter on the GPU server). */
+  unknownKeys: z.array(z.string()),
+});
+
+export const DryRunSpend = z.object({
+  calls: z.number().int().nonnegative(),
+  promptTokens: z.number().int().nonnegative(),
+  completionTokens: z.number().int().nonnegative(),
+  maxCalls: z.number().int(),
+  maxTokens: z.number().int(),
+  /** Why further LLM calls are refused ("2000 calls reached (max calls per dry run)"); null while within limits. */
+  stoppedBy: z.string().nullable(),
+});
+
+export const DryRunView = z.object({
+  state: z.enum(['stopped', 'starting', 'running', 'failed']),
+  /** http://127.0.0.1:<port> while running (what AJET_SWARM_URL should be). */
+  url: z.string().nullable(),
+  port: z.number().int().nullable(),
+  /** "port 10086 was taken, using 10087". */
+  portNote: z.string().nullable(),
+  config: DryRunConfig.nullable(),
+  /** Where the LLM key comes from, without the key: "vault: OpenAI (llm)" or "typed for this run". */
+  keySource: z.string().nullable(),
+  engineStatus: z.string().nullable(),
+  globalStep: z.number().int().nullable(),
+  train: DryRunTrainSummary.nullable(),
+  spend: DryRunSpend,
+  /** Why the current batch cannot complete (wrong task grouping …); null when it can. */
+  stall: z.string().nullable(),
+  error: z.string().nullable(),
+});
+
+export const LlmCallTrace = z.object({
+  callId: z.string(),
+  episodeUuid: z.string(),
+  route: z.enum(['chat', 'responses', 'messages']),
+  at: z.string(),
+  latencyMs: z.number().nonnegative().nullable(),
+  stream: z.boolean(),
+  /** HTTP status the agent got. */
+  status: z.number().int(),
+  /** The request as the agent sent it (messages, tools …) and the answer it got, redacted. */
+  request: z.unknown(),
+  response: z.unknown(),
+  promptTokens: z.number().int().nullable(),
+  completionTokens: z.number().int().nullable(),
+  error: z.string().nullable(),
+});
+
+export const EpisodeTraceSummary = z.object({
+  episodeUuid: z.string(),
+  taskId: z.string().nullable(),
+  step: z.number().int(),
+  clientUuid: z.string().nullable(),
+  state: z.enum(['registered', 'claimed', 'ended', 'aborted', 'reverted', 'discarded']),
+  reward: z.number().nullable(),
+  llmCalls: z.number().int().nonnegative(),
+  startedAt: z.string().nullable(),
+  endedAt: z.string().nullable(),
+  /** Why it ended the way it did ("discard_episode_timeout 60 s passed"); null when ended normally. */
+  detail: z.string().nullable(),
+});
+
+export const EpisodeTrace = EpisodeTraceSummary.extend({
+  metadata: z.unknown(),
+  calls: z.array(LlmCallTrace),
+});
+
+export const TraceQuery = z.object({
+  step: z.number().int().nullable().default(null),
+  taskId: z.string().nullable().default(null),
+  /** Newest first; paging by offset. */
+  offset: z.number().int().nonnegative().default(0),
+  limit: z.number().int().min(1).max(500).default(100),
+});
+
+export const TracePage = z.object({
+  total: z.number().int().nonnegative(),
+  episodes: z.array(EpisodeTraceSummary),
+  /** Step walk with reasons ("batch complete: 8 episodes of 4 tasks × 2 (rollout_until_finish_enough_tasks)"). */
+  steps: z.array(z.object({ step: z.number().int(), status: z.string(), at: z.string(), reason: z.string().nullable() })),
+  taskIds: z.array(z.string()),
+});
+
+export const EpisodeRef = z.object({ episodeUuid: z.string().min(1).max(128) });
+export const TraceExport = z.object({ path: z.string(), episodes: z.number().int().nonnegative(), bytes: z.number().int().nonnegative() });
+
+export type DryRunConfig = z.infer<typeof DryRunConfig>;
+export type DryRunStartRequest = z.infer<typeof DryRunStartRequest>;
+export type DryRunView = z.infer<typeof DryRunView>;
+export type DryRunSpend = z.infer<typeof DryRunSpend>;
+export type DryRunTrainSummary = z.infer<typeof DryRunTrainSummary>;
+export type LlmCallTrace = z.infer<typeof LlmCallTrace>;
+export type EpisodeTraceSummary = z.infer<typeof EpisodeTraceSummary>;
+export type EpisodeTrace = z.infer<typeof EpisodeTrace>;
+export type TraceQuery = z.infer<typeof TraceQuery>;
+export type TracePage = z.infer<typeof TracePage>;
+export type TraceExport = z.infer<typeof TraceExport>;
