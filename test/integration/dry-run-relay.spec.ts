@@ -4,6 +4,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startDryRunServer } from '../../electron/services/dry-run/dry-run-server';
 import { DebugLlmRelay, type LlmRelayOptions } from '../../electron/services/dry-run/llm-relay';
 import type { LlmRoute, RelayEpisode } from '../../electron/services/dry-run/relay-contract';
 import { SpendGuard, type SpendLimits } from '../../electron/services/dry-run/spend-guard';
@@ -195,6 +196,20 @@ describe('dry-run LLM relay: chat completions', () => {
     expect(at(denied.json(), 'error.message')).toMatch(/refused the dry run's key \(HTTP 401/);
   });
 
+  it('sends a call again once when the LLM drops a reused keep-alive connection; a second drop is a 502 that says so', async () => {
+    const h = await startHarness();
+    expect((await post(h, '/v1/chat/completions', chatBody())).status).toBe(200); // a warm socket to reuse
+    llm.script([{ kind: 'drop' }]);
+    const retried = await post(h, '/v1/chat/completions', chatBody());
+    expect(retried.status).toBe(200);
+    expect(llm.calls.slice(-2).map((c) => c.answer)).toEqual(['drop', 'text']);
+    llm.script([{ kind: 'drop' }, { kind: 'drop' }]);
+    const failed = await post(h, '/v1/chat/completions', chatBody());
+    expect(failed.status).toBe(502);
+    expect(at(failed.json(), 'error.message')).toMatch(/could not reach the debug LLM at .*: the connection was reset/);
+    expect(h.trace.get('ep-1')!.calls.map((c) => c.status)).toEqual([200, 200, 502]);
+  });
+
   it('ends a stream that already opened with an error event when the LLM fails after the keepalive started', async () => {
     const h = await startHarness({ keepaliveMs: 50 });
     llm.script([{ kind: 'error', status: 500, delayMs: 180 }]);
@@ -346,6 +361,42 @@ describe('dry-run relay: the debug LLM key (canary)', () => {
       expect(everything).not.toContain(KEY.slice(10, 30));
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('dry-run relay and trace store inside the dry-run server', () => {
+  it('an episode claimed over HTTP: its LLM call reaches the debug LLM, the trace shows the call and the reward', async () => {
+    const trace = new TraceStore();
+    const spend = new SpendGuard({ maxCallsPerEpisode: 5, maxCalls: 100, maxTokens: 100_000 });
+    const relay = new DebugLlmRelay({ baseUrl: llm.url, model: 'debug-model', apiKey: KEY, spend, calls: trace });
+    const server = await startDryRunServer({ port: 0, trainer: 'auto', bootDelayMs: 10, weightSyncDelayMs: 10, relay, trace });
+    try {
+      const call = async (path: string, body: unknown, headers: Record<string, string> = {}) =>
+        (await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })).json() as Promise<Record<string, unknown>>;
+      const yaml = 'ajet:\n  experiment_name: relay\n  data:\n    train_batch_size: 1\n  rollout:\n    num_repeat: 1\n';
+      await call('/sync_train_config', { yaml_as_string: yaml });
+      await call('/start_engine', {});
+      const client = 'client-relay-test';
+      let claim: Record<string, unknown> = {};
+      for (let i = 0; i < 200 && claim.success !== true; i += 1) {
+        claim = await call('/claim_episode', { client_uuid: client, episode_type: 'train', discard_episode_timeout: 60, throttle_policy: null });
+        if (claim.success !== true) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(claim.success).toBe(true);
+      const episode = String(claim.episode_uuid);
+      const answer = await call('/v1/chat/completions', chatBody(), { authorization: `Bearer ${String(claim.openai_api_key)}` });
+      expect(at(answer, 'choices.0.message.content')).toBe('fake answer to: What is 2+2?');
+      expect(llm.calls.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
+      const ended = await call('/end_episode', { client_uuid: client, episode_uuid: episode, task_id: 'task-1', workflow_output: { reward: 0.75, metadata: { task_id: 'task-1' } } });
+      expect(ended.success).toBe(true);
+      const traced = trace.get(episode)!;
+      expect(traced).toMatchObject({ state: 'ended', reward: 0.75, taskId: 'task-1', llmCalls: 1, step: expect.any(Number) });
+      expect(traced.calls[0]).toMatchObject({ route: 'chat', status: 200, error: null });
+      expect(trace.query({ step: null, taskId: 'task-1', offset: 0, limit: 10 }).episodes.map((e) => e.episodeUuid)).toEqual([episode]);
+    } finally {
+      relay.close();
+      await server.close();
     }
   });
 });
