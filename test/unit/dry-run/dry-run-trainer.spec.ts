@@ -84,6 +84,9 @@ describe('dry-run trainer (auto), driven by the client call sequences', () => {
       ['b', 0.25, 1],
     ]);
     expect(ended[0]?.metadata).toEqual({ task_id: 'a' });
+    // The first episode called the LLM; the others did not, which upstream's runner would not train on.
+    expect(ended[0]?.detail).toBeUndefined();
+    expect(ended[1]?.detail).toContain('no LLM call was made');
     // The new step starts from a clean pool with its own episodes; the trainer's counters restart.
     const pool = (await request(server.url, 'GET', '/get_current_batch_rollout_pool_information')).json;
     expect(pool).toMatchObject({ completed_episodes: 0, completed_task_target: 2, task_expected_num_repeat: 2, global_step: 2 });
