@@ -280,6 +280,12 @@ export const AppInfo = z.object({
   version: z.string(),
   host: z.enum(['electron', 'browser']),
   platform: z.string(),
+  /**
+   * Electron only: how the shell's own store (window place, last page, password-store choice) was
+   * read. A `problem` means the user is told (e.g. a corrupt file kept at `movedTo`, defaults in
+   * use). Null in the browser host; optional so older answers stay valid.
+   */
+  shellStore: StoreStatus.nullable().optional(),
 });
 
 export const Empty = z.object({}).strict().default({});
