@@ -182,7 +182,8 @@ export const SwarmStatus = z.object({
   checkedAt: z.string(),
 });
 
-export const EngineKind = z.enum(['local-docker', 'ssh-docker', 'podman', 'slurm']);
+/** `dry-run`: the in-app dry-run swarm (issue 15), one pseudo-container while it runs; shown by its own card. */
+export const EngineKind = z.enum(['local-docker', 'ssh-docker', 'podman', 'slurm', 'dry-run']);
 
 export const EngineSummary = z.object({
   id: EngineId,
