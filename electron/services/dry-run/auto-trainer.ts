@@ -70,7 +70,12 @@ export class DryRunTrainer {
     if (config.unknownMethod !== null) {
       this.options.log('warn', `[start_engine] unknown swarm_mode_sample_collection_method "${config.unknownMethod}": using ${config.sampleCollectionMethod}`);
     }
-    if (this.options.mode === 'auto') this.later(this.options.bootDelayMs, () => this.beginStep(1));
+    if (this.options.mode === 'auto') {
+      // Only a boot that is still booting ends in ROLLING (a trainer route may have reported it dead meanwhile).
+      this.later(this.options.bootDelayMs, () => {
+        if (state.status === STATUS.BOOTING) this.beginStep(1);
+      });
+    }
     // No subprocess is spawned: the pid is this process's, the one to look at when something is wrong.
     return { success: true, pid: process.pid };
   }

@@ -269,6 +269,15 @@ describe('dry-run trainer (auto), driven by the client call sequences', () => {
     expect(trace.episodes.filter((e) => e.kind === 'discarded')).toHaveLength(4);
   });
 
+  it('a boot reported dead through the trainer route (OFFLINE, global_step 0) does not come back as ROLLING', async () => {
+    const { server, client } = await start({ bootDelayMs: 150 });
+    await request(server.url, 'POST', '/sync_train_config', { json: { yaml_as_string: jobYaml('rollout_until_finish_enough_tasks') } });
+    expect((await request(server.url, 'POST', '/start_engine', { json: {} })).json).toMatchObject({ success: true });
+    await request(server.url, 'POST', '/update_engine_status', { json: { engine_status: 'ENGINE.OFFLINE', global_step: 0 } });
+    await new Promise((ok) => setTimeout(ok, 300));
+    expect(await client.engineStatus()).toEqual({ engine_status: 'ENGINE.OFFLINE', engine_status_detail: null, global_step: 0 });
+  });
+
   it('the snapshot shows the synced job, the settings the dry run does not use, and notifies on change', async () => {
     const { server, client } = await start();
     let changes = 0;
