@@ -29,6 +29,15 @@ export interface TrainerOptions {
   log: Log;
 }
 
+/**
+ * Episodes open at once: batch_size × num_repeat, capped by upstream's max_env_worker rounded up to whole GRPO
+ * groups (native_parallel_worker.py::rollout_swarm; reference §1.5 "The max-episode cap").
+ */
+export function parallelSlots(config: Pick<TrainConfig, 'batchSize' | 'numRepeat' | 'maxEnvWorker'>): number {
+  const { batchSize, numRepeat, maxEnvWorker } = config;
+  return Math.min(batchSize * numRepeat, Math.ceil(maxEnvWorker / numRepeat) * numRepeat);
+}
+
 export type StartAnswer = { success: true; pid: number } | { success: false; error: string };
 
 interface RunningStep {
@@ -103,10 +112,11 @@ export class DryRunTrainer {
     this.step = { globalStep, collection: new StepCollection({ batchSize, numRepeat, method: sampleCollectionMethod }) };
     this.setStall(null);
     this.act(() => {
-      const slots = batchSize * numRepeat;
+      const slots = parallelSlots(config);
+      const capped = slots < batchSize * numRepeat ? `, capped by max_env_worker ${config.maxEnvWorker}` : '';
       this.state.updateStatus(STATUS.ROLLING, {
         globalStep,
-        reason: `step ${globalStep}: ${slots} episodes registered (batch_size ${batchSize} × num_repeat ${numRepeat}), rolling until ${sampleCollectionMethod}`,
+        reason: `step ${globalStep}: ${slots} episodes registered (batch_size ${batchSize} × num_repeat ${numRepeat}${capped}), rolling until ${sampleCollectionMethod}`,
       });
       this.pushPool();
       for (let i = 0; i < slots; i++) this.registerEpisode();

@@ -299,6 +299,16 @@ describe('dry-run trainer (auto), driven by the client call sequences', () => {
     expect(changes).toBeGreaterThan(0);
   });
 
+  it('max_env_worker caps the episodes open at once, in whole GRPO groups, as upstream does', async () => {
+    const { server, trace, client } = await start();
+    await client.autoSyncTrainConfigAndStartEngine(jobYaml('rollout_until_finish_enough_tasks', 4, 3).replace('    num_repeat: 3\n', '    num_repeat: 3\n    max_env_worker: 5\n'));
+    // ceil(5 / 3) × 3 = 6 of the 12 a batch needs; finished slots are refilled.
+    expect(server.snapshot().pool.registered).toBe(6);
+    expect(trace.steps[1]?.reason).toContain('6 episodes registered (batch_size 4 × num_repeat 3, capped by max_env_worker 5)');
+    await client.runEpisode('t', 1);
+    expect(server.snapshot().pool.registered).toBe(6);
+  });
+
   it('a reward of null is recorded but not counted, as upstream\'s trainer refuses it', async () => {
     const logs: string[] = [];
     const { server, client } = await start({ log: (_level, message) => logs.push(message) });
