@@ -16,6 +16,8 @@ import { launchChromium, openAppPage, rendererDir, requireBuiltRenderer, saveScr
 const CANARY = 'sk-e2e-canary-3b9d71c04f2a8e65';
 const CANARY_2 = 'sk-e2e-canary-replaced-94c1d0e7';
 const PASSPHRASE = 'correct horse battery';
+// scrypt (N=2^17) per set-up and unlock takes seconds on a loaded two-core machine.
+const POLL_MS = 30_000;
 
 describe('credentials vault in the UI (Chromium + browser host + fake LLM)', () => {
   let dir: string;
@@ -75,16 +77,16 @@ describe('credentials vault in the UI (Chromium + browser host + fake LLM)', () 
 
   it('sets up a passphrase vault, locks it, refuses a wrong passphrase and unlocks with the right one', async () => {
     const section = page.getByTestId('vault-section');
-    await expect.poll(() => section.getByTestId('vault-status-text').textContent(), { timeout: 15_000 }).toBe('Not set up');
+    await expect.poll(() => section.getByTestId('vault-status-text').textContent(), { timeout: POLL_MS }).toBe('Not set up');
     await section.getByTestId('vault-setup-choice-passphrase').check();
     await section.getByTestId('vault-setup-passphrase').fill(PASSPHRASE);
     await section.getByTestId('vault-setup-confirm').fill(PASSPHRASE);
     await section.getByTestId('vault-setup-submit').click();
-    await expect.poll(() => section.getByTestId('vault-status-text').textContent()).toBe('Unlocked');
+    await expect.poll(() => section.getByTestId('vault-status-text').textContent(), { timeout: POLL_MS }).toBe('Unlocked');
     expect(await section.getByTestId('vault-backend').textContent()).toBe('Kept in: Passphrase');
 
     await section.getByTestId('vault-lock').click();
-    await expect.poll(() => section.getByTestId('vault-status-text').textContent()).toBe('Locked');
+    await expect.poll(() => section.getByTestId('vault-status-text').textContent(), { timeout: POLL_MS }).toBe('Locked');
     const prompt = section.getByTestId('vault-unlock-prompt');
     await prompt.getByTestId('vault-unlock-passphrase').fill('not the passphrase');
     await prompt.getByTestId('vault-unlock-submit').click();
@@ -92,7 +94,7 @@ describe('credentials vault in the UI (Chromium + browser host + fake LLM)', () 
     expect(await section.getByTestId('vault-status-text').textContent()).toBe('Locked');
     await prompt.getByTestId('vault-unlock-passphrase').fill(PASSPHRASE);
     await prompt.getByTestId('vault-unlock-passphrase').press('Enter');
-    await expect.poll(() => section.getByTestId('vault-status-text').textContent()).toBe('Unlocked');
+    await expect.poll(() => section.getByTestId('vault-status-text').textContent(), { timeout: POLL_MS }).toBe('Unlocked');
     await expectNowhere(PASSPHRASE);
   });
 
@@ -110,7 +112,7 @@ describe('credentials vault in the UI (Chromium + browser host + fake LLM)', () 
     await expectNowhere(CANARY);
 
     await row().getByTestId('secret-test').click();
-    await expect.poll(() => row().getByTestId('secret-test-result').getAttribute('data-ok'), { timeout: 15_000 }).toBe('true');
+    await expect.poll(() => row().getByTestId('secret-test-result').getAttribute('data-ok'), { timeout: POLL_MS }).toBe('true');
     expect(await row().getByTestId('secret-test-result').textContent()).toMatch(/Works · HTTP 200 · \d+ ms/);
     // The backend sent the stored key to the LLM, and only there.
     expect(llm.calls.some((call) => call.headers.authorization === `Bearer ${CANARY}`)).toBe(true);
@@ -129,7 +131,7 @@ describe('credentials vault in the UI (Chromium + browser host + fake LLM)', () 
 
     const before = llm.calls.length;
     await row().getByTestId('secret-test').click();
-    await expect.poll(() => row().getByTestId('secret-test-result').getAttribute('data-ok'), { timeout: 15_000 }).toBe('false');
+    await expect.poll(() => row().getByTestId('secret-test-result').getAttribute('data-ok'), { timeout: POLL_MS }).toBe('false');
     expect(await row().getByTestId('secret-test-result').textContent()).toContain('HTTP 401');
     expect(llm.calls.slice(before).some((call) => call.headers.authorization === `Bearer ${CANARY_2}`)).toBe(true);
     await expectNowhere(CANARY);
@@ -143,7 +145,7 @@ describe('credentials vault in the UI (Chromium + browser host + fake LLM)', () 
     await row().waitFor({ state: 'detached' });
     await page.reload();
     await page.getByTestId('nav-settings').click();
-    await expect.poll(() => page.getByTestId('vault-status-text').textContent(), { timeout: 15_000 }).not.toBe('Not set up');
+    await expect.poll(() => page.getByTestId('vault-status-text').textContent(), { timeout: POLL_MS }).not.toBe('Not set up');
     expect(await page.getByTestId('secret-row').count()).toBe(0);
     await expectNowhere(CANARY);
     await expectNowhere(CANARY_2);

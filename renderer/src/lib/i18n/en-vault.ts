@@ -16,7 +16,7 @@ export const enVault = {
   'vault.badge.notProtected': 'Not protected',
   'vault.badge.sessionOnly': 'Session only — gone when the app quits',
   'vault.file': 'Vault file',
-  'vault.secretCount': '{count} secrets',
+  'vault.secretCount': 'Secrets: {count}',
   'vault.movedAside': 'The vault file could not be read and was moved aside to {path}. Your other settings are intact; set the secrets again.',
   'vault.problem': 'Problem: {problem}',
   'vault.lock': 'Lock',

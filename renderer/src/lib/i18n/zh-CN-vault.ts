@@ -17,7 +17,7 @@ export const zhCNVault: Record<keyof typeof enVault, string> = {
   'vault.badge.notProtected': '未受保护',
   'vault.badge.sessionOnly': '仅本次会话 — 应用退出后即消失',
   'vault.file': '密钥库文件',
-  'vault.secretCount': '{count} 个密钥',
+  'vault.secretCount': '密钥数：{count}',
   'vault.movedAside': '无法读取密钥库文件，已将其移至 {path}。其他设置没有受到影响；请重新设置密钥。',
   'vault.problem': '问题：{problem}',
   'vault.lock': '锁定',
