@@ -96,6 +96,7 @@ describe('credentials vault in the UI (Chromium + browser host + fake LLM)', () 
     await prompt.getByTestId('vault-unlock-passphrase').press('Enter');
     await expect.poll(() => section.getByTestId('vault-status-text').textContent(), { timeout: POLL_MS }).toBe('Unlocked');
     await expectNowhere(PASSPHRASE);
+    expect(await runAxe(page)).toEqual([]);
   });
 
   it('adds an LLM key and tests it against the fake LLM: status and latency shown; the key never comes back', async () => {
