@@ -216,7 +216,9 @@ export class SwarmState {
     const record = this.episodes.get(uuid);
     if (!record) return;
     this.finished.set(uuid, { ...record });
-    this.trace('ended', record, { reward: scalarReward(output.reward), metadata: output.metadata, taskId });
+    // Upstream's runner saves no timeline for an episode without an LLM call (reference §1.3): say so where it shows.
+    const detail = record.llm_call_count === 0 ? 'no LLM call was made in this episode: on the GPU server it yields no training sample' : undefined;
+    this.trace('ended', record, { reward: scalarReward(output.reward), metadata: output.metadata, taskId, ...(detail ? { detail } : {}) });
     this.episodes.delete(uuid);
     this.unclaimed = this.unclaimed.filter((id) => id !== uuid);
     this.emit({ type: 'episode-finished', episode: record, output, taskId });
