@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { REDACTED, rememberSecretValue } from '../util/redact';
+import { MIN_KNOWN_SECRET_CHARS, REDACTED, rememberSecretValue } from '../util/redact';
 import type { LlmRelay, LlmRoute, RelayEpisode } from './relay-contract';
 import type { SpendGuard } from './spend-guard';
 import { ChatChunkMerger, SseParser, parseChatChunk, type ChatChunk, type ChatCompletion } from './sse';
@@ -337,7 +337,9 @@ export class DebugLlmRelay implements LlmRelay {
   }
 
   private scrub(text: string): string {
-    return text.split(this.options.apiKey).join(REDACTED);
+    // A placeholder key such as vLLM's "EMPTY" is no secret, and blanking that word everywhere would garble errors.
+    const key = this.options.apiKey;
+    return key.length >= MIN_KNOWN_SECRET_CHARS ? text.split(key).join(REDACTED) : text;
   }
 
   private record(call: Call, status: number, response: unknown, usage: TokenUsage | null, error: string | null, requestBytes?: number, responseBytes?: number): void {
