@@ -54,6 +54,13 @@ export class KeychainDouble implements KeychainPort {
     this.passwordStore = value;
   }
 
+  /** The same keyring as seen from another session that reports `info` (e.g. basic_text). */
+  sameKeyring(info: Partial<KeychainInfo>): KeychainDouble {
+    const other = new KeychainDouble({ ...this.info_, ...info });
+    other.key = this.key;
+    return other;
+  }
+
   resetKeyring(): void {
     this.key = randomBytes(32);
   }
