@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -140,6 +140,25 @@ describe('credentials vault in the UI (Chromium + browser host + fake LLM)', () 
     await expect.poll(async () => (await row().getByTestId('secret-test').textContent())?.trim(), { timeout: POLL_MS }).toBe('Test');
     expect(await row().getByTestId('secret-test-result').textContent()).toMatch(/HTTP 200 · \d+ ms/);
     await expectNowhere(CANARY);
+    await expectNowhere(CANARY_2);
+  });
+
+  it('exports settings without the key, and imports that file back through the file picker', async () => {
+    await page.getByTestId('settings-export').click();
+    const saved = (await page.getByTestId('settings-exported').textContent({ timeout: POLL_MS })) ?? '';
+    const path = /to (.+)\.$/.exec(saved)?.[1];
+    expect(path, saved).toBeTruthy();
+    try {
+      const text = await readFile(path!, 'utf8');
+      // The endpoint's plain attributes travel; its key does not.
+      expect(text).toContain(llm.url);
+      expect(text.includes(CANARY) || text.includes(CANARY_2)).toBe(false);
+      await page.getByTestId('settings-import-file').setInputFiles(path!);
+      await page.getByTestId('settings-imported').waitFor({ timeout: POLL_MS });
+      expect(await page.getByTestId('settings-imported-list').textContent()).toMatch(/^(Imported: |Nothing was imported\.)/);
+    } finally {
+      await rm(path!, { force: true });
+    }
     await expectNowhere(CANARY_2);
   });
 
