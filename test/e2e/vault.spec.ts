@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -33,8 +33,7 @@ describe('credentials vault in the UI (Chromium + browser host + fake LLM)', () 
   beforeAll(async () => {
     requireBuiltRenderer();
     dir = await mkdtemp(join(tmpdir(), 'agentswarm-e2e-vault-'));
-    // Only the first key opens it: a Test after the replace fails with the LLM's 401.
-    llm = await startFakeLlm({ requireKey: CANARY });
+    llm = await startFakeLlm();
     // No Docker needed here: an endpoint that is certainly not there.
     testApp = await startTestApp({ dataDir: dir, staticDir: rendererDir, dockerHost: `unix://${join(dir, 'none.sock')}` });
     if (!testApp.host) throw new Error('startTestApp served no UI');
@@ -110,6 +109,8 @@ describe('credentials vault in the UI (Chromium + browser host + fake LLM)', () 
     await dialog.waitFor({ state: 'detached' });
     await row().waitFor();
     expect(await row().getByTestId('secret-llm').textContent()).toBe(llm.url);
+    // The check below is not vacuous: the page did receive the secrets' snapshots over the socket.
+    await expect.poll(() => received.some((payload) => payload.includes('secrets:changed') && payload.includes('Fake LLM')), { timeout: POLL_MS }).toBe(true);
     await expectNowhere(CANARY);
 
     await row().getByTestId('secret-test').click();
@@ -121,7 +122,7 @@ describe('credentials vault in the UI (Chromium + browser host + fake LLM)', () 
     expect(await runAxe(page)).toEqual([]);
   });
 
-  it('replaces the key (the field starts empty); the LLM now refuses it and the Test says so', async () => {
+  it('replaces the key (the field starts empty); the next Test sends the new key, never showing it', async () => {
     await row().getByTestId('secret-replace').click();
     const dialog = page.getByTestId('secret-dialog');
     expect(await dialog.getByTestId('secret-form-value').inputValue()).toBe('');
@@ -130,12 +131,34 @@ describe('credentials vault in the UI (Chromium + browser host + fake LLM)', () 
     await dialog.waitFor({ state: 'detached' });
     await expectNowhere(CANARY_2);
 
+    // The fake LLM's GET /models does not check the key (its requireKey guards chat completions
+    // only), so the proof is what it received: the replaced key, on the Test after the replace.
     const before = llm.calls.length;
     await row().getByTestId('secret-test').click();
-    await expect.poll(() => row().getByTestId('secret-test-result').getAttribute('data-ok'), { timeout: POLL_MS }).toBe('false');
-    expect(await row().getByTestId('secret-test-result').textContent()).toContain('HTTP 401');
-    expect(llm.calls.slice(before).some((call) => call.headers.authorization === `Bearer ${CANARY_2}`)).toBe(true);
+    await expect.poll(() => llm.calls.slice(before).map((call) => call.headers.authorization), { timeout: POLL_MS }).toContain(`Bearer ${CANARY_2}`);
+    expect(llm.calls.slice(before).some((call) => call.headers.authorization === `Bearer ${CANARY}`)).toBe(false);
+    await expect.poll(async () => (await row().getByTestId('secret-test').textContent())?.trim(), { timeout: POLL_MS }).toBe('Test');
+    expect(await row().getByTestId('secret-test-result').textContent()).toMatch(/HTTP 200 · \d+ ms/);
     await expectNowhere(CANARY);
+    await expectNowhere(CANARY_2);
+  });
+
+  it('exports settings without the key, and imports that file back through the file picker', async () => {
+    await page.getByTestId('settings-export').click();
+    const saved = (await page.getByTestId('settings-exported').textContent({ timeout: POLL_MS })) ?? '';
+    const path = /to (.+)\.$/.exec(saved)?.[1];
+    expect(path, saved).toBeTruthy();
+    try {
+      const text = await readFile(path!, 'utf8');
+      // The endpoint's plain attributes travel; its key does not.
+      expect(text).toContain(llm.url);
+      expect(text.includes(CANARY) || text.includes(CANARY_2)).toBe(false);
+      await page.getByTestId('settings-import-file').setInputFiles(path!);
+      await page.getByTestId('settings-imported').waitFor({ timeout: POLL_MS });
+      expect(await page.getByTestId('settings-imported-list').textContent()).toMatch(/^(Imported: |Nothing was imported\.)/);
+    } finally {
+      await rm(path!, { force: true });
+    }
     await expectNowhere(CANARY_2);
   });
 

@@ -81,7 +81,7 @@ export const enVault = {
   'vault.kindOne.ssh-password': 'SSH password',
   'vault.kindOne.ssh-passphrase': 'SSH key passphrase',
   'vault.kindOne.swanlab': 'SwanLab key',
-  'vault.kindOne.env': 'Secret environment value',
+  'vault.kindOne.env': 'secret environment value',
   'vault.kindHint.llm': 'Passed to training code as OPENAI_API_KEY / API_KEY, with the base URL as OPENAI_BASE_URL / BASE_URL.',
   'vault.kindHint.ssh-password': 'Used by the SSH connection of a server that chooses it.',
   'vault.kindHint.ssh-passphrase': 'Opens an encrypted private key; the key file itself stays where it is.',
