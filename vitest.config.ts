@@ -23,6 +23,9 @@ export default defineConfig({
           name: 'unit',
           environment: 'node',
           include: ['test/unit/**/*.spec.ts'],
+          // electron-store imports `electron` itself: inlined, vite resolves that import through the
+          // alias above; left to Node, it would load the real module (which tries to download Electron).
+          server: { deps: { inline: ['electron-store'] } },
         },
       },
       {

@@ -1,4 +1,5 @@
-import { app, type BrowserWindow } from 'electron';
+import { join } from 'node:path';
+import { app, screen, type BrowserWindow } from 'electron';
 import type { AppServices, AppServicesOptions } from '../services/app-services';
 import type { Logger } from '../services/util/logger';
 import { EventQueue, listenForRendererReady, registerIpc, trustedSender } from './ipc';
@@ -7,7 +8,11 @@ import { electronNotifier } from './notifier';
 import { openPathInDesktop } from './open-path';
 import { installSecurity, rendererCsp } from './security';
 import { watchSystemResume } from './system-resume';
+import { applyPasswordStoreSwitch, createKeychain } from './keychain';
+import { rememberLastPage } from './last-page';
+import { SHELL_STORE_NAME, ShellStore } from './shell-store';
 import { createMainWindow, resolveRendererTarget } from './window';
+import { restoredBounds, trackWindowState } from './window-state';
 
 export interface BootDeps {
   /** Injected so the boot wiring can be tested with fake services (and no Docker). */
@@ -22,10 +27,13 @@ export interface BootDeps {
   logger?: Logger;
   /** Longest we wait for services to shut down before quitting anyway (default 5 s). */
   disposeTimeoutMs?: number;
+  /** The shell's own store (default: `<userData>/shell-state.json`, opened before `ready`). */
+  openShellStore?: () => ShellStore;
 }
 
 export interface BootedApp {
   services: AppServices;
+  shell: ShellStore;
   events: EventQueue;
   window(): BrowserWindow | null;
 }
@@ -50,6 +58,9 @@ export async function boot(deps: BootDeps): Promise<BootedApp | null> {
   app.enableSandbox();
   // Custom schemes get their privileges only if registered before 'ready'.
   registerAppScheme();
+  // Read synchronously before 'ready': Chromium picks the Linux secret store from this switch once.
+  const shell = openShellStore(deps);
+  const passwordStore = applyPasswordStoreSwitch(shell.get(), app.commandLine);
 
   let window: BrowserWindow | null = null;
   const focusWindow = (): void => {
@@ -69,6 +80,9 @@ export async function boot(deps: BootDeps): Promise<BootedApp | null> {
   installSecurity(target);
   if (target.kind === 'bundle') installAppProtocol(target.dir, rendererCsp(target));
 
+  // After 'ready': before it, safeStorage reports no backend and no encryption on Linux.
+  const keychain = createKeychain({ shell, passwordStore, platform, env: deps.env ?? process.env });
+
   // The queue exists before the services (they emit into it); it logs through them once built.
   let logger: Logger = deps.logger ?? consoleLogger;
   const events = new EventQueue(undefined, { warn: (message, meta) => logger.warn(message, meta) });
@@ -81,16 +95,22 @@ export async function boot(deps: BootDeps): Promise<BootedApp | null> {
     openPath: deps.openPath ?? openPathInDesktop,
     // Clicking a notification brings the window forward, like a second launch does.
     notifier: electronNotifier({ onClick: () => focusWindow(), logger: deps.logger ?? consoleLogger }),
+    keychain,
+    shellStoreStatus: () => shell.status(),
   });
   // The app log file (teed with the console): INTERNAL errors land there with their stack.
   logger = services.logger;
+  const shellStatus = shell.status();
+  if (shellStatus.problem) logger.warn(`shell state: ${shellStatus.problem}`, { ...shellStatus });
   const isTrustedSender = trustedSender(target);
   registerIpc(services.handlers, { isTrustedSender, logger });
   listenForRendererReady(events, isTrustedSender);
 
   const openWindow = (): void => {
-    const created = createMainWindow({ mainDir: deps.mainDir, isPackaged: app.isPackaged, target });
+    const created = createMainWindow({ mainDir: deps.mainDir, isPackaged: app.isPackaged, target, page: shell.get().lastPage });
     window = created;
+    restoreWindow(created, shell);
+    rememberLastPage(created.webContents, shell);
     events.attach(created.webContents);
     created.on('closed', () => {
       if (window === created) window = null;
@@ -118,7 +138,34 @@ export async function boot(deps: BootDeps): Promise<BootedApp | null> {
     logger.warn('services failed to start', { message: error instanceof Error ? error.message : String(error) });
   }
 
-  return { services, events, window: () => window };
+  return { services, shell, events, window: () => window };
+}
+
+/** Never stops the launch: a store that cannot be opened at all leaves defaults in memory (and says so). */
+function openShellStore(deps: BootDeps): ShellStore {
+  try {
+    return deps.openShellStore ? deps.openShellStore() : ShellStore.open({ cwd: app.getPath('userData') });
+  } catch (error) {
+    const file = join(app.getPath('userData'), `${SHELL_STORE_NAME}.json`);
+    return ShellStore.inMemory(file, error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** Puts the window where the user left it (if that place is still on a display) and remembers moves. */
+function restoreWindow(window: BrowserWindow, shell: ShellStore): void {
+  const { bounds, maximized } = restoredBounds(
+    shell.get().window,
+    screen.getAllDisplays().map((d) => d.workArea),
+  );
+  if (bounds) window.setBounds(bounds);
+  if (maximized) window.maximize();
+  trackWindowState(window, (state) => {
+    try {
+      shell.set('window', state);
+    } catch {
+      // A window position is not worth an error dialog; the next move tries again.
+    }
+  });
 }
 
 /**

@@ -15,10 +15,12 @@ import { EngineRegistry } from './engines/engine-registry';
 import { registerEngines } from './engines/register';
 import type { EventSink } from './events';
 import type { Handlers } from './ipc/handlers';
+import type { StoreStatus } from '../shared/schemas';
 import { registerSettings } from './settings/register';
 import { registerServers } from './ssh/register';
 import type { SessionTuning } from './ssh/server-manager';
 import { SettingsService } from './settings/settings-service';
+import type { TransferTargets } from './settings/settings-transfer';
 import { registerSwarm } from './swarm/register';
 import { registerVault } from './secrets/register';
 import { registerDryRun } from './dry-run/register';
@@ -49,6 +51,8 @@ export interface AppServicesOptions {
   downloadsDir?: string;
   /** The OS keychain (Electron: safeStorage, main/keychain.ts); absent in the browser host (passphrase or session only). */
   keychain?: KeychainPort;
+  /** How the Electron shell's own store (main/shell-store.ts) was read, for `app:info`; absent in the browser host. */
+  shellStoreStatus?: () => StoreStatus;
 }
 
 export interface AppServices {
@@ -91,11 +95,13 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     downloadsDir: options.downloadsDir ?? defaultDownloadsDir(options.dataDir),
     notifier: options.notifier ?? eventNotifier(options.events),
     profiles: new ProfileStore(options.dataDir, logger),
+    shellStoreStatus: options.shellStoreStatus,
     vault: new SecretVault({ dataDir: options.dataDir, host: options.host, keychain: options.keychain, logger }),
   };
 
   // Order matters: start() runs in this order (settings first), dispose() in reverse.
-  const settings = registerSettings(context);
+  // Export/import reach servers and profiles through their handlers (built below), so the same checks apply.
+  const settings = registerSettings(context, { transferTargets: () => transferTargets(handlers) });
   const app = registerApp(context);
   const enginesModule = registerEngines(context);
   // Servers before swarm: their engines must be in the registry when swarm rediscovers containers.
@@ -177,6 +183,22 @@ export function createAppServices(options: AppServicesOptions): AppServices {
         }
       }
       if (failures.length > 0) throw failures[0];
+    },
+  };
+}
+
+/** Servers and profiles for settings export/import, through the same handlers the pages use. */
+function transferTargets(handlers: Handlers): TransferTargets {
+  return {
+    servers: {
+      list: async () => (await handlers['servers:list']({})).map((view) => view.profile),
+      add: async (input) => (await handlers['servers:add'](input)).profile,
+      update: async (serverId, profile) => (await handlers['servers:update']({ serverId, profile })).profile,
+    },
+    profiles: {
+      list: async () => (await handlers['profiles:list']({})).map((view) => view.profile),
+      add: async (input) => (await handlers['profiles:add'](input)).profile,
+      update: async (profileId, profile) => (await handlers['profiles:update']({ profileId, profile })).profile,
     },
   };
 }

@@ -2,6 +2,7 @@ import type { InvokeChannel } from '../shared/contract';
 import type { EngineRegistry } from './engines/engine-registry';
 import type { EventSink } from './events';
 import type { Handlers } from './ipc/handlers';
+import type { StoreStatus } from '../shared/schemas';
 import type { Notifier } from './notifier';
 import type { ProfileStore } from './profiles/profile-store';
 import type { SecretVaultApi } from './secrets/vault-api';
@@ -52,6 +53,8 @@ export interface ServiceContext {
   readonly notifier: Notifier;
   /** Swarm profiles (swarm-profiles.json), shared by the profiles, doctor and native services. */
   readonly profiles: ProfileStore;
+  /** How the Electron shell's own store was read (a corrupt file moved aside…); undefined in the browser host. */
+  readonly shellStoreStatus?: (() => StoreStatus) | undefined;
   /** The credentials vault (issue 14): secrets by id; values only through `reveal`, never to the renderer. */
   readonly vault: SecretVaultApi;
 }

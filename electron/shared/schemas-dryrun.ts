@@ -124,6 +124,8 @@ export const TracePage = z.object({
   /** Step walk with reasons ("batch complete: 8 episodes of 4 tasks × 2 (rollout_until_finish_enough_tasks)"). */
   steps: z.array(z.object({ step: z.number().int(), status: z.string(), at: z.string(), reason: z.string().nullable() })),
   taskIds: z.array(z.string()),
+  /** Why the trace is incomplete ("Trace capped: the 12 oldest episodes … were dropped …"); null/absent when whole. */
+  capped: z.string().nullable().optional(),
 });
 
 export const EpisodeRef = z.object({ episodeUuid: z.string().min(1).max(128) });

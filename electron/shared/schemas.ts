@@ -182,7 +182,8 @@ export const SwarmStatus = z.object({
   checkedAt: z.string(),
 });
 
-export const EngineKind = z.enum(['local-docker', 'ssh-docker', 'podman', 'slurm']);
+/** `dry-run`: the in-app dry-run swarm (issue 15), one pseudo-container while it runs; shown by its own card. */
+export const EngineKind = z.enum(['local-docker', 'ssh-docker', 'podman', 'slurm', 'dry-run']);
 
 export const EngineSummary = z.object({
   id: EngineId,
@@ -280,6 +281,12 @@ export const AppInfo = z.object({
   version: z.string(),
   host: z.enum(['electron', 'browser']),
   platform: z.string(),
+  /**
+   * Electron only: how the shell's own store (window place, last page, password-store choice) was
+   * read. A `problem` means the user is told (e.g. a corrupt file kept at `movedTo`, defaults in
+   * use). Null in the browser host; optional so older answers stay valid.
+   */
+  shellStore: StoreStatus.nullable().optional(),
 });
 
 export const Empty = z.object({}).strict().default({});

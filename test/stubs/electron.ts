@@ -14,6 +14,23 @@ type Handler = (...args: unknown[]) => unknown;
 // ---------------------------------------------------------------------------------------------
 // app
 
+/** `app.commandLine`: records appended switches; a test can pre-set what the user typed. */
+class FakeCommandLine {
+  readonly switches = new Map<string, string>();
+  /** Every `appendSwitch`, and whether the app was ready then (Chromium reads some switches before ready only). */
+  readonly appended: { name: string; value: string; afterReady: boolean }[] = [];
+  hasSwitch(name: string): boolean {
+    return this.switches.has(name);
+  }
+  getSwitchValue(name: string): string {
+    return this.switches.get(name) ?? '';
+  }
+  appendSwitch(name: string, value = ''): void {
+    this.appended.push({ name, value, afterReady: app.isReady() });
+    this.switches.set(name, value);
+  }
+}
+
 class FakeApp extends EventEmitter {
   isPackaged = false;
   singleInstanceLock = true;
@@ -58,6 +75,7 @@ class FakeApp extends EventEmitter {
   exit(code = 0): void {
     this.exitCode = code;
   }
+  readonly commandLine = new FakeCommandLine();
   sandboxEnabled = false;
   enableSandbox(): void {
     this.sandboxEnabled = true;
@@ -163,8 +181,29 @@ export class BrowserWindow extends EventEmitter {
   isDestroyed(): boolean {
     return this.destroyed;
   }
+  bounds = { x: 0, y: 0, width: 1200, height: 800 };
+  maximized = false;
+  getNormalBounds(): { x: number; y: number; width: number; height: number } {
+    return { ...this.bounds };
+  }
+  setBounds(bounds: { x: number; y: number; width: number; height: number }): void {
+    this.bounds = { ...bounds };
+  }
+  isMaximized(): boolean {
+    return this.maximized;
+  }
+  maximize(): void {
+    this.maximized = true;
+    this.emit('maximize');
+  }
+  /** Simulates the user dragging the window: new bounds and a 'move' event. */
+  moveTo(bounds: { x: number; y: number; width: number; height: number }): void {
+    this.bounds = { ...bounds };
+    this.emit('move');
+  }
   /** Simulates the user closing the window. */
   close(): void {
+    this.emit('close', { preventDefault: () => undefined });
     this.destroyed = true;
     this.webContents.destroy();
     this.emit('closed');
@@ -338,6 +377,73 @@ export class Notification extends EventEmitter {
 }
 
 // ---------------------------------------------------------------------------------------------
+// safeStorage (TEST DOUBLE: NOT ENCRYPTION. Models what the glue must react to — which backend
+// Linux picked, whether encryption is available, the plain-text opt-in — with a reversible
+// marker transform so a test can see that something was sealed and opened again.)
+
+/** What a test can make the stand-in report: a real store, Linux's no-keyring fallback, or a store that fails. */
+export type FakeStorageKind = 'gnome_libsecret' | 'kwallet5' | 'kwallet6' | 'basic_text' | 'unavailable';
+
+class FakeSafeStorage {
+  kind: FakeStorageKind = 'gnome_libsecret';
+  usePlainText = false;
+  readonly plainTextCalls: boolean[] = [];
+  encryptCalls = 0;
+  setBackend(kind: FakeStorageKind): void {
+    this.kind = kind;
+  }
+  /** Like Electron on Linux: 'unknown' before ready; 'unavailable' is libsecret chosen with no daemon answering. */
+  getSelectedStorageBackend(): string {
+    if (!app.isReady()) return 'unknown';
+    return this.kind === 'unavailable' ? 'gnome_libsecret' : this.kind;
+  }
+  /**
+   * basic_text is available only after the plain-text opt-in: what recent Electron does with
+   * `--password-store=basic` (field-survey §3), and the case the glue must not paper over.
+   */
+  private available(): boolean {
+    if (!app.isReady()) return false;
+    if (this.kind === 'unavailable') return false;
+    if (this.kind === 'basic_text') return this.usePlainText;
+    return true;
+  }
+  isAsyncEncryptionAvailable(): Promise<boolean> {
+    return Promise.resolve(this.available());
+  }
+  isEncryptionAvailable(): boolean {
+    return this.available();
+  }
+  setUsePlainTextEncryption(usePlainText: boolean): void {
+    this.plainTextCalls.push(usePlainText);
+    this.usePlainText = usePlainText;
+  }
+  encryptStringAsync(plainText: string): Promise<Buffer> {
+    if (!this.available()) return Promise.reject(new Error('Error while encrypting the text provided to safeStorage.encryptString. Encryption is not available.'));
+    this.encryptCalls += 1;
+    return Promise.resolve(Buffer.from(`stub-sealed:${this.kind}:${Buffer.from(plainText).toString('hex')}`));
+  }
+  decryptStringAsync(encrypted: Buffer): Promise<{ result: string; shouldReEncrypt: boolean }> {
+    const match = /^stub-sealed:([a-z_0-9]+):([0-9a-f]*)$/.exec(encrypted.toString());
+    if (!this.available() || !match) return Promise.reject(new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString.'));
+    return Promise.resolve({ result: Buffer.from(match[2]!, 'hex').toString(), shouldReEncrypt: false });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// screen: the displays' work areas a test sets up (a laptop alone, or with a monitor on the right)
+
+type Rect = { x: number; y: number; width: number; height: number };
+
+class FakeScreen extends EventEmitter {
+  displays: { id: number; bounds: Rect; workArea: Rect }[] = [
+    { id: 1, bounds: { x: 0, y: 0, width: 1920, height: 1080 }, workArea: { x: 0, y: 0, width: 1920, height: 1040 } },
+  ];
+  getAllDisplays(): { id: number; bounds: Rect; workArea: Rect }[] {
+    return this.displays.map((d) => structuredClone(d));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // exports, named like the real module
 
 export let app = new FakeApp();
@@ -349,6 +455,8 @@ export let shell = new FakeShell();
 export let protocol = new FakeProtocol();
 export let powerMonitor = new FakePowerMonitor();
 export let net = new FakeNet();
+export let safeStorage = new FakeSafeStorage();
+export let screen = new FakeScreen();
 
 /** Fresh fakes for every test; module bindings are live, so importers see the new objects. */
 export function resetElectronStub(): void {
@@ -361,6 +469,8 @@ export function resetElectronStub(): void {
   protocol = new FakeProtocol();
   powerMonitor = new FakePowerMonitor();
   net = new FakeNet();
+  safeStorage = new FakeSafeStorage();
+  screen = new FakeScreen();
   BrowserWindow.instances.length = 0;
   Notification.instances.length = 0;
   Notification.supported = true;
@@ -377,6 +487,8 @@ export default {
   get protocol() { return protocol; },
   get powerMonitor() { return powerMonitor; },
   get net() { return net; },
+  get safeStorage() { return safeStorage; },
+  get screen() { return screen; },
   BrowserWindow,
   Notification,
 };

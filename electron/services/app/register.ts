@@ -6,7 +6,13 @@ export function registerApp(context: ServiceContext): DomainModule<'app'> {
   const { appLog, openPath } = context;
   return {
     handlers: {
-      'app:info': async () => ({ version: context.version, host: context.host, platform: process.platform }),
+      'app:info': async () => ({
+        version: context.version,
+        host: context.host,
+        platform: process.platform,
+        // A corrupt shell-state.json was moved aside and defaults loaded: the UI shows it like settings.json's notice.
+        shellStore: context.shellStoreStatus?.() ?? null,
+      }),
       // Lines are redacted again on the way out (`tail`), in case an older build wrote a secret.
       'app:log': async ({ lines }) => ({ path: appLog.path, lines: appLog.tail(lines), problem: appLog.problem, canOpen: openPath !== undefined }),
       'app:open-log': async () => {

@@ -1,19 +1,45 @@
-import { AppError } from '../../shared/errors';
+import { DRY_RUN_ENGINE_ID } from '../../shared/schemas-dryrun';
 import type { DomainModule, ServiceContext } from '../domain';
+import { DryRunEngine } from './dry-run-engine';
+import type { DryRunRunFactory } from './dry-run-parts';
+import { realRunFactory } from './dry-run-run';
+import { DryRunService } from './dry-run-service';
 
-/** PLACEHOLDER (integrator, issue 15): `dryrun:*`. The dryrun-app helper replaces it (dry-run-service.ts). */
-export function registerDryRun(_context: ServiceContext): DomainModule<'dryrun'> {
-  const notYet = async (): Promise<never> => {
-    throw new AppError('DRY_RUN_STATE', 'The dry run is not built yet.');
-  };
+export interface DryRunModule extends DomainModule<'dryrun'> {
+  readonly service: DryRunService;
+}
+
+/**
+ * `dryrun:*`: the dry run on this computer (issue 15). Its engine `dry-run` joins the registry at
+ * once; the swarm domain finds its one container when a run starts (`reconnected`: "look for this
+ * engine's containers now"), so the monitor, logs and training dashboard follow it unchanged.
+ */
+export function registerDryRun(context: ServiceContext, deps: { startRun?: DryRunRunFactory; defaultPort?: number } = {}): DryRunModule {
+  const service = new DryRunService({
+    events: context.events,
+    vault: context.vault,
+    logger: context.logger,
+    appVersion: context.version,
+    downloadsDir: context.downloadsDir,
+    startRun: deps.startRun ?? realRunFactory(),
+    ...(deps.defaultPort !== undefined ? { defaultPort: deps.defaultPort } : {}),
+  });
+  context.engines.add(new DryRunEngine(service, context.version));
+  context.vault.addUsageSource(() => service.usage());
+  service.onEvent((event) => {
+    if (event.action === 'start') context.engines.reconnected(DRY_RUN_ENGINE_ID);
+  });
   return {
+    service,
     handlers: {
-      'dryrun:view': notYet,
-      'dryrun:start': notYet,
-      'dryrun:stop': notYet,
-      'dryrun:traces': notYet,
-      'dryrun:trace': notYet,
-      'dryrun:export-traces': notYet,
+      'dryrun:view': async () => service.view(),
+      'dryrun:start': (request) => service.start(request),
+      'dryrun:stop': () => service.stopRequested(),
+      'dryrun:traces': async (query) => service.traces(query),
+      'dryrun:trace': async ({ episodeUuid }) => service.trace(episodeUuid),
+      'dryrun:export-traces': () => service.exportTraces(),
     },
+    // The engine registry's dispose comes later (modules stop in reverse): stop the run first.
+    dispose: () => service.dispose(),
   };
 }

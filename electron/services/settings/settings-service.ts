@@ -11,6 +11,7 @@ import type { EventSink } from '../events';
 import { JsonStore } from '../util/json-store';
 import type { Logger } from '../util/logger';
 import { mergePatch } from '../util/merge';
+import { SETTINGS_VERSIONING } from './settings-migrations';
 
 export const DEFAULT_SETTINGS: Settings = {
   language: 'en',
@@ -44,6 +45,7 @@ export class SettingsService {
       schema: Settings,
       defaults: DEFAULT_SETTINGS,
       errors: { invalid: 'SETTINGS_INVALID', notSaved: 'SETTINGS_NOT_SAVED' },
+      versioning: SETTINGS_VERSIONING,
       ...(logger ? { logger } : {}),
     });
   }

@@ -7,6 +7,7 @@ import type { StoreStatus } from '../../shared/schemas';
 import { writeFileAtomic } from './atomic-file';
 import type { Logger } from './logger';
 import { isPlainObject } from './merge';
+import { assertMigrationChain, migrate, VERSION_KEY, versionOf, type Migration, type Versioning } from './migrations';
 import { describeZodError } from './zod-messages';
 
 export interface JsonStoreOptions<S extends z.ZodObject> {
@@ -17,7 +18,15 @@ export interface JsonStoreOptions<S extends z.ZodObject> {
   errors: { invalid: ErrorCode; notSaved: ErrorCode };
   logger?: Logger;
   now?: () => number;
+  /**
+   * Versioned files: the `version` the app writes now and the steps that bring an older file up
+   * to it. A file without a `version` field is version 1 (the shape before versions existed).
+   */
+  versioning?: JsonStoreVersioning;
 }
+
+export type JsonStoreMigration = Migration;
+export type JsonStoreVersioning = Versioning;
 
 /**
  * One JSON object in one file (settings today, wizard progress next) that never loses what a user
@@ -28,7 +37,10 @@ export interface JsonStoreOptions<S extends z.ZodObject> {
  * - a field the schema refuses falls back to its default alone, the other fields keep their values,
  *   and before the first write the original file is copied aside;
  * - keys this version does not know are written back unchanged;
- * - memory changes only after the write succeeded, and writes are serialised.
+ * - memory changes only after the write succeeded, and writes are serialised;
+ * - with `versioning`, an older file is migrated step by step when read, and its original is
+ *   copied aside (`<file>.v<N>-<time>`) before the first write in the new shape; a file from a
+ *   newer version is read as it is and keeps its version number.
  */
 export class JsonStore<S extends z.ZodObject> {
   private current: z.infer<S>;
@@ -36,9 +48,12 @@ export class JsonStore<S extends z.ZodObject> {
   private onDisk: Record<string, unknown> = {};
   private state: StoreStatus;
   private backupPending = false;
+  /** The version the file had when read, when that is older than `versioning.current` (backup before the first write). */
+  private migratedFrom: number | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: JsonStoreOptions<S>) {
+    if (options.versioning) assertMigrationChain(options.versioning);
     this.current = structuredClone(options.defaults);
     this.state = okStatus(options.file);
   }
@@ -79,14 +94,33 @@ export class JsonStore<S extends z.ZodObject> {
       }
       return this.reset({ ...okStatus(file), problem: 'moved-aside', movedTo: aside, detail: 'not a JSON object' }, {});
     }
-    const { value, resetFields } = fieldwise(this.options.schema, raw, this.options.defaults);
+    const migration = this.migrate(raw);
+    if ('failure' in migration) {
+      return this.reset({ ...okStatus(file), problem: 'unreadable', writable: false, detail: migration.failure }, {});
+    }
+    const migrated = migration.value;
+    const { value, resetFields } = fieldwise(this.options.schema, migrated, this.options.defaults);
     const whole = this.options.schema.safeParse(value);
     this.backupPending = resetFields.length > 0;
     return this.reset(
       resetFields.length > 0 ? { ...okStatus(file), problem: 'fields-reset', resetFields, detail: 'invalid values replaced by defaults' } : okStatus(file),
-      raw,
+      migrated,
       whole.success ? whole.data : undefined,
     );
+  }
+
+  /** Brings an older file's object up to the current version (a copy; the file is untouched until a write). */
+  private migrate(raw: Record<string, unknown>): { value: Record<string, unknown> } | { failure: string } {
+    this.migratedFrom = null;
+    const versioning = this.options.versioning;
+    if (!versioning) return { value: raw };
+    const outcome = migrate(raw, versioning);
+    if (outcome.kind === 'failed') return { failure: outcome.detail };
+    if (outcome.kind === 'migrated') {
+      this.migratedFrom = outcome.from;
+      this.options.logger?.info?.(`${basename(this.options.file)}: migrated from version ${outcome.from} to ${versioning.current}`, { steps: outcome.steps });
+    }
+    return { value: outcome.value };
   }
 
   /**
@@ -113,7 +147,15 @@ export class JsonStore<S extends z.ZodObject> {
     const parsed = schema.safeParse(change(this.get()));
     if (!parsed.success) throw new AppError(errors.invalid, describeZodError(parsed.error));
     const content = layOver(this.onDisk, parsed.data as Record<string, unknown>, schema);
+    const versioning = this.options.versioning;
+    // A newer app's file keeps its (higher) number: this version wrote only fields it shares with it.
+    if (versioning) content[VERSION_KEY] = Math.max(versionOf(this.onDisk), versioning.current);
     try {
+      if (this.migratedFrom !== null) {
+        const backup = `${file}.v${this.migratedFrom}-${this.now()}`;
+        await copyFile(file, backup);
+        this.migratedFrom = null;
+      }
       if (this.backupPending) {
         const backup = `${file}.invalid-${this.now()}`;
         await copyFile(file, backup);

@@ -56,7 +56,11 @@ describe('domain register() modules', () => {
     const modules = {
       app: registerApp(context),
       engines: registerEngines(context),
-      settings: registerSettings(context),
+      settings: registerSettings(context, {
+        transferTargets: () => {
+          throw new Error('export/import are not called in this test');
+        },
+      }),
       swarm: registerSwarm(context),
     };
     const doctor = registerDoctor(context);

@@ -45,7 +45,8 @@ describe('SettingsService (real files)', () => {
     expect(updated.language).toBe('zh-CN');
     expect(updated.swarm).toEqual({ ...DEFAULT_SETTINGS.swarm, port: 10090 });
     expect(await readdir(dir)).toEqual(['settings.json']);
-    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(updated);
+    // The file carries its version (settings-migrations.ts); the UI's settings do not.
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ ...updated, version: 2 });
     expect(seen).toEqual([{ channel: 'settings:changed', payload: updated }]);
     await expect(new SettingsService(dir).load()).resolves.toEqual(updated);
   });
@@ -63,7 +64,7 @@ describe('SettingsService (real files)', () => {
     await Promise.all([settings.update({ swarm: { port: 10091 } }), settings.update({ language: 'zh-CN' })]);
     const expected = { language: 'zh-CN', swarm: { ...DEFAULT_SETTINGS.swarm, port: 10091 } };
     expect(settings.get()).toEqual(expected);
-    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(expected);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ ...expected, version: 2 });
   });
 
   it('moves broken JSON aside instead of overwriting it', async () => {
@@ -114,7 +115,7 @@ describe('SettingsService (real files)', () => {
     await settings.load();
     await settings.update({ language: 'zh-CN', swarm: { gpus: false } });
     const written = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
-    expect(written).toEqual({ ...newer, language: 'zh-CN', swarm: { ...newer.swarm, gpus: false } });
+    expect(written).toEqual({ ...newer, version: 2, language: 'zh-CN', swarm: { ...newer.swarm, gpus: false } });
     // The UI sees only what this version knows.
     expect(settings.get()).toEqual({ language: 'zh-CN', swarm: { ...DEFAULT_SETTINGS.swarm, port: 12001, gpus: false } });
   });
