@@ -1,4 +1,4 @@
-import type { DryRunConfig, DryRunSpend, EpisodeTrace, TracePage, TraceQuery } from '../../shared/schemas-dryrun';
+import type { DryRunConfig, DryRunSpend, EpisodeTrace, TraceExport, TracePage, TraceQuery } from '../../shared/schemas-dryrun';
 
 /**
  * What the dry-run service needs of the parts the other two dry-run helpers build (the protocol
@@ -36,9 +36,9 @@ export interface DryRunTraceStore {
   page(query: TraceQuery): TracePage;
   /** Null when this run has no such episode. */
   episode(episodeUuid: string): EpisodeTrace | null;
-  /** Every episode as one JSON object per line (redacted), written atomically to `path`. */
-  exportJsonl(path: string): Promise<{ episodes: number; bytes: number }>;
-  /** Episodes or steps were added or changed (called often: the service throttles). */
+  /** Every episode as one JSON object per line (redacted), written atomically to a new file in `folder`. */
+  exportJsonl(folder: string): Promise<TraceExport>;
+  /** Episodes, steps or spend changed (called often: the service throttles). */
   onChange(listener: () => void): () => void;
   total(): number;
 }

@@ -1,5 +1,4 @@
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { AppError, isAppError } from '../../shared/errors';
 import {
   DRY_RUN_CONTAINER_ID,
@@ -121,7 +120,13 @@ export class DryRunService implements DryRunRunSource {
       const now = new Date().toISOString();
       const run: Run = { config, keySource, port, parts, log, sessionKey, unsubscribe: [], container: dryRunContainer(parts.server.port, this.options.appVersion, now) };
       run.unsubscribe.push(parts.server.onChange(() => this.emitView(false)));
-      run.unsubscribe.push(parts.traces.onChange(() => this.emitTracesChanged()));
+      // Spend lives in the view and moves with the calls the trace records.
+      run.unsubscribe.push(
+        parts.traces.onChange(() => {
+          this.emitTracesChanged();
+          this.emitView(false);
+        }),
+      );
       this.run = run;
       this.state = 'running';
       sessionKey = null;
@@ -211,10 +216,7 @@ export class DryRunService implements DryRunRunSource {
   async exportTraces(): Promise<TraceExport> {
     const store = this.traceStore();
     await mkdir(this.options.downloadsDir, { recursive: true });
-    const stamp = new Date().toISOString().replace(/[:]/g, '-').replace(/\..*$/, '');
-    const path = join(this.options.downloadsDir, `agentswarm-dry-run-traces-${stamp}.jsonl`);
-    const { episodes, bytes } = await store.exportJsonl(path);
-    return { path, episodes, bytes };
+    return store.exportJsonl(this.options.downloadsDir);
   }
 
   private traceStore() {

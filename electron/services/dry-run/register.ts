@@ -1,17 +1,13 @@
-import { AppError } from '../../shared/errors';
 import { DRY_RUN_ENGINE_ID } from '../../shared/schemas-dryrun';
 import type { DomainModule, ServiceContext } from '../domain';
 import { DryRunEngine } from './dry-run-engine';
 import type { DryRunRunFactory } from './dry-run-parts';
+import { realRunFactory } from './dry-run-run';
 import { DryRunService } from './dry-run-service';
 
 export interface DryRunModule extends DomainModule<'dryrun'> {
   readonly service: DryRunService;
 }
-
-const notBuiltYet: DryRunRunFactory = async () => {
-  throw new AppError('DRY_RUN_STATE', 'The dry-run server is not built into this version yet.');
-};
 
 /**
  * `dryrun:*`: the dry run on this computer (issue 15). Its engine `dry-run` joins the registry at
@@ -25,7 +21,7 @@ export function registerDryRun(context: ServiceContext, deps: { startRun?: DryRu
     logger: context.logger,
     appVersion: context.version,
     downloadsDir: context.downloadsDir,
-    startRun: deps.startRun ?? notBuiltYet,
+    startRun: deps.startRun ?? realRunFactory(),
     ...(deps.defaultPort !== undefined ? { defaultPort: deps.defaultPort } : {}),
   });
   context.engines.add(new DryRunEngine(service, context.version));

@@ -1,0 +1,51 @@
+import { startDryRunServer, type DryRunServerOptions } from './dry-run-server';
+import { DebugLlmRelay } from './llm-relay';
+import type { DryRunRunFactory } from './dry-run-parts';
+import { SpendGuard } from './spend-guard';
+import { TraceStore } from './trace-store';
+
+/**
+ * The key sent to a debug LLM that takes none (a local vLLM or Ollama ignores it): vLLM's own
+ * convention for "no key", so the relay always has one to send.
+ */
+export const NO_KEY = 'EMPTY';
+
+/** Server timings a test may shorten (janitor, weight sync); the app uses the server's defaults. */
+export type DryRunServerTuning = Pick<DryRunServerOptions, 'weightSyncDelayMs' | 'janitorIntervalMs' | 'clientActiveTimeoutS'>;
+
+/**
+ * The real parts of one run: a trace store, the spend guard, the relay to the debug LLM (recording
+ * into the trace store) and the protocol server on the chosen port, playing the trainer itself.
+ */
+export function realRunFactory(tuning: DryRunServerTuning = {}): DryRunRunFactory {
+  return async ({ config, apiKey, port, log }) => {
+    const traces = new TraceStore();
+    const spend = new SpendGuard(config.spend);
+    const relay = new DebugLlmRelay({ baseUrl: config.llm.baseUrl, model: config.llm.model, apiKey: apiKey ?? NO_KEY, spend, calls: traces, log });
+    try {
+      const server = await startDryRunServer({ port, trainer: 'auto', bootDelayMs: config.bootDelayMs, relay, trace: traces, log, ...tuning });
+      return {
+        server,
+        traces: {
+          page: (query) => traces.query(query),
+          episode: (uuid) => traces.get(uuid),
+          exportJsonl: (folder) => traces.exportJsonl(folder),
+          onChange: (listener) => {
+            // The spend counts move with the calls: the view follows both.
+            const offTraces = traces.onChange(listener);
+            const offSpend = spend.onChange(listener);
+            return () => {
+              offTraces();
+              offSpend();
+            };
+          },
+          total: () => traces.stats().episodes,
+        },
+        relay: { spend: () => spend.snapshot(), close: async () => relay.close() },
+      };
+    } catch (error) {
+      relay.close();
+      throw error;
+    }
+  };
+}
