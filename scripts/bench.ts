@@ -93,6 +93,9 @@ if (process.argv[2] === 'start') {
   void import('./bench-start');
 } else if (process.argv[2] === 'tunnel') {
   void import('./bench-tunnel');
+} else if (process.argv[2] === 'dryrun') {
+  // `npm run bench -- dryrun`: the dry run's LLM relay against calling the LLM directly (scripts/bench-dryrun.ts).
+  void import('./bench-dryrun');
 } else if (process.argv[2] === 'logs') {
   // `npm run bench -- logs`: stored logs against `docker logs`, crash report delay, memory (scripts/bench-logs.ts).
   void import('./bench-logs');

@@ -10,6 +10,7 @@ import type { Handlers } from '../services/ipc/handlers';
 import { runHandler } from '../services/ipc/run-handler';
 import { describeThrown, type Logger } from '../services/util/logger';
 import { isLoopbackAddress } from '../services/util/loopback';
+import { redactText } from '../services/util/redact';
 import { bearerToken, requestComesFromUs, tokenMatches } from './guards';
 import { serveStatic } from './static-files';
 
@@ -171,7 +172,7 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     try {
       payload = await readJsonBody(request);
     } catch (error) {
-      sendJson(response, 400, fail({ code: 'VALIDATION_FAILED', message: `Bad request body: ${(error as Error).message}` }), headers);
+      sendJson(response, 400, fail({ code: 'VALIDATION_FAILED', message: redactText(`Bad request body: ${(error as Error).message}`) }), headers);
       return;
     }
     const handler = options.handlers[channel] as (request: unknown) => Promise<unknown>;

@@ -9,6 +9,7 @@ import { openPathInDesktop } from './open-path';
 import { installSecurity, rendererCsp } from './security';
 import { watchSystemResume } from './system-resume';
 import { applyPasswordStoreSwitch, createKeychain } from './keychain';
+import { rememberLastPage } from './last-page';
 import { SHELL_STORE_NAME, ShellStore } from './shell-store';
 import { createMainWindow, resolveRendererTarget } from './window';
 import { restoredBounds, trackWindowState } from './window-state';
@@ -106,9 +107,10 @@ export async function boot(deps: BootDeps): Promise<BootedApp | null> {
   listenForRendererReady(events, isTrustedSender);
 
   const openWindow = (): void => {
-    const created = createMainWindow({ mainDir: deps.mainDir, isPackaged: app.isPackaged, target });
+    const created = createMainWindow({ mainDir: deps.mainDir, isPackaged: app.isPackaged, target, page: shell.get().lastPage });
     window = created;
     restoreWindow(created, shell);
+    rememberLastPage(created.webContents, shell);
     events.attach(created.webContents);
     created.on('closed', () => {
       if (window === created) window = null;

@@ -13,6 +13,7 @@ import type { EventSink } from '../services/events';
 import type { Handlers } from '../services/ipc/handlers';
 import { runHandler } from '../services/ipc/run-handler';
 import type { Logger } from '../services/util/logger';
+import { redactPayload } from '../services/util/redact';
 import { isAppUrl, type RendererTarget } from './security';
 
 /** Decides whether an IPC message really comes from our renderer page. */
@@ -114,7 +115,8 @@ export class EventQueue implements EventSink {
   ) {}
 
   emit<E extends EventChannel>(channel: E, payload: EventPayload<E>): void {
-    const message: BridgeMessage = { channel, payload };
+    // Electron's one event path (no EventHub in front of it): redacted here, like the hub does.
+    const message: BridgeMessage = { channel, payload: redactPayload(payload) };
     if (this.ready && this.target) {
       this.deliver(this.target, message);
       return;

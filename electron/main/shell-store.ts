@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, renameSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import Store from 'electron-store';
 import { z } from 'zod';
@@ -60,6 +60,17 @@ export interface ShellStoreOptions {
 
 type Key = keyof ShellState;
 
+/** Why this text cannot be the store (null: it is a JSON object). */
+function unusableJson(text: string): string | null {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    return `not JSON (${error instanceof Error ? error.message : String(error)})`;
+  }
+  return isPlainObject(raw) ? null : 'not a JSON object';
+}
+
 /**
  * A corrupt file (not JSON, not an object, a step that fails) is kept as a backup next to it and
  * the defaults load; a field of the wrong shape falls back alone. `status()` says what happened,
@@ -89,7 +100,7 @@ export class ShellStore {
     const now = options.now ?? Date.now;
     const status: StoreStatus = { file, problem: null, writable: true, detail: null, movedTo: null, resetFields: [] };
     // Our own keys stay plain: dots in them are not paths, and there is no app-version migration.
-    const build = (): Store<Record<string, unknown>> => new Store({ name, cwd: options.cwd, clearInvalidConfig: false, accessPropertiesByDotNotation: false });
+    const build = (): Store<Record<string, unknown>> => new Store({ name, cwd: options.cwd, clearInvalidConfig: false, accessPropertiesByDotNotation: false, configFileMode: 0o600 });
     const moveAside = (detail: string): Store<Record<string, unknown>> => {
       const aside = `${file}.corrupt-${now()}`;
       renameSync(file, aside);
@@ -97,18 +108,11 @@ export class ShellStore {
       return build();
     };
 
-    let store: Store<Record<string, unknown>>;
-    try {
-      store = build();
-    } catch (error) {
-      // electron-store throws on text that is not JSON (clearInvalidConfig: false keeps it for us to move).
-      store = moveAside(`not JSON (${error instanceof Error ? error.message : String(error)})`);
-    }
+    // Checked on the text before electron-store sees it: conf would turn `[1,2]` into {"0":1,"1":2}
+    // and write that back, so the user's file would be lost instead of kept.
+    const problem = existsSync(file) ? unusableJson(readFileSync(file, 'utf8')) : null;
+    let store = problem ? moveAside(problem) : build();
     let raw: unknown = store.store;
-    if (!isPlainObject(raw)) {
-      store = moveAside('not a JSON object');
-      raw = {};
-    }
     // A first launch has no file: nothing to migrate, it starts at the current version.
     const outcome = existsSync(file) ? migrate(raw as Record<string, unknown>, versioning) : ({ kind: 'current' } as const);
     if (outcome.kind === 'failed') {
@@ -128,12 +132,15 @@ export class ShellStore {
       if (given[key] === undefined) continue;
       const parsed = ShellState.shape[key].safeParse(given[key]);
       if (parsed.success) (value as Record<Key, unknown>)[key] = parsed.data;
-      else {
-        status.resetFields.push(key);
-        store.set(key, SHELL_DEFAULTS[key]);
-      }
+      else status.resetFields.push(key);
     }
-    if (status.resetFields.length > 0 && !status.problem) Object.assign(status, { problem: 'fields-reset', detail: 'invalid values replaced by defaults' });
+    if (status.resetFields.length > 0) {
+      // The original is copied aside before the bad fields are written over with their defaults.
+      const backup = `${file}.invalid-${now()}`;
+      copyFileSync(file, backup);
+      for (const key of status.resetFields as Key[]) store.set(key, SHELL_DEFAULTS[key]);
+      if (!status.problem) Object.assign(status, { problem: 'fields-reset', movedTo: backup, detail: 'invalid values replaced by defaults' });
+    }
     return new ShellStore(store, status, value);
   }
 

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { BrowserWindow as ElectronBrowserWindow, type BrowserWindow, type BrowserWindowConstructorOptions } from 'electron';
 import { isLoopbackAddress } from '../services/util/loopback';
 import { APP_INDEX_URL } from './app-protocol';
+import { urlAtPage } from './last-page';
 import type { RendererTarget } from './security';
 
 /**
@@ -105,11 +106,12 @@ export function buildWindowOptions({ mainDir, isPackaged }: WindowBuild): Browse
 }
 
 /** Creates the one app window and starts loading the UI into it. */
-export function createMainWindow(options: WindowBuild & { target: RendererTarget }): BrowserWindow {
+export function createMainWindow(options: WindowBuild & { target: RendererTarget; page?: string | null }): BrowserWindow {
   const window = constructWindow(ElectronBrowserWindow, options.mainDir, !options.isPackaged);
   window.once('ready-to-show', () => window.show());
   // The bundle is served by the app:// protocol handler (app-protocol.ts), never from file://.
-  const loading = window.loadURL(options.target.kind === 'dev' ? options.target.url : APP_INDEX_URL);
+  // The last page goes in the fragment (last-page.ts), which the renderer reads at load.
+  const loading = window.loadURL(urlAtPage(options.target.kind === 'dev' ? options.target.url : APP_INDEX_URL, options.page ?? null));
   loading.catch((error: unknown) => {
     // A failed load leaves an empty window; say why in the log instead of an unhandled rejection.
     console.error('[main] could not load the UI:', error instanceof Error ? error.message : String(error));

@@ -1,4 +1,5 @@
 import type { EventChannel, EventPayload } from '../shared/contract';
+import { redactPayload } from './util/redact';
 
 /**
  * Where services push events. Electron main queues them until the window is ready; the browser
@@ -15,9 +16,11 @@ export class EventHub implements EventSink {
   private readonly listeners = new Set<Listener>();
 
   emit<E extends EventChannel>(channel: E, payload: EventPayload<E>): void {
+    // Redacted once here, for every transport (browser-host sockets, tests): see `redactPayload`.
+    const safe = redactPayload(payload);
     for (const listener of this.listeners) {
       try {
-        listener(channel, payload);
+        listener(channel, safe);
       } catch {
         // One broken transport must not stop the others from getting the event.
       }

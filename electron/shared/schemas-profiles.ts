@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SWARM_DEFAULT_NETWORK_MODE, SWARM_DEFAULT_PORT, SWARM_DEFAULT_SHM_GB } from './defaults';
 import { ContainerId, EngineId, ImageRef, NetworkMode, Port, ShmSizeGb, SwarmContainer } from './schemas';
+import { SecretId } from './schemas-vault';
 
 /**
  * Swarm server profiles (issue 13): everything needed to start one swarm server on one engine, saved
@@ -83,6 +84,12 @@ export const ProfileInput = z.object({
   env: z.array(ProfileEnvVar).max(64).default([]),
   /** Env variables whose value is a secret (SWANLAB_API_KEY): names only; values are given per session. */
   secretEnv: z.array(EnvName).max(16).default([]),
+  /**
+   * Secret env names whose value comes from the credentials vault, by secret id (never a value):
+   * `{SWANLAB_API_KEY: 'swanlab-main'}`. At Start a value typed in the start dialog wins, else the
+   * vault's, else the one typed earlier in this run. Names not in `secretEnv` are ignored.
+   */
+  secretRefs: z.record(EnvName, SecretId).default({}),
   /** Native mode only: a shell line that makes `ajet-swarm` available (e.g. `source ~/venv/bin/activate`). */
   nativeActivate: z.string().max(512).nullable().default(null),
 });

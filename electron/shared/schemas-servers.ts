@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PORT_MAX, SWARM_DEFAULT_PORT } from './defaults';
 import { ErrorCodes } from './errors';
+import { SecretId } from './schemas-vault';
 
 /**
  * Remote servers reached over SSH (issue 12). A server profile holds no secret: passwords,
@@ -88,6 +89,10 @@ export const ServerProfileInput = z.object({
   tunnelLocalPort: z.number().int().min(1024).max(PORT_MAX).default(SWARM_DEFAULT_PORT),
   /** The ~/.ssh/config Host alias this profile came from, shown so the user knows where it came from. */
   importedFrom: z.string().max(255).nullable().default(null),
+  /** The vault's `ssh-password` secret used before asking (a locked vault falls back to asking); absent or null = ask. */
+  passwordSecretId: SecretId.nullable().optional(),
+  /** The vault's `ssh-passphrase` secret for the key files before asking; absent or null = ask. */
+  passphraseSecretId: SecretId.nullable().optional(),
 });
 
 export const ServerProfile = ServerProfileInput.extend({ id: ServerId });

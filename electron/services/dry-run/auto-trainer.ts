@@ -29,6 +29,15 @@ export interface TrainerOptions {
   log: Log;
 }
 
+/**
+ * Episodes open at once: batch_size × num_repeat, capped by upstream's max_env_worker rounded up to whole GRPO
+ * groups (native_parallel_worker.py::rollout_swarm; reference §1.5 "The max-episode cap").
+ */
+export function parallelSlots(config: Pick<TrainConfig, 'batchSize' | 'numRepeat' | 'maxEnvWorker'>): number {
+  const { batchSize, numRepeat, maxEnvWorker } = config;
+  return Math.min(batchSize * numRepeat, Math.ceil(maxEnvWorker / numRepeat) * numRepeat);
+}
+
 export type StartAnswer = { success: true; pid: number } | { success: false; error: string };
 
 interface RunningStep {
@@ -70,7 +79,12 @@ export class DryRunTrainer {
     if (config.unknownMethod !== null) {
       this.options.log('warn', `[start_engine] unknown swarm_mode_sample_collection_method "${config.unknownMethod}": using ${config.sampleCollectionMethod}`);
     }
-    if (this.options.mode === 'auto') this.later(this.options.bootDelayMs, () => this.beginStep(1));
+    if (this.options.mode === 'auto') {
+      // Only a boot that is still booting ends in ROLLING (a trainer route may have reported it dead meanwhile).
+      this.later(this.options.bootDelayMs, () => {
+        if (state.status === STATUS.BOOTING) this.beginStep(1);
+      });
+    }
     // No subprocess is spawned: the pid is this process's, the one to look at when something is wrong.
     return { success: true, pid: process.pid };
   }
@@ -98,10 +112,11 @@ export class DryRunTrainer {
     this.step = { globalStep, collection: new StepCollection({ batchSize, numRepeat, method: sampleCollectionMethod }) };
     this.setStall(null);
     this.act(() => {
-      const slots = batchSize * numRepeat;
+      const slots = parallelSlots(config);
+      const capped = slots < batchSize * numRepeat ? `, capped by max_env_worker ${config.maxEnvWorker}` : '';
       this.state.updateStatus(STATUS.ROLLING, {
         globalStep,
-        reason: `step ${globalStep}: ${slots} episodes registered (batch_size ${batchSize} × num_repeat ${numRepeat}), rolling until ${sampleCollectionMethod}`,
+        reason: `step ${globalStep}: ${slots} episodes registered (batch_size ${batchSize} × num_repeat ${numRepeat}${capped}), rolling until ${sampleCollectionMethod}`,
       });
       this.pushPool();
       for (let i = 0; i < slots; i++) this.registerEpisode();

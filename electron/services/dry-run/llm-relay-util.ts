@@ -17,15 +17,22 @@ export function sendJson(res: ServerResponse, status: number, value: unknown, he
   res.end(text);
 }
 
-export function readBody(answer: IncomingMessage, done: (text: string) => void): void {
+/** The whole body of an answer (bytes past `limit` are dropped); `complete` false when the answer was cut short. */
+export function readBody(answer: IncomingMessage, done: (body: Buffer, complete: boolean) => void, limit = MAX_BODY_BYTES): void {
   const parts: Buffer[] = [];
   let size = 0;
+  let called = false;
+  const end = (complete: boolean): void => {
+    if (called) return;
+    called = true;
+    done(parts.length === 1 ? parts[0]! : Buffer.concat(parts), complete);
+  };
   answer.on('data', (chunk: Buffer) => {
-    if (size + chunk.length <= MAX_BODY_BYTES) parts.push(chunk);
+    if (size + chunk.length <= limit) parts.push(chunk);
     size += chunk.length;
   });
-  answer.on('end', () => done(Buffer.concat(parts).toString('utf8')));
-  onCut(answer, () => done(Buffer.concat(parts).toString('utf8')));
+  answer.on('end', () => end(true));
+  onCut(answer, () => end(false));
 }
 
 /** The debug LLM's answer ended before it was complete (connection reset or closed mid-body). */

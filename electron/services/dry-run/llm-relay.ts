@@ -14,7 +14,7 @@
  * event the SDKs raise. The key is never logged, traced or put into an error (and is scrubbed from error bodies).
  */
 import { randomUUID } from 'node:crypto';
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { REDACTED, rememberSecretValue } from '../util/redact';
 import type { LlmRelay, LlmRoute, RelayEpisode } from './relay-contract';
@@ -124,13 +124,16 @@ export class DebugLlmRelay implements LlmRelay {
     return new Promise<void>((resolve) => {
       let done = false;
       let keepalive: NodeJS.Timeout | undefined;
-      const finish = (status: number, response: unknown, usage: TokenUsage | null, error: string | null): void => {
+      const finish: Finish = (status, response, usage, error, responseBytes) => {
         if (done) return;
         done = true;
         clearTimeout(keepalive);
         clearInterval(keepalive);
-        this.options.spend.settle(usage ?? { promptTokens: estimateTokens(payload), completionTokens: estimateTokens(JSON.stringify(response ?? '')) });
-        this.record(call, status, response, usage, error);
+        // Failed calls cost nothing; a success without usage is estimated (4 characters a token).
+        if (status >= 200 && status < 300) {
+          this.options.spend.settle(usage ?? { promptTokens: estimateTokens(payload), completionTokens: Math.ceil((responseBytes ?? 0) / 4) });
+        }
+        this.record(call, status, response, usage, error, payload.length, responseBytes);
         resolve();
       };
       if (call.stream) {
@@ -140,35 +143,47 @@ export class DebugLlmRelay implements LlmRelay {
           keepalive = setInterval(() => call.res.write(call.translator ? call.translator.keepalive() : ': keepalive\n\n'), this.keepaliveMs);
         }, this.keepaliveMs);
       }
-      const upstream = this.send(this.endpoint, {
-        method: 'POST',
-        agent: this.agent,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(payload),
-          accept: call.stream ? 'text/event-stream' : 'application/json',
-          authorization: `Bearer ${this.options.apiKey}`,
-        },
-      });
-      upstream.setTimeout(this.timeoutMs, () => upstream.destroy(new Error(`no answer for ${Math.round(this.timeoutMs / 1000)} s`)));
-      upstream.on('response', (answer) => {
-        // A reset mid-answer shows as 'close' without `complete` (handled per path); the 'error' must not go unheard.
-        answer.on('error', () => undefined);
-        clearTimeout(keepalive);
-        clearInterval(keepalive);
-        const status = answer.statusCode ?? 502;
-        if (status < 200 || status >= 300) this.upstreamFailed(call, answer, status, finish);
-        else if (call.route === 'chat') this.passThrough(call, answer, status, finish);
-        else this.translate(call, answer, finish);
-      });
-      upstream.on('error', (error: NodeJS.ErrnoException) => {
-        if (done) return;
-        const reason = `The dry run could not reach the debug LLM at ${this.endpoint.origin}: ${describeNetworkError(error)}. Check that it is running and that the base URL in the dry run settings is right.`;
-        this.options.log?.('warn', `LLM call of episode ${call.episode.episodeUuid} failed: ${reason}`);
-        if (!call.res.headersSent) this.sendError(call, 502, reason, 'dry_run_llm_unreachable');
-        else this.streamError(call, 502, reason);
-        finish(502, null, null, reason);
-      });
+      let upstream: ClientRequest;
+      const attempt = (retry: boolean): void => {
+        upstream = this.send(this.endpoint, {
+          method: 'POST',
+          agent: this.agent,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(payload),
+            accept: call.stream ? 'text/event-stream' : 'application/json',
+            authorization: `Bearer ${this.options.apiKey}`,
+          },
+        });
+        const sent = upstream;
+        sent.setTimeout(this.timeoutMs, () => sent.destroy(new Error(`no answer for ${Math.round(this.timeoutMs / 1000)} s`)));
+        sent.on('response', (answer) => {
+          // A reset mid-answer shows as 'close' without `complete` (handled per path); the 'error' must not go unheard.
+          answer.on('error', () => undefined);
+          clearTimeout(keepalive);
+          clearInterval(keepalive);
+          const status = answer.statusCode ?? 502;
+          if (status < 200 || status >= 300) this.upstreamFailed(call, answer, status, finish);
+          else if (call.route === 'chat') this.passThrough(call, answer, status, finish);
+          else this.translate(call, answer, finish);
+        });
+        sent.on('error', (error: NodeJS.ErrnoException) => {
+          if (done) return;
+          // A kept-alive socket the LLM closed as idle just as we reused it: the request never got there; Node's
+          // documented remedy is to send it again, once, on a fresh socket.
+          if (retry && sent.reusedSocket && error.code === 'ECONNRESET') {
+            attempt(false);
+            return;
+          }
+          const reason = `The dry run could not reach the debug LLM at ${this.endpoint.origin}: ${describeNetworkError(error)}. Check that it is running and that the base URL in the dry run settings is right.`;
+          this.options.log?.('warn', `LLM call of episode ${call.episode.episodeUuid} failed: ${reason}`);
+          if (!call.res.headersSent) this.sendError(call, 502, reason, 'dry_run_llm_unreachable');
+          else this.streamError(call, 502, reason);
+          finish(502, null, null, reason);
+        });
+        sent.end(payload);
+      };
+      attempt(true);
       // The agent gave up (closed its connection): stop the debug LLM's work too.
       call.res.on('close', () => {
         if (!call.res.writableFinished && !done) {
@@ -176,49 +191,53 @@ export class DebugLlmRelay implements LlmRelay {
           finish(499, null, null, 'The agent closed the connection before the answer was complete.');
         }
       });
-      upstream.end(payload);
     });
   }
 
-  /** Chat route, 2xx: bytes to the agent as they come; a parsed copy for the trace and the token count. */
+  /** Chat route, 2xx: the LLM's bytes to the agent unchanged; a parsed copy for the trace and the token count. */
   private passThrough(call: Call, answer: IncomingMessage, status: number, finish: Finish): void {
-    const streamed = String(answer.headers['content-type'] ?? '').startsWith('text/event-stream');
-    if (!call.opened) {
-      const headers: Record<string, string | number> = { 'content-type': String(answer.headers['content-type'] ?? 'application/json') };
-      if (streamed) Object.assign(headers, { 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
-      else if (answer.headers['content-length']) headers['content-length'] = answer.headers['content-length'];
-      call.res.writeHead(status, headers);
-      call.opened = streamed;
+    if (!String(answer.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+      // Not streamed: the agent needs the whole body anyway, so it goes in one write (one syscall, not three).
+      readBody(answer, (body, complete) => {
+        if (!complete) {
+          this.midStreamFailure(call, finish);
+          return;
+        }
+        const parsed = body.length <= MAX_BODY_BYTES ? (parseJson(body.toString('utf8')) as ChatCompletion | null) : null;
+        if (call.opened) {
+          // The stream was opened by keepalives but the LLM ignored `stream: true`: its answer as one chunk.
+          const chunk = completionAsChunk(parsed);
+          call.res.end(`${chunk ? `data: ${JSON.stringify(chunk)}\n\n` : ''}data: [DONE]\n\n`);
+        } else {
+          call.res.writeHead(status, { 'content-type': String(answer.headers['content-type'] ?? 'application/json'), 'content-length': body.length });
+          call.res.end(body);
+        }
+        finish(status, parsed ?? { cut: `${body.length} bytes, not JSON or too large for the trace` }, usageOf(parsed?.usage), null, body.length);
+      }, Number.POSITIVE_INFINITY);
+      return;
     }
-    const parser = streamed ? new SseParser() : null;
+    if (!call.opened) {
+      call.res.writeHead(status, { 'content-type': String(answer.headers['content-type']), 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+      call.opened = true;
+    }
+    const parser = new SseParser();
     const merger = new ChatChunkMerger();
-    const kept: Buffer[] = [];
-    let keptBytes = 0;
+    let bytes = 0;
+    const take = (events: Array<{ data: string }>): void => {
+      for (const event of events) {
+        const parsed = parseChatChunk(event.data);
+        if (parsed) merger.add(parsed);
+      }
+    };
     answer.on('data', (chunk: Buffer) => {
       call.res.write(chunk);
-      if (parser) {
-        for (const event of parser.push(chunk)) {
-          const parsed = parseChatChunk(event.data);
-          if (parsed) merger.add(parsed);
-        }
-      } else if (keptBytes + chunk.length <= MAX_BODY_BYTES) {
-        kept.push(chunk);
-        keptBytes += chunk.length;
-      }
+      bytes += chunk.length;
+      take(parser.push(chunk));
     });
     answer.on('end', () => {
       call.res.end();
-      if (parser) {
-        for (const event of parser.end()) {
-          const parsed = parseChatChunk(event.data);
-          if (parsed) merger.add(parsed);
-        }
-        finish(status, merger.result(), usageOf(merger.usage), merger.error ? describeLlmError(merger.error) : null);
-      } else {
-        const text = Buffer.concat(kept).toString('utf8');
-        const parsed = parseJson(text);
-        finish(status, parsed ?? text, usageOf((parsed as ChatCompletion | null)?.usage), null);
-      }
+      take(parser.end());
+      finish(status, merger.result(), usageOf(merger.usage), merger.error ? describeLlmError(merger.error) : null, bytes);
     });
     onCut(answer, () => this.midStreamFailure(call, finish));
   }
@@ -249,7 +268,8 @@ export class DebugLlmRelay implements LlmRelay {
       onCut(answer, () => this.midStreamFailure(call, finish));
       return;
     }
-    readBody(answer, (text) => {
+    readBody(answer, (body) => {
+      const text = body.toString('utf8');
       const completion = parseJson(text) as ChatCompletion | null;
       if (!completion?.choices) {
         const reason = `The debug LLM answered HTTP 200 without a chat completion: ${text.slice(0, 200)}`;
@@ -266,7 +286,7 @@ export class DebugLlmRelay implements LlmRelay {
   /** The debug LLM answered an error status: to the agent as the LLM said it (401/403: our key, so a 502). */
   private upstreamFailed(call: Call, answer: IncomingMessage, status: number, finish: Finish): void {
     readBody(answer, (raw) => {
-      const text = this.scrub(raw);
+      const text = this.scrub(raw.toString('utf8'));
       const parsed = parseJson(text);
       const llmMessage = describeLlmError(parsed ?? text);
       const keyRefused = status === 401 || status === 403;
@@ -320,7 +340,7 @@ export class DebugLlmRelay implements LlmRelay {
     return text.split(this.options.apiKey).join(REDACTED);
   }
 
-  private record(call: Call, status: number, response: unknown, usage: TokenUsage | null, error: string | null): void {
+  private record(call: Call, status: number, response: unknown, usage: TokenUsage | null, error: string | null, requestBytes?: number, responseBytes?: number): void {
     const record: LlmCallRecord = {
       callId: randomUUID(),
       episodeUuid: call.episode.episodeUuid,
@@ -337,6 +357,8 @@ export class DebugLlmRelay implements LlmRelay {
       promptTokens: usage?.promptTokens ?? null,
       completionTokens: usage?.completionTokens ?? null,
       error: error === null ? null : this.scrub(error),
+      requestBytes,
+      responseBytes,
     };
     try {
       this.options.calls?.call(record);
@@ -346,4 +368,5 @@ export class DebugLlmRelay implements LlmRelay {
   }
 }
 
-type Finish = (status: number, response: unknown, usage: TokenUsage | null, error: string | null) => void;
+/** Ends a call once: spend, trace. `responseBytes` (as received from the LLM) sizes the trace without serialising. */
+type Finish = (status: number, response: unknown, usage: TokenUsage | null, error: string | null, responseBytes?: number) => void;

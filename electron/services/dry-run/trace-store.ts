@@ -1,7 +1,9 @@
 /**
  * The dry run's episode trace: the server's lifecycle events (TraceSink) and every LLM call the relay answered,
- * in memory for the trace view (query by step / task, newest first, paged) and exported as JSONL. Everything
- * stored is redacted first (the process-wide redactor knows the debug LLM's key). Memory is bounded: one call's
+ * in memory for the trace view (query by step / task, newest first, paged) and exported as JSONL. Calls are
+ * redacted when first read (get, export), not when recorded: redaction costs a fifth of the relay's CPU per call and
+ * most calls are never opened; nothing leaves the store unredacted (the relay scrubs the debug LLM's key from what
+ * it records, and the process-wide redactor knows it too). Memory is bounded: one call's
  * request or response over `maxCallBytes` is cut to a preview, and past `maxBytes` / `maxCalls` / `maxEpisodes`
  * the oldest episodes are dropped whole (never the one being written); `capped` says so in pages and exports.
  */
@@ -29,6 +31,9 @@ export interface LlmCallRecord {
   promptTokens: number | null;
   completionTokens: number | null;
   error: string | null;
+  /** Sizes as sent / received, when the relay knows them (saves serialising to size the trace). */
+  requestBytes?: number;
+  responseBytes?: number;
 }
 
 export interface LlmCallSink {
@@ -48,10 +53,17 @@ export interface TraceStoreOptions {
   maxSteps?: number;
 }
 
+/** A call as recorded (`raw`) until it is first read, then redacted once (`trace`). */
+interface StoredCall {
+  raw: LlmCallRecord | null;
+  trace: LlmCallTrace | null;
+  bytes: number;
+}
+
 interface EpisodeEntry {
   summary: EpisodeTraceSummary;
   metadata: unknown;
-  calls: LlmCallTrace[];
+  calls: StoredCall[];
   bytes: number;
 }
 
@@ -73,6 +85,7 @@ export function redactDeep(value: unknown, depth = 0): unknown {
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
+const jsonLength = (value: unknown): number => (JSON.stringify(value) ?? 'null').length;
 
 export class TraceStore implements TraceSink, LlmCallSink {
   private readonly episodes = new Map<string, EpisodeEntry>();
@@ -122,26 +135,18 @@ export class TraceStore implements TraceSink, LlmCallSink {
   call(record: LlmCallRecord): void {
     const entry = this.entry(record.episodeUuid, record.step, record.taskId, record.clientUuid);
     entry.summary.llmCalls += 1;
-    const request = this.bounded(redactDeep(record.request));
-    const response = this.bounded(redactDeep(record.response));
-    const size = request.bytes + response.bytes;
-    const trace: LlmCallTrace = {
-      callId: record.callId,
-      episodeUuid: record.episodeUuid,
-      route: record.route,
-      at: iso(record.startedAt),
-      latencyMs: record.latencyMs,
-      stream: record.stream,
-      status: record.status,
-      request: request.value,
-      response: response.value,
-      promptTokens: record.promptTokens,
-      completionTokens: record.completionTokens,
-      error: record.error === null ? null : redact(record.error),
-    };
-    entry.calls.push(trace);
-    entry.bytes += size;
-    this.bytes += size;
+    const stored: StoredCall = { raw: record, trace: null, bytes: 0 };
+    const requestBytes = record.requestBytes ?? jsonLength(record.request);
+    const responseBytes = record.responseBytes ?? jsonLength(record.response);
+    if (requestBytes > this.limits.maxCallBytes || responseBytes > this.limits.maxCallBytes) {
+      // Rare: cut now, so memory stays bounded (this one is redacted at once).
+      stored.trace = this.redacted(record);
+      stored.raw = null;
+      stored.bytes = jsonLength(stored.trace.request) + jsonLength(stored.trace.response);
+    } else stored.bytes = requestBytes + responseBytes;
+    entry.calls.push(stored);
+    entry.bytes += stored.bytes;
+    this.bytes += stored.bytes;
     this.storedCalls += 1;
     this.evict(record.episodeUuid);
     this.changed();
@@ -176,7 +181,7 @@ export class TraceStore implements TraceSink, LlmCallSink {
   /** One episode with its calls; null when unknown (or dropped by the cap). */
   get(episodeUuid: string): EpisodeTrace | null {
     const entry = this.episodes.get(episodeUuid);
-    return entry ? { ...entry.summary, metadata: entry.metadata, calls: [...entry.calls] } : null;
+    return entry ? { ...entry.summary, metadata: entry.metadata, calls: entry.calls.map((c) => this.read(c)) } : null;
   }
 
   stats(): { episodes: number; calls: number; bytes: number; capped: string | null } {
@@ -218,12 +223,36 @@ export class TraceStore implements TraceSink, LlmCallSink {
     return entry;
   }
 
-  private bounded(value: unknown): { value: unknown; bytes: number } {
+  private read(stored: StoredCall): LlmCallTrace {
+    if (!stored.trace) {
+      stored.trace = this.redacted(stored.raw!);
+      stored.raw = null;
+    }
+    return stored.trace;
+  }
+
+  private redacted(record: LlmCallRecord): LlmCallTrace {
+    return {
+      callId: record.callId,
+      episodeUuid: record.episodeUuid,
+      route: record.route,
+      at: iso(record.startedAt),
+      latencyMs: record.latencyMs,
+      stream: record.stream,
+      status: record.status,
+      request: this.bounded(redactDeep(record.request)),
+      response: this.bounded(redactDeep(record.response)),
+      promptTokens: record.promptTokens,
+      completionTokens: record.completionTokens,
+      error: record.error === null ? null : redact(record.error),
+    };
+  }
+
+  private bounded(value: unknown): unknown {
     const text = JSON.stringify(value) ?? 'null';
-    if (text.length <= this.limits.maxCallBytes) return { value, bytes: text.length };
+    if (text.length <= this.limits.maxCallBytes) return value;
     this.cutBodies += 1;
-    const preview = text.slice(0, PREVIEW_CHARS);
-    return { value: { cut: `${text.length} characters of JSON, cut to the first ${PREVIEW_CHARS} (trace limit per call)`, preview }, bytes: preview.length + 100 };
+    return { cut: `${text.length} characters of JSON, cut to the first ${PREVIEW_CHARS} (trace limit per call)`, preview: text.slice(0, PREVIEW_CHARS) };
   }
 
   /** Drops the oldest episodes (never `keep`, the one being written) until every limit holds. */
@@ -243,11 +272,13 @@ export class TraceStore implements TraceSink, LlmCallSink {
     const own = this.episodes.get(keep);
     for (const call of own?.calls ?? []) {
       if (this.bytes <= this.limits.maxBytes) break;
-      const freed = JSON.stringify(call.request).length + JSON.stringify(call.response).length;
-      call.request = { cut: 'dropped to keep the trace under its memory limit' };
-      call.response = null;
-      own!.bytes -= freed;
-      this.bytes -= freed;
+      if (call.bytes === 0) continue;
+      const trace = this.read(call);
+      trace.request = { cut: 'dropped to keep the trace under its memory limit' };
+      trace.response = null;
+      own!.bytes -= call.bytes;
+      this.bytes -= call.bytes;
+      call.bytes = 0;
       this.cutBodies += 1;
     }
   }

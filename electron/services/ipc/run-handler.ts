@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { AppError, isAppError } from '../../shared/errors';
 import { fail, ok, type Result } from '../../shared/result';
 import { describeThrown, type Logger } from '../util/logger';
+import { redactPayload } from '../util/redact';
 import { describeZodError } from '../util/zod-messages';
 
 /**
@@ -13,6 +14,17 @@ import { describeZodError } from '../util/zod-messages';
  * AppError that carries a `cause` (e.g. Docker's complete output) leaves that cause in the log.
  */
 export async function runHandler<S extends z.ZodType, T>(
+  schema: S,
+  payload: unknown,
+  fn: (request: z.infer<S>) => Promise<T> | T,
+  logger?: Logger,
+  channel?: string,
+): Promise<Result<T>> {
+  // Every answer and error message leaves the backend through here (both transports): redacted once.
+  return redactPayload(await dispatch(schema, payload, fn, logger, channel));
+}
+
+async function dispatch<S extends z.ZodType, T>(
   schema: S,
   payload: unknown,
   fn: (request: z.infer<S>) => Promise<T> | T,

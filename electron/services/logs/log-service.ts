@@ -9,6 +9,7 @@ import type { EngineRegistry } from '../engines/engine-registry';
 import type { EventSink } from '../events';
 import type { TargetEvent, WatchTarget } from '../swarm/swarm-monitor';
 import type { Logger } from '../util/logger';
+import { redact, redactLines } from '../util/redact';
 import { linePredicate } from './log-filter';
 import { LogFile } from './log-file';
 
@@ -136,7 +137,9 @@ export class LogService {
 
   private received(entry: Entry, lines: EngineLogLine[]): void {
     if (entry.removed) return;
-    for (const line of lines) entry.pending.push(line);
+    // Redacted before they are stored: the file, the viewer, events and exports all read the stored text.
+    const texts = redactLines(lines.map((line) => line.text));
+    for (let i = 0; i < lines.length; i += 1) entry.pending.push({ stream: lines[i]!.stream, timestamp: lines[i]!.timestamp, text: texts[i]! });
     if (!entry.writing) entry.writing = this.writeLoop(entry);
   }
 
@@ -239,7 +242,7 @@ export class LogService {
     if (text === null) return { path: SERVER_LOG_PATH, found: false, lines: [] };
     const all = text.split('\n');
     if (all.at(-1) === '') all.pop();
-    return { path: SERVER_LOG_PATH, found: true, lines: all.slice(-lines).map((line) => line.replace(/\r$/, '')) };
+    return { path: SERVER_LOG_PATH, found: true, lines: all.slice(-lines).map((line) => redact(line.replace(/\r$/, ''))) };
   }
 
   /** A removed container's stored log goes with it (what the user removed is gone, not kept for days). */

@@ -5,6 +5,8 @@ import { LABEL_CONFIG_HASH, LABEL_PROFILE, type ContainerSummary } from '../engi
 import type { EngineRegistry } from '../engines/engine-registry';
 import type { EventSink } from '../events';
 import { toSwarmContainer, type SwarmContainers } from '../swarm/swarm-containers';
+import { revealRefs } from '../secrets/secret-env';
+import type { SecretVaultApi } from '../secrets/vault-api';
 import type { Logger } from '../util/logger';
 import { dockerRunCommand, nativeRunCommand, nativeRunDir, SECRET_MASK } from './docker-run-command';
 import type { ProfileStore } from './profile-store';
@@ -20,6 +22,14 @@ export interface ProfileRuntimeOptions {
   events: EventSink;
   logger: Logger;
   appVersion: string;
+  /** Where `secretRefs` are read at Start; without one (unit tests) a reference fails as SECRET_NOT_FOUND. */
+  vault?: SecretVaultApi;
+}
+
+/** The profile's secret env names that refer to a vault secret (references for other names are ignored). */
+export function secretRefsOf(profile: Profile): Record<string, string> {
+  const refs = profile.secretRefs ?? {};
+  return Object.fromEntries(profile.secretEnv.flatMap((name) => (refs[name] ? [[name, refs[name]]] : [])));
 }
 
 const LIVE_STATES = new Set(['running', 'restarting', 'paused']);
@@ -81,9 +91,16 @@ export class ProfileRuntime {
         drifted: container !== null && isLive(container) && containerConfigHash !== configHash,
         configHash,
         containerConfigHash,
-        secretsKnown: this.secrets.known(profile.id, profile.secretEnv),
+        secretsKnown: this.knownSecretNames(profile),
       },
     };
+  }
+
+  /** Names with a value for the next start: typed earlier in this run, or taken from the vault (the start dialog does not ask for those). */
+  private knownSecretNames(profile: Profile): string[] {
+    const refs = secretRefsOf(profile);
+    const typed = new Set(this.secrets.known(profile.id, profile.secretEnv));
+    return profile.secretEnv.filter((name) => name in refs || typed.has(name));
   }
 
   private containersOf(profile: Profile): Promise<ContainerSummary[]> {
@@ -174,7 +191,7 @@ export class ProfileRuntime {
       // Secrets and doctor first, while the server still runs: a restart that stopped the server and
       // then could not start it would be worse than none. (The doctor counts the profile's own
       // server on the port as fine.)
-      this.secretsFor(profile, request.secrets);
+      await this.secretsFor(profile, request.secrets);
       if (!request.skipDoctor) await this.requireDoctor(profile);
       await this.stopUnlocked(profile);
       return this.startUnlocked({ ...request, replaceDrifted: true, skipDoctor: true });
@@ -187,7 +204,7 @@ export class ProfileRuntime {
 
   private async startUnlocked(request: ProfileStartRequest): Promise<ProfileView> {
     const profile = this.options.store.get(request.profileId);
-    const secrets = this.secretsFor(profile, request.secrets);
+    const secrets = await this.secretsFor(profile, request.secrets);
     const hash = configHashOf(profile);
     const containers = await this.containersOf(profile);
     const live = containers.filter(isLive);
@@ -208,16 +225,34 @@ export class ProfileRuntime {
     return this.view(profile.id);
   }
 
-  /** The secret values for this start: given now, else remembered from earlier in this run; SECRET_MISSING names what lacks one. */
-  private secretsFor(profile: Profile, given: Readonly<Record<string, string>>): Record<string, string> {
-    const values = this.secrets.merge(profile.id, profile.secretEnv, given);
-    // Kept even when another name lacks a value: the user types only what is still missing.
-    this.secrets.remember(profile.id, values);
+  /**
+   * The secret values for this start: given now, else the vault secret the profile refers to, else
+   * remembered from earlier in this run. SECRET_MISSING names what lacks one; a locked vault or a
+   * missing secret names the variable (VAULT_LOCKED / SECRET_NOT_FOUND).
+   */
+  private async secretsFor(profile: Profile, given: Readonly<Record<string, string>>): Promise<Record<string, string>> {
+    const typed = this.secrets.merge(profile.id, profile.secretEnv, given);
+    // Only typed values are remembered (kept even when another name lacks one: the user types only
+    // what is still missing); vault values are read again at every start, so a replaced key is used.
+    this.secrets.remember(profile.id, typed);
+    const refs = Object.fromEntries(Object.entries(secretRefsOf(profile)).filter(([name]) => !given[name]));
+    const fromVault = await this.revealRefs(profile, refs);
+    const values = { ...typed, ...fromVault };
     const missing = missingSecrets(profile, values);
     if (missing.length > 0) {
       throw new AppError('SECRET_MISSING', `"${profile.label}" needs a value for ${missing.join(', ')} to start. Enter it in the start dialog; the app keeps it in memory only until it quits.`);
     }
     return values;
+  }
+
+  private async revealRefs(profile: Profile, refs: Record<string, string>): Promise<Record<string, string>> {
+    if (Object.keys(refs).length === 0) return {};
+    const label = `"${profile.label}"`;
+    if (!this.options.vault) {
+      const names = Object.keys(refs).join(', ');
+      throw new AppError('SECRET_NOT_FOUND', `${label} takes ${names} from the vault, and this app has no vault. Type the value in the start dialog instead.`);
+    }
+    return revealRefs(this.options.vault, refs, label);
   }
 
   private async requireDoctor(profile: Profile): Promise<void> {

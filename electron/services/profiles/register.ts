@@ -1,7 +1,7 @@
 import type { DoctorModule } from '../doctor/register';
 import type { DomainModule, ServiceContext } from '../domain';
 import type { SwarmModule } from '../swarm/register';
-import { ProfileRuntime } from './profile-runtime';
+import { ProfileRuntime, secretRefsOf } from './profile-runtime';
 
 export interface ProfilesModule extends DomainModule<'profiles'> {
   readonly runtime: ProfileRuntime;
@@ -17,7 +17,12 @@ export function registerProfiles(context: ServiceContext, deps: { swarm: SwarmMo
     events: context.events,
     logger: context.logger,
     appVersion: context.version,
+    vault: context.vault,
   });
+  // "Used by" in Settings → Secrets: each profile's env names that take a vault secret.
+  context.vault.addUsageSource(() =>
+    context.profiles.list().flatMap((profile) => Object.entries(secretRefsOf(profile)).map(([name, secretId]) => ({ secretId, label: `profile ${profile.label} (${name})` }))),
+  );
   // `profiles:changed` after every change that can alter a view: the profiles themselves, a
   // container started, stopped or removed by the app, one that ended on its own (the monitor's
   // `ended`), and engines that come, go or reconnect.

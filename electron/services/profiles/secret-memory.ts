@@ -1,3 +1,5 @@
+import { rememberSecretValue } from '../util/redact';
+
 /**
  * Secret env values typed for this run of the app (until the credentials vault lands), per profile.
  * Memory only: never written, logged, sent in an event or put in an error. What leaves this class
@@ -24,6 +26,8 @@ export class SecretMemory {
   }
 
   remember(profileId: string, values: Readonly<Record<string, string>>): void {
+    // Typed values are secrets too: the one redactor hides them in every log, event and error.
+    for (const value of Object.values(values)) rememberSecretValue(value);
     this.values.set(profileId, new Map(Object.entries(values)));
   }
 

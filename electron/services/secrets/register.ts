@@ -1,27 +1,49 @@
-import { AppError } from '../../shared/errors';
 import type { DomainHandlers, DomainModule, ServiceContext } from '../domain';
+import { keychainUnavailable } from './vault-messages';
+import { SecretVault } from './secret-vault';
+import { testSecret } from './secret-test';
 
 /**
- * PLACEHOLDER (integrator, issue 14): `vault:*` and `secrets:*`. The vault-core helper replaces
- * this with the real vault (secret-vault.ts) built on `context.keychain` and the data folder.
+ * `vault:*` and `secrets:*`. Every response is state or metadata: no handler returns a value.
+ * Changes go out as snapshots (`vault:changed`, `secrets:changed`), never as deltas.
  */
-export function registerVault(_context: ServiceContext): DomainModule<'vault'> & { readonly secretHandlers: DomainHandlers<'secrets'> } {
-  const notYet = async (): Promise<never> => {
-    throw new AppError('VAULT_NOT_SET_UP', 'The credentials vault is not built yet.');
-  };
+export function registerVault(context: ServiceContext): DomainModule<'vault'> & { readonly secretHandlers: DomainHandlers<'secrets'> } {
+  const { vault, events } = context;
+  // The app builds a SecretVault; a test context may hand in another SecretVaultApi, which then
+  // has no file to load and no keychain to configure.
+  const concrete = vault instanceof SecretVault ? vault : null;
+  let unsubscribe: (() => void) | null = null;
   return {
     handlers: {
-      'vault:state': notYet,
-      'vault:setup': notYet,
-      'vault:unlock': notYet,
-      'vault:lock': notYet,
-      'vault:password-store': notYet,
+      'vault:state': async () => vault.state(),
+      'vault:setup': (request) => vault.setup(request),
+      'vault:unlock': ({ passphrase }) => vault.unlock(passphrase),
+      'vault:lock': () => vault.lock(),
+      'vault:password-store': async ({ passwordStore }) => {
+        if (!concrete) throw keychainUnavailable(null, false);
+        return concrete.setPasswordStore(passwordStore);
+      },
     },
     secretHandlers: {
-      'secrets:list': async () => [],
-      'secrets:save': notYet,
-      'secrets:delete': notYet,
-      'secrets:test': notYet,
+      'secrets:list': async () => vault.list(),
+      'secrets:save': (request) => vault.save(request),
+      'secrets:delete': async ({ id }) => {
+        await vault.remove(id);
+        return { removed: true as const };
+      },
+      'secrets:test': ({ id }) => testSecret(vault, id),
+    },
+    async start() {
+      unsubscribe = vault.onChange(() => {
+        events.emit('vault:changed', vault.state());
+        events.emit('secrets:changed', vault.list());
+      });
+      await concrete?.load();
+    },
+    dispose() {
+      unsubscribe?.();
+      unsubscribe = null;
+      concrete?.close();
     },
   };
 }

@@ -164,17 +164,23 @@ export async function importSettings(sources: TransferSources, text: string): Pr
 }
 
 /**
- * Every secret id an item refers to: fields named `…SecretId` or `secretId` anywhere in it (a
- * server's passwordSecretId, a profile's secretRefs[].secretId). Found by name so references
- * added to the schemas later are covered without a change here.
+ * Every secret id an item refers to: fields named `…SecretId` / `secretId` anywhere in it (a
+ * server's passwordSecretId and passphraseSecretId) and every value under a `secretRefs` field (a
+ * profile's env name → secret id). Found by name so references added to the schemas later in the
+ * same style are covered without a change here.
  */
 export function secretIdsIn(value: unknown): string[] {
   const found: string[] = [];
+  const strings = (node: unknown): void => {
+    if (typeof node === 'string' && node !== '') found.push(node);
+    else if (node !== null && typeof node === 'object') Object.values(node).forEach(strings);
+  };
   const walk = (node: unknown): void => {
     if (Array.isArray(node)) node.forEach(walk);
     else if (node !== null && typeof node === 'object') {
       for (const [key, child] of Object.entries(node)) {
         if (/secretId$/i.test(key) && typeof child === 'string' && child !== '') found.push(child);
+        else if (key === 'secretRefs') strings(child);
         else walk(child);
       }
     }

@@ -33,7 +33,15 @@ export function registerServers(context: ServiceContext, options: ServersOptions
     sshConfigPath: options.configPath ?? join(homedir(), '.ssh', 'config'),
     env: options.env ?? process.env,
     ...(options.tuning ? { tuning: options.tuning } : {}),
+    vault: context.vault,
   });
+  // "Used by" in Settings → Secrets.
+  context.vault.addUsageSource(() =>
+    manager.list().flatMap(({ profile }) => [
+      ...(profile.passwordSecretId ? [{ secretId: profile.passwordSecretId, label: `server ${profile.label} (password)` }] : []),
+      ...(profile.passphraseSecretId ? [{ secretId: profile.passphraseSecretId, label: `server ${profile.label} (key passphrase)` }] : []),
+    ]),
+  );
   return {
     handlers: {
       'servers:list': async () => manager.list(),

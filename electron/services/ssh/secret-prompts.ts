@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../shared/errors';
+import { rememberSecretValue } from '../util/redact';
 import type { SecretPrompt } from '../../shared/schemas-servers';
 import type { SecretRequest } from './ssh-auth';
 
@@ -57,6 +58,8 @@ export class SecretPrompts {
     if (!entry) {
       throw new AppError('PROMPT_NOT_FOUND', 'That question is no longer open (it was answered, timed out or the connection was stopped). Connect again to be asked again.');
     }
+    // A hidden answer is a secret: from now on the one redactor hides it in every log, event and error.
+    if (value !== null && !entry.prompt.echo) rememberSecretValue(value);
     entry.settle(value);
   }
 

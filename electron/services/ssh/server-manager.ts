@@ -2,6 +2,7 @@ import { AppError } from '../../shared/errors';
 import type { DiagnosticsReport, ServerProfileInput, ServerView, SshConfigListing } from '../../shared/schemas-servers';
 import type { EngineRegistry } from '../engines/engine-registry';
 import type { EventSink } from '../events';
+import type { SecretVaultApi } from '../secrets/vault-api';
 import type { Logger } from '../util/logger';
 import { KnownHostsFile } from './known-hosts';
 import { SecretPrompts } from './secret-prompts';
@@ -26,6 +27,8 @@ export interface ServerManagerOptions {
   /** SSH_AUTH_SOCK for the agent. */
   env: NodeJS.ProcessEnv;
   tuning?: SessionTuning;
+  /** The credentials vault: passwords and passphrases by reference (`passwordSecretId` …). */
+  vault?: SecretVaultApi;
 }
 
 /** Views without what changes on every probe or socket, so snapshots go out only when something a user sees changed. */
@@ -152,7 +155,7 @@ export class ServerManager {
       hops,
       docker: session.currentProfile.docker,
       memory: session.memory,
-      askSecret: (_hop, request) => this.prompts.ask(serverId, request),
+      askSecret: (hop, request) => session.askSecret(hop === hops.length - 1, request),
       verifyHostKey: (hop, info) => session.hostKeys.verify(hop, hopTarget(hops[hop]!), info),
     });
   }
@@ -188,6 +191,7 @@ export class ServerManager {
       logger: this.options.logger,
       onChange: () => this.changed(),
       onUp: () => engines.reconnected(session.engine.summary.id),
+      ...(this.options.vault ? { vault: this.options.vault } : {}),
       ...this.options.tuning,
     });
     this.sessions.set(profile.id, session);

@@ -3,13 +3,14 @@ import { engineIdOfServer, type LinkHealth, type LinkState, type ServerProfile, 
 import type { ContainerEngine } from '../engines/container-engine';
 import { createSshDockerEngine } from '../engines/ssh-docker';
 import { withNativeProcesses } from '../native/native-engine';
+import type { SecretVaultApi } from '../secrets/vault-api';
 import type { Logger } from '../util/logger';
 import type { KnownHostsFile } from './known-hosts';
 import { HostKeyTrust } from './host-key-trust';
 import { ReconnectBackoff, isRetryable, type BackoffOptions } from './reconnect-policy';
 import type { SecretPrompts } from './secret-prompts';
 import { hopsOfProfile, sshCommandOf } from './profile-hops';
-import { SecretMemory, type SshAuthOutcome } from './ssh-auth';
+import { SecretMemory, type SecretRequest, type SshAuthOutcome } from './ssh-auth';
 import { SshChain, hopTarget, type ChainHop } from './ssh-chain';
 import type { SshConnection } from './ssh-connection';
 import { ServerTunnels } from './server-tunnels';
@@ -33,6 +34,8 @@ export interface ServerSessionOptions {
   /** How long a Docker call waits for a reconnect before it fails (default 5 s). */
   waitForConnectionMs?: number;
   onAuthAttempt?: (hop: number, outcome: SshAuthOutcome) => void;
+  /** Where the profile's `passwordSecretId` / `passphraseSecretId` are read before the user is asked. */
+  vault?: SecretVaultApi;
 }
 
 /**
@@ -227,7 +230,7 @@ export class ServerSession {
       chain = await SshChain.connect({
         hops,
         memory: this.memory,
-        askSecret: (_hop, request) => this.options.prompts.ask(this.id, request),
+        askSecret: (hop, request) => this.askSecret(hop === hops.length - 1, request),
         verifyHostKey: (hop, info) => this.hostKeys.verify(hop, hopTarget(hops[hop]!), info),
         ...(this.options.readyTimeoutMs !== undefined ? { readyTimeoutMs: this.options.readyTimeoutMs } : {}),
         ...(this.options.keepaliveIntervalMs !== undefined ? { keepaliveIntervalMs: this.options.keepaliveIntervalMs } : {}),
@@ -255,6 +258,25 @@ export class ServerSession {
     this.options.onUp?.();
     this.startProbing();
     await this.probe();
+  }
+
+  /**
+   * A secret for the login: the vault's, when the profile refers to one (the password for the
+   * server itself, the passphrase for any key file on the way), else the user's answer to a prompt.
+   * A locked vault or a deleted secret falls back to the prompt (logged, without the value).
+   */
+  async askSecret(isTarget: boolean, request: SecretRequest): Promise<string | null> {
+    const secretId =
+      request.kind === 'password' && isTarget ? this.profile.passwordSecretId : request.kind === 'passphrase' ? this.profile.passphraseSecretId : null;
+    if (secretId && this.options.vault) {
+      try {
+        return await this.options.vault.reveal(secretId);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        this.options.logger.info?.('ssh login: the vault secret could not be used; asking the user instead', { server: this.id, secretId, code: error.code });
+      }
+    }
+    return this.options.prompts.ask(this.id, request);
   }
 
   private failed(error: AppError): void {

@@ -1,4 +1,5 @@
 import { appendFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { redactText } from '../util/redact';
 import { join } from 'node:path';
 import { TrainingPoint } from '../../shared/schemas-profiles';
 
@@ -64,7 +65,8 @@ export class SeriesStore {
     if (records.length === 0) return Promise.resolve();
     const dir = this.dirOf(engineId, containerId);
     const file = join(dir, `${safeName(runId)}.jsonl`);
-    const text = records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+    // Run records hold the job's own text (errors, config names): redacted like every payload.
+    const text = redactText(records.map((r) => JSON.stringify(r)).join('\n')) + '\n';
     const previous = this.queues.get(file) ?? Promise.resolve();
     const next = previous
       .then(async () => {

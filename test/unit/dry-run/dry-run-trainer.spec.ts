@@ -269,6 +269,15 @@ describe('dry-run trainer (auto), driven by the client call sequences', () => {
     expect(trace.episodes.filter((e) => e.kind === 'discarded')).toHaveLength(4);
   });
 
+  it('a boot reported dead through the trainer route (OFFLINE, global_step 0) does not come back as ROLLING', async () => {
+    const { server, client } = await start({ bootDelayMs: 150 });
+    await request(server.url, 'POST', '/sync_train_config', { json: { yaml_as_string: jobYaml('rollout_until_finish_enough_tasks') } });
+    expect((await request(server.url, 'POST', '/start_engine', { json: {} })).json).toMatchObject({ success: true });
+    await request(server.url, 'POST', '/update_engine_status', { json: { engine_status: 'ENGINE.OFFLINE', global_step: 0 } });
+    await new Promise((ok) => setTimeout(ok, 300));
+    expect(await client.engineStatus()).toEqual({ engine_status: 'ENGINE.OFFLINE', engine_status_detail: null, global_step: 0 });
+  });
+
   it('the snapshot shows the synced job, the settings the dry run does not use, and notifies on change', async () => {
     const { server, client } = await start();
     let changes = 0;
@@ -288,6 +297,16 @@ describe('dry-run trainer (auto), driven by the client call sequences', () => {
     expect(snapshot.experimentDir).toMatch(/\/saved_experiments\/dry_run_test$/);
     expect(snapshot.pool.registered).toBe(15);
     expect(changes).toBeGreaterThan(0);
+  });
+
+  it('max_env_worker caps the episodes open at once, in whole GRPO groups, as upstream does', async () => {
+    const { server, trace, client } = await start();
+    await client.autoSyncTrainConfigAndStartEngine(jobYaml('rollout_until_finish_enough_tasks', 4, 3).replace('    num_repeat: 3\n', '    num_repeat: 3\n    max_env_worker: 5\n'));
+    // ceil(5 / 3) × 3 = 6 of the 12 a batch needs; finished slots are refilled.
+    expect(server.snapshot().pool.registered).toBe(6);
+    expect(trace.steps[1]?.reason).toContain('6 episodes registered (batch_size 4 × num_repeat 3, capped by max_env_worker 5)');
+    await client.runEpisode('t', 1);
+    expect(server.snapshot().pool.registered).toBe(6);
   });
 
   it('a reward of null is recorded but not counted, as upstream\'s trainer refuses it', async () => {

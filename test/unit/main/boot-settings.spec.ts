@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { app, fakeIpcEvent, ipcMain, resetElectronStub, shell } from '../../stubs/electron';
 import { boot, type BootedApp } from '../../../electron/main/boot';
+import { tempShellStore } from './temp-shell-store';
 import { createAppServices, type AppServicesOptions } from '../../../electron/services/app-services';
 import { startRecordingDocker, type RecordingDocker } from '../../fixtures/fake-docker/recording-docker';
 
@@ -36,7 +37,7 @@ describe('boot with a settings file that cannot be read', () => {
   async function bootWith(userData: string): Promise<BootedApp> {
     app.paths['userData'] = userData;
     const withDocker = (options: AppServicesOptions) => createAppServices({ ...options, dockerHost: docker.host });
-    booted = await boot({ createAppServices: withDocker, mainDir: '/opt/app/out/main', env: {}, platform: 'linux', logger });
+    booted = await boot({ createAppServices: withDocker, mainDir: '/opt/app/out/main', env: {}, platform: 'linux', logger, openShellStore: tempShellStore() });
     if (!booted) throw new Error('boot returned null');
     return booted;
   }
@@ -104,6 +105,7 @@ describe('boot with a settings file that cannot be read', () => {
         return services;
       },
       mainDir: '/opt/app/out/main',
+      openShellStore: tempShellStore(),
       env: {},
       platform: 'linux',
       logger,

@@ -11,6 +11,7 @@ import {
   net,
 } from '../../stubs/electron';
 import { boot, type BootDeps } from '../../../electron/main/boot';
+import { tempShellStore } from './temp-shell-store';
 import { APP_INDEX_URL } from '../../../electron/main/app-protocol';
 import { rendererCsp } from '../../../electron/main/security';
 import type { AppServices, AppServicesOptions } from '../../../electron/services/app-services';
@@ -43,7 +44,7 @@ function deps(overrides: Partial<BootDeps> = {}) {
   return {
     fake,
     logger,
-    deps: { createAppServices: fake.createAppServices, mainDir, env: {}, platform: 'linux', logger, ...overrides } as BootDeps,
+    deps: { createAppServices: fake.createAppServices, mainDir, env: {}, platform: 'linux', logger, openShellStore: tempShellStore(), ...overrides } as BootDeps,
   };
 }
 

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { BrowserWindow, Notification, app, resetElectronStub } from '../../stubs/electron';
 import { boot, type BootDeps } from '../../../electron/main/boot';
+import { tempShellStore } from './temp-shell-store';
 import { electronNotifier } from '../../../electron/main/notifier';
 import type { AppServices, AppServicesOptions } from '../../../electron/services/app-services';
 import type { Handlers } from '../../../electron/services/ipc/handlers';
@@ -55,6 +56,7 @@ describe('electronNotifier (against the electron stand-in)', () => {
         return services;
       },
       mainDir: '/opt/app/out/main',
+      openShellStore: tempShellStore(),
       env: {},
       platform: 'linux',
       logger: services.logger,

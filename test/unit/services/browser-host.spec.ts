@@ -73,7 +73,7 @@ describe('browser host (real HTTP + WebSocket on loopback)', () => {
   it('answers a valid call with the ok envelope', async () => {
     const res = await invoke('app:info', {});
     expect(res.status).toBe(200);
-    expect(JSON.parse(res.body)).toEqual({ ok: true, value: { version: '0.0.0-test', host: 'browser', platform: process.platform } });
+    expect(JSON.parse(res.body)).toEqual({ ok: true, value: { version: '0.0.0-test', host: 'browser', platform: process.platform, shellStore: null } });
   });
 
   it('requires the token', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../../electron/services/profiles/profile-store';
+import { SecretVault } from '../../../electron/services/secrets/secret-vault';
 import type { SecretVaultApi } from '../../../electron/services/secrets/vault-api';
 import { SettingsService } from '../../../electron/services/settings/settings-service';
 import {
@@ -145,6 +146,21 @@ describe('settings export', () => {
   });
 });
 
+describe('settings export with the real vault (session backend)', () => {
+  it('CANARY: a secret saved in the real SecretVault is exported as metadata only', async () => {
+    const vault = new SecretVault({ dataDir: a.dir, host: 'browser', logger: { warn: () => undefined } });
+    await vault.load();
+    await vault.setup({ backend: 'session' });
+    const saved = await vault.save({ name: 'OpenAI key', kind: 'llm', value: CANARY, llm: { baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } });
+    const { path } = await exportSettings({ ...a.sources, vault });
+    const text = await readFile(path, 'utf8');
+    expect(text).not.toContain(CANARY);
+    expect((JSON.parse(text) as { secrets: unknown[] }).secrets).toEqual([
+      { id: saved.id, name: 'OpenAI key', kind: 'llm', llm: { baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
+    ]);
+  });
+});
+
 describe('settings import', () => {
   it('round trip: settings, servers and profiles arrive on another machine; secrets are reported missing, not imported', async () => {
     await fillA();
@@ -236,9 +252,26 @@ describe('settings import', () => {
 });
 
 describe('secretIdsIn (references found by field name, so later schema fields are covered)', () => {
-  it('finds …SecretId fields and secretId entries at any depth', () => {
+  it('finds …SecretId fields, secretId entries and secretRefs values at any depth', () => {
     expect(
-      secretIdsIn([{ passwordSecretId: 'pw', passphraseSecretId: null, nested: { secretRefs: [{ name: 'SWANLAB_API_KEY', secretId: 'swan' }] } }]),
-    ).toEqual(['pw', 'swan']);
+      secretIdsIn([
+        { passwordSecretId: 'pw', passphraseSecretId: null, nested: { refs: [{ name: 'X', secretId: 'x' }] } },
+        { secretRefs: { SWANLAB_API_KEY: 'swan', OPENAI_API_KEY: 'openai' } },
+      ]),
+    ).toEqual(['pw', 'x', 'swan', 'openai']);
+  });
+
+  it('an imported server and profile that refer to secrets this vault lacks are reported by name', async () => {
+    await a.servers.add(ServerProfileInput.parse({ label: 'GPU box', host: 'gpu.example.org', username: 'alice', passwordSecretId: 'gpu-pw' }));
+    await a.profiles.add(
+      ProfileInput.parse({ label: 'qwen 7b', engineId: 'ssh-gpu-box', image: '127.0.0.1:5000/agentjet:1', secretRefs: { SWANLAB_API_KEY: 'swan' } }),
+    );
+    a.vault.put({ id: 'swan', name: 'SwanLab', kind: 'swanlab', llm: null }, `${CANARY}-swan`);
+    const text = await readFile((await exportSettings(a.sources)).path, 'utf8');
+    expect(text).not.toContain(CANARY);
+    const result = await importSettings(b.sources, text);
+    expect(result.missingSecrets.sort()).toEqual(['SwanLab (swan)', 'gpu-pw']);
+    expect(b.servers.list()[0]?.passwordSecretId).toBe('gpu-pw');
+    expect(b.profiles.list()[0]?.secretRefs).toEqual({ SWANLAB_API_KEY: 'swan' });
   });
 });

@@ -1,0 +1,88 @@
+import { LlmAttributes, type SecretKind, type SecretMeta, type SecretSave, type VaultBackend } from '../../../electron/shared/schemas-vault';
+import type { MessageKey } from './i18n';
+
+/**
+ * What the add / replace / edit forms ask:
+ * - `add`: a new secret (name, value, and the LLM endpoint's base URL and model);
+ * - `replace`: a new value only (the field is never pre-filled: no channel returns a value);
+ * - `edit`: rename (and an LLM endpoint's URL and model), keeping the stored value.
+ */
+export type SecretFormMode = 'add' | 'replace' | 'edit';
+
+export interface SecretDraft {
+  name: string;
+  value: string;
+  baseUrl: string;
+  model: string;
+}
+
+export type SecretField = keyof SecretDraft;
+export const SECRET_FIELD_ORDER: readonly SecretField[] = ['name', 'baseUrl', 'model', 'value'];
+
+export function emptySecretDraft(kind: SecretKind): SecretDraft {
+  return { name: '', value: '', baseUrl: kind === 'llm' ? 'https://api.openai.com/v1' : '', model: '' };
+}
+
+/** The draft of an existing secret: its plain attributes, and never its value. */
+export function draftFromSecret(secret: SecretMeta): SecretDraft {
+  return { name: secret.name, value: '', baseUrl: secret.llm?.baseUrl ?? '', model: secret.llm?.model ?? '' };
+}
+
+export function fieldsOf(mode: SecretFormMode, kind: SecretKind): SecretField[] {
+  const llm = kind === 'llm' && mode !== 'replace';
+  return SECRET_FIELD_ORDER.filter((field) => {
+    if (field === 'name') return mode !== 'replace';
+    if (field === 'value') return mode !== 'edit';
+    return llm;
+  });
+}
+
+/** The request to send, or the message key of each field that stops it. */
+export function checkSecretDraft(
+  draft: SecretDraft,
+  mode: SecretFormMode,
+  kind: SecretKind,
+  existing: SecretMeta | null,
+): { errors: Partial<Record<SecretField, MessageKey>>; request: SecretSave | null } {
+  const fields = fieldsOf(mode, kind);
+  const errors: Partial<Record<SecretField, MessageKey>> = {};
+  if (fields.includes('name') && draft.name.trim() === '') errors.name = 'vault.form.nameMissing';
+  // Whitespace is a value as typed (a passphrase may end in a space): only empty is refused.
+  if (fields.includes('value') && draft.value === '') errors.value = 'vault.form.valueMissing';
+  let llm: SecretSave['llm'] = existing?.llm ?? null;
+  if (fields.includes('baseUrl')) {
+    const parsed = LlmAttributes.safeParse({ baseUrl: draft.baseUrl, model: draft.model });
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        if (issue.path[0] === 'baseUrl') errors.baseUrl = 'vault.form.baseUrlInvalid';
+        if (issue.path[0] === 'model') errors.model = 'vault.form.modelMissing';
+      }
+    } else llm = parsed.data;
+  }
+  if (Object.keys(errors).length > 0) return { errors, request: null };
+  const request: SecretSave = {
+    ...(existing ? { id: existing.id } : {}),
+    name: fields.includes('name') ? draft.name.trim() : (existing?.name ?? draft.name.trim()),
+    kind,
+    llm: kind === 'llm' ? llm : null,
+    ...(fields.includes('value') ? { value: draft.value } : {}),
+  };
+  return { errors, request };
+}
+
+export function backendKey(backend: VaultBackend): MessageKey {
+  return `vault.backend.${backend}`;
+}
+
+/** Badges shown wherever such a secret (or the vault) appears: session and obfuscated are not protected. */
+export function backendBadges(backend: VaultBackend | null, isProtected: boolean): MessageKey[] {
+  const badges: MessageKey[] = [];
+  if (!isProtected) badges.push('vault.badge.notProtected');
+  if (backend === 'session') badges.push('vault.badge.sessionOnly');
+  return badges;
+}
+
+export function formatWhen(iso: string, locale: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(locale);
+}
