@@ -26,6 +26,7 @@ import { registerVault } from './secrets/register';
 import { registerDryRun } from './dry-run/register';
 import type { KeychainPort } from './secrets/keychain-port';
 import { SecretVault } from './secrets/secret-vault';
+import type { SecretVaultApi } from './secrets/vault-api';
 import { AppLog } from './util/app-log';
 import { describeThrown, teeLogger, type Logger } from './util/logger';
 
@@ -60,6 +61,8 @@ export interface AppServices {
   settings: SettingsService;
   /** The app log (a file in the data folder) teed with `options.logger`: what both transports log through. */
   logger: Required<Logger>;
+  /** The credentials vault, for the host's own use of secrets by id (a child process's env via `secret-env.ts`). */
+  vault?: SecretVaultApi;
   /**
    * Loads settings, finds containers we started before (labels) and resumes watching them.
    * Never throws: a domain whose start fails is logged and the others still start (a broken
@@ -159,6 +162,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     handlers,
     settings: context.settings,
     logger,
+    vault: context.vault,
     async start() {
       logger.info('starting', { version: options.version, host: options.host, dataDir: options.dataDir });
       for (const [name, module] of modules) {

@@ -1,6 +1,6 @@
 import { AppError } from '../../shared/errors';
 import type { LlmAttributes, SecretKind, SecretTestResult } from '../../shared/schemas-vault';
-import { redact } from '../util/redact';
+import { redactText as redact } from '../util/redact';
 import type { SecretVaultApi } from './vault-api';
 
 /** One test request waits this long for an answer (an endpoint that hangs must not hang the Test button). */
@@ -29,7 +29,8 @@ const NOT_TESTABLE: Record<Exclude<SecretKind, 'llm'>, string> = {
  * Tests a secret for real and records the result with its metadata. An LLM endpoint gets
  * `GET {baseUrl}/models` with the key as a bearer token; where that route is missing (404/405,
  * as on some self-hosted servers) a 1-token chat completion with the endpoint's model instead.
- * The message is plain English and redacted (a server that echoes the key back must not show it).
+ * The message is plain English and redacted (a server that echoes the key back must not show it;
+ * the narrow payload rules, so "1-token" stays readable).
  */
 export async function testSecret(vault: SecretVaultApi, id: string, options: SecretTestOptions = {}): Promise<SecretTestResult> {
   const meta = vault.meta(id);

@@ -3,17 +3,16 @@ import { join } from 'node:path';
 import { AppError } from '../../shared/errors';
 import type { KeychainInfo, SecretMeta, SecretSave, SecretTestResult, VaultBackend, VaultSetup, VaultState } from '../../shared/schemas-vault';
 import type { Logger } from '../util/logger';
-import { forgetSecretValue, rememberSecretValue } from '../util/redact';
-import { VAULT_FORMAT, VAULT_FORMAT_VERSION, keyCheckHolds, newDataKey, sealKeyCheck, type BoundMeta, type SealedBox } from './envelope';
-import { WrongPassphrase, type KeyWrapper } from './key-wrapper';
+import { newDataKey, sealKeyCheck, type BoundMeta, type SealedBox } from './envelope';
 import type { KeychainPort } from './keychain-port';
-import { boundMetaOf, isProtectedBackend, metaOf, newSecretId, openEntry, sealEntry } from './vault-entries';
-import { moveVaultAside, readVaultFile, writeVaultFile, type StoredSecret, type VaultFileV1, type WrapRecord } from './vault-file';
+import { boundMetaOf, isProtectedBackend, metaOf, newSecretId, openEntries, openEntry, sameLlm, sealEntry } from './vault-entries';
+import { composeVaultFile, moveVaultAside, vaultWrite, writeVaultFile, type StoredSecret, type WrapRecord } from './vault-file';
+import { loadVaultFile } from './vault-load';
+import { ChangeListeners, KnownValues, UsageSources } from './vault-support';
 import * as say from './vault-messages';
 import type { SecretUsageSource, SecretVaultApi } from './vault-api';
-import { KeychainWrapper } from './wrap-keychain';
-import { PassphraseWrapper, type ScryptParams } from './wrap-passphrase';
-import { SessionWrapper } from './wrap-session';
+import { assertOffered, unwrapByKeychain, unwrapByPassphrase, wrapperFor } from './vault-keys';
+import type { ScryptParams } from './wrap-passphrase';
 
 export const VAULT_FILE = 'vault.json';
 
@@ -54,13 +53,15 @@ export class SecretVault implements SecretVaultApi {
   private movedAside: string | null = null;
   private keychainInfo: KeychainInfo | null = null;
   /** The values this vault gave the redactor, forgotten again on lock. */
-  private readonly known = new Set<string>();
-  private readonly sources = new Set<SecretUsageSource>();
-  private readonly listeners = new Set<() => void>();
+  private readonly known = new KnownValues();
+  private readonly sources: UsageSources;
+  private readonly listeners: ChangeListeners;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: SecretVaultOptions) {
     this.file = join(options.dataDir, VAULT_FILE);
+    this.sources = new UsageSources(options.logger);
+    this.listeners = new ChangeListeners(options.logger);
   }
 
   /** Reads the vault file; a keychain vault unlocks itself here (Electron calls this after `ready`). */
@@ -89,7 +90,7 @@ export class SecretVault implements SecretVaultApi {
   }
 
   list(): SecretMeta[] {
-    const usedBy = this.usage();
+    const usedBy = this.sources.byId();
     return this.visibleEntries()
       .map((entry) => metaOf(entry, this.backend ?? 'session', usedBy.get(entry.id) ?? []))
       .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
@@ -103,20 +104,20 @@ export class SecretVault implements SecretVaultApi {
   async reveal(id: string): Promise<string> {
     const key = this.requireUnlocked();
     const value = openEntry(key, this.requireEntry(id));
-    this.remember(value);
+    this.known.remember(value);
     return value;
   }
 
   setup(request: VaultSetup): Promise<VaultState> {
     return this.exclusive(async () => {
       await this.refreshKeychain();
-      this.assertOffered(request.backend);
+      assertOffered(request.backend, this.options.keychain, this.keychainInfo);
       if (request.backend === 'passphrase' && !request.passphrase) {
         throw new AppError('VALIDATION_FAILED', 'Type a passphrase of at least 8 characters for the vault.');
       }
       const { values, setAside } = await this.carryOver(request);
       const key = newDataKey();
-      const wrapper = this.wrapperFor(request.backend, request.passphrase ?? '');
+      const wrapper = wrapperFor(request.backend, request.passphrase ?? '', this.options.keychain, this.options.scrypt);
       const entries = new Map<string, StoredSecret>();
       for (const [id, { meta, value }] of values) entries.set(id, sealEntry(key, meta, value));
       const check = sealKeyCheck(key, request.backend);
@@ -124,9 +125,9 @@ export class SecretVault implements SecretVaultApi {
       const hadFile = this.status !== 'not-set-up' && this.backend !== 'session';
       // Disk first; memory only once the disk has the new vault.
       let aside: string | null = null;
-      await this.writing(async () => {
+      await vaultWrite(this.file, this.options.logger, async () => {
         if (setAside && hadFile) aside = await moveVaultAside(this.file, this.now());
-        if (wrap && request.backend !== 'session') await writeVaultFile(this.file, this.fileOf(request.backend, wrap, check, entries));
+        if (wrap && request.backend !== 'session') await writeVaultFile(this.file, composeVaultFile(request.backend, wrap, check, entries.values()));
         // Moving to session only: the old file would keep the secrets on disk after the app quits.
         else if (hadFile && !setAside) await rm(this.file, { force: true });
       });
@@ -140,7 +141,7 @@ export class SecretVault implements SecretVaultApi {
       this.blocked = null;
       this.problem = null;
       if (aside) this.movedAside = aside;
-      for (const { value } of values.values()) this.remember(value);
+      for (const { value } of values.values()) this.known.remember(value);
       this.options.logger.info?.('vault set up', { backend: request.backend, secrets: entries.size, movedAside: aside });
       this.changed();
       return this.state();
@@ -202,7 +203,7 @@ export class SecretVault implements SecretVaultApi {
       const old = existing && !isBroken ? openEntry(key, existing) : undefined;
       const value = request.value ?? old;
       if (value === undefined) throw new AppError('VALIDATION_FAILED', 'Type the secret: a new secret needs its value.');
-      this.remember(value);
+      this.known.remember(value);
       const id = existing?.id ?? request.id ?? newSecretId(request.name, (candidate) => this.entries.has(candidate));
       const now = new Date(this.now()).toISOString();
       const llm = request.kind === 'llm' ? request.llm : null;
@@ -219,8 +220,8 @@ export class SecretVault implements SecretVaultApi {
       };
       await this.commit(new Map(this.entries).set(id, sealEntry(key, meta, value)));
       this.broken.delete(id);
-      if (old !== undefined && old !== value) this.forget(old);
-      return metaOf(this.requireEntry(id), this.backend ?? 'session', this.usage().get(id) ?? []);
+      if (old !== undefined && old !== value) this.known.forget(old);
+      return metaOf(this.requireEntry(id), this.backend ?? 'session', this.sources.byId().get(id) ?? []);
     });
   }
 
@@ -235,7 +236,7 @@ export class SecretVault implements SecretVaultApi {
       // Works while locked too: the other entries and the wrapped key are written back as they are.
       await this.commit(next);
       this.broken.delete(id);
-      if (old !== undefined) this.forget(old);
+      if (old !== undefined) this.known.forget(old);
     });
   }
 
@@ -244,9 +245,9 @@ export class SecretVault implements SecretVaultApi {
       const key = this.requireUnlocked();
       const entry = this.requireEntry(id);
       const value = this.openExisting(key, entry);
-      this.remember(value);
+      this.known.remember(value);
       await this.commit(new Map(this.entries).set(id, sealEntry(key, { ...boundMetaOf(entry), lastTest: result }, value)));
-      return metaOf(this.requireEntry(id), this.backend ?? 'session', this.usage().get(id) ?? []);
+      return metaOf(this.requireEntry(id), this.backend ?? 'session', this.sources.byId().get(id) ?? []);
     });
   }
 
@@ -255,8 +256,7 @@ export class SecretVault implements SecretVaultApi {
   }
 
   onChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   /** `vault:password-store`: remembered by the shell for the next launch (Electron only). */
@@ -282,97 +282,60 @@ export class SecretVault implements SecretVaultApi {
     this.forgetKey();
     this.forgetFile();
     this.problem = null;
-    const read = await readVaultFile(this.file);
-    if (read.kind === 'missing') return;
-    if (read.kind === 'ok') {
-      const { backend, wrap, check, secrets } = read.file;
+    const loaded = await loadVaultFile(this.file, this.now(), this.options.logger);
+    if (loaded.kind === 'ok') {
+      const { backend, wrap, check, secrets } = loaded.file;
       this.status = 'locked';
       this.backend = backend;
       this.wrap = wrap;
       this.check = check;
       this.entries = new Map(secrets.map((entry) => [entry.id, entry]));
       if (backend !== 'passphrase') await this.unlockWithKeychain();
-      return;
+    } else if (loaded.kind === 'moved-aside') {
+      this.movedAside = loaded.aside;
+      this.problem = loaded.problem;
+    } else if (loaded.kind === 'untouched') {
+      this.status = 'locked';
+      this.blocked = loaded.why;
+      this.problem = loaded.problem;
     }
-    if (read.kind === 'corrupt') {
-      try {
-        const aside = await moveVaultAside(this.file, this.now());
-        this.movedAside = aside;
-        this.problem = say.corruptProblem(read.detail, aside);
-        this.options.logger.warn('vault file unreadable, moved aside', { file: this.file, movedTo: aside, detail: read.detail });
-        return;
-      } catch (error) {
-        read.detail += `; moving it aside failed (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
-      }
-    }
-    this.status = 'locked';
-    this.blocked = read.kind === 'newer' ? 'newer' : 'unreadable';
-    this.problem = read.kind === 'newer' ? say.newerProblem(this.file, read.version) : say.unreadableProblem(this.file, read.detail);
-    this.options.logger.warn('vault file left untouched', { file: this.file, problem: this.problem });
   }
 
   private async unlockWithKeychain(): Promise<boolean> {
-    const keychain = this.options.keychain;
     const backend = this.backend as 'keychain' | 'obfuscated';
-    let key: Buffer | null = null;
-    if (keychain && this.wrap) {
-      try {
-        key = await new KeychainWrapper(keychain, { obfuscated: backend === 'obfuscated' }).unwrap(this.wrap);
-      } catch (error) {
-        this.options.logger.warn('vault: the keychain could not unwrap the key', { reason: (error as Error).message });
-      }
-    }
-    if (key && this.check && keyCheckHolds(key, backend, this.check)) {
+    const key = await unwrapByKeychain(this.options.keychain, backend, this.wrap, this.check, this.options.logger);
+    if (key) {
       this.adoptKey(key);
       return true;
     }
-    key?.fill(0);
     this.blocked = 'keychain';
-    this.problem = say.keychainProblem(this.file, backend, keychain !== undefined);
+    this.problem = say.keychainProblem(this.file, backend, this.options.keychain !== undefined);
     return false;
   }
 
   private async unwrapPassphrase(passphrase: string): Promise<Buffer> {
-    let key: Buffer;
-    try {
-      key = await new PassphraseWrapper(passphrase).unwrap(this.wrap as WrapRecord);
-    } catch (error) {
-      if (error instanceof WrongPassphrase) throw say.wrongPassphrase();
-      throw error;
-    }
-    if (!this.check || !keyCheckHolds(key, 'passphrase', this.check)) {
-      key.fill(0);
-      this.blocked = 'key-check';
-      this.problem = say.keyCheckProblem(this.file);
-      this.changed();
-      throw say.locked(this.problem);
-    }
-    return key;
+    const key = await unwrapByPassphrase(passphrase, this.wrap, this.check);
+    if (key) return key;
+    this.blocked = 'key-check';
+    this.problem = say.keyCheckProblem(this.file);
+    this.changed();
+    throw say.locked(this.problem);
   }
 
   /** Takes an unwrapped, checked key: opens every entry (remembering its value), sets broken ones aside. */
   private adoptKey(key: Buffer): void {
+    const { values, broken } = openEntries(key, this.entries.values());
+    for (const { value } of values.values()) this.known.remember(value);
     this.dataKey = key;
     this.status = 'unlocked';
     this.blocked = null;
-    this.problem = null;
-    this.broken = new Set();
-    for (const entry of this.entries.values()) {
-      try {
-        this.remember(openEntry(key, entry));
-      } catch {
-        this.broken.add(entry.id);
-      }
-    }
-    if (this.broken.size > 0) {
-      this.problem = say.brokenEntriesProblem([...this.broken]);
-      this.options.logger.warn('vault: secrets failed their integrity check', { ids: [...this.broken] });
-    }
+    this.broken = new Set(broken);
+    this.problem = broken.length > 0 ? say.brokenEntriesProblem(broken) : null;
+    if (broken.length > 0) this.options.logger.warn('vault: secrets failed their integrity check', { ids: broken });
   }
 
   /** The secrets a set-up keeps, and whether the current file must be kept aside instead. */
   private async carryOver(request: VaultSetup): Promise<{ values: Map<string, { meta: BoundMeta; value: string }>; setAside: boolean }> {
-    const values = new Map<string, { meta: BoundMeta; value: string }>();
     let key = this.dataKey;
     if (this.status === 'locked' && !this.blocked) {
       if (this.backend === 'passphrase') {
@@ -382,58 +345,23 @@ export class SecretVault implements SecretVaultApi {
         key = await this.unwrapPassphrase(request.currentPassphrase);
       } else if (await this.unlockWithKeychain()) key = this.dataKey;
     }
-    if (!key) return { values, setAside: this.status === 'locked' };
-    for (const entry of this.entries.values()) {
-      try {
-        const value = openEntry(key, entry);
-        this.remember(value);
-        values.set(entry.id, { meta: boundMetaOf(entry), value });
-      } catch {
-        // Failed its integrity check: it cannot be read with any key, so it is not carried over.
-        this.options.logger.warn('vault: a secret that failed its integrity check is dropped at set-up', { id: entry.id });
-      }
-    }
+    if (!key) return { values: new Map(), setAside: this.status === 'locked' };
+    const { values, broken } = openEntries(key, this.entries.values());
+    for (const { value } of values.values()) this.known.remember(value);
+    // Broken entries cannot be read with any key, so they cannot be carried over.
+    if (broken.length > 0) this.options.logger.warn('vault: secrets that failed their integrity check are dropped at set-up', { ids: broken });
     if (key !== this.dataKey) key.fill(0);
     return { values, setAside: false };
-  }
-
-  private assertOffered(backend: VaultBackend): void {
-    const reachable = this.options.keychain !== undefined;
-    const strong = this.keychainInfo?.available === true && !this.keychainInfo.weak;
-    if (backend === 'keychain' && !(reachable && strong)) throw say.keychainUnavailable(this.keychainInfo, reachable);
-    if (backend === 'obfuscated' && !reachable) throw say.keychainUnavailable(null, false);
-    if (backend === 'obfuscated' && strong) throw say.obfuscationNotNeeded();
-  }
-
-  private wrapperFor(backend: VaultBackend, passphrase: string): KeyWrapper {
-    if (backend === 'passphrase') return new PassphraseWrapper(passphrase, this.options.scrypt);
-    if (backend === 'session') return new SessionWrapper();
-    return new KeychainWrapper(this.options.keychain as KeychainPort, { obfuscated: backend === 'obfuscated' });
   }
 
   /** Writes `entries` (unless session), then makes them current and tells the listeners. */
   private async commit(entries: Map<string, StoredSecret>): Promise<void> {
     if (this.backend !== 'session' && this.backend && this.wrap && this.check) {
-      const file = this.fileOf(this.backend, this.wrap, this.check, entries);
-      await this.writing(() => writeVaultFile(this.file, file));
+      const file = composeVaultFile(this.backend, this.wrap, this.check, entries.values());
+      await vaultWrite(this.file, this.options.logger, () => writeVaultFile(this.file, file));
     }
     this.entries = entries;
     this.changed();
-  }
-
-  private fileOf(backend: VaultBackend, wrap: WrapRecord, check: SealedBox, entries: Map<string, StoredSecret>): VaultFileV1 {
-    if (backend === 'session') throw new Error('a session vault is never written');
-    return { format: VAULT_FORMAT, version: VAULT_FORMAT_VERSION, backend, wrap, check, secrets: [...entries.values()] };
-  }
-
-  private async writing(write: () => Promise<void>): Promise<void> {
-    try {
-      await write();
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      this.options.logger.warn('vault: could not write the vault file', { file: this.file, code });
-      throw new AppError('INTERNAL', `Could not write the vault file ${this.file} (${code}). Nothing was changed; check that its folder is writable.`, { cause: error });
-    }
   }
 
   private requireUnlocked(): Buffer {
@@ -464,18 +392,6 @@ export class SecretVault implements SecretVaultApi {
     return [...this.entries.values()].filter((entry) => !this.broken.has(entry.id));
   }
 
-  private usage(): Map<string, string[]> {
-    const usedBy = new Map<string, string[]>();
-    for (const source of this.sources) {
-      try {
-        for (const { secretId, label } of source()) usedBy.set(secretId, [...(usedBy.get(secretId) ?? []), label]);
-      } catch (error) {
-        this.options.logger.warn('vault: a usage source failed', { reason: (error as Error).message });
-      }
-    }
-    return usedBy;
-  }
-
   private async refreshKeychain(): Promise<void> {
     try {
       this.keychainInfo = (await this.options.keychain?.info()) ?? null;
@@ -485,21 +401,10 @@ export class SecretVault implements SecretVaultApi {
     }
   }
 
-  private remember(value: string): void {
-    rememberSecretValue(value);
-    this.known.add(value);
-  }
-
-  private forget(value: string): void {
-    forgetSecretValue(value);
-    this.known.delete(value);
-  }
-
   private forgetKey(): void {
     this.dataKey?.fill(0);
     this.dataKey = null;
-    for (const value of this.known) forgetSecretValue(value);
-    this.known.clear();
+    this.known.forgetAll();
     this.broken = new Set();
   }
 
@@ -513,13 +418,7 @@ export class SecretVault implements SecretVaultApi {
   }
 
   private changed(): void {
-    for (const listener of this.listeners) {
-      try {
-        listener();
-      } catch (error) {
-        this.options.logger.warn('vault: a change listener failed', { reason: (error as Error).message });
-      }
-    }
+    this.listeners.emit();
   }
 
   private now(): number {
@@ -531,8 +430,4 @@ export class SecretVault implements SecretVaultApi {
     this.queue = result.catch(() => undefined);
     return result;
   }
-}
-
-function sameLlm(a: SecretMeta['llm'], b: SecretMeta['llm']): boolean {
-  return (a?.baseUrl ?? null) === (b?.baseUrl ?? null) && (a?.model ?? null) === (b?.model ?? null);
 }

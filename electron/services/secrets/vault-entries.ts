@@ -24,6 +24,20 @@ export function openEntry(dataKey: Buffer, entry: StoredSecret): string {
   }
 }
 
+/** Opens every entry with `key`: the values by id, and the ids that fail their integrity check. */
+export function openEntries(key: Buffer, entries: Iterable<StoredSecret>): { values: Map<string, { meta: BoundMeta; value: string }>; broken: string[] } {
+  const values = new Map<string, { meta: BoundMeta; value: string }>();
+  const broken: string[] = [];
+  for (const entry of entries) {
+    try {
+      values.set(entry.id, { meta: boundMetaOf(entry), value: openEntry(key, entry) });
+    } catch {
+      broken.push(entry.id);
+    }
+  }
+  return { values, broken };
+}
+
 export function boundMetaOf(entry: BoundMeta): BoundMeta {
   return {
     id: entry.id,
@@ -34,6 +48,10 @@ export function boundMetaOf(entry: BoundMeta): BoundMeta {
     updatedAt: entry.updatedAt,
     lastTest: entry.lastTest,
   };
+}
+
+export function sameLlm(a: BoundMeta['llm'], b: BoundMeta['llm']): boolean {
+  return (a?.baseUrl ?? null) === (b?.baseUrl ?? null) && (a?.model ?? null) === (b?.model ?? null);
 }
 
 export function isProtectedBackend(backend: VaultBackend): boolean {

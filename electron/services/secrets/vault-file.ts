@@ -3,8 +3,10 @@ import { chmod, mkdir, open, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { LlmAttributes, SecretId, SecretKind, SecretTestResult } from '../../shared/schemas-vault';
+import { AppError } from '../../shared/errors';
 import { writeFileAtomic } from '../util/atomic-file';
-import { VAULT_FORMAT, VAULT_FORMAT_VERSION } from './envelope';
+import type { Logger } from '../util/logger';
+import { VAULT_FORMAT, VAULT_FORMAT_VERSION, type SealedBox } from './envelope';
 
 /**
  * The vault file (`<dataDir>/vault.json`, mode 0600 in a 0700 folder). Version 1:
@@ -99,6 +101,21 @@ export async function writeVaultFile(path: string, file: VaultFileV1): Promise<v
   await mkdir(folder, { recursive: true, mode: 0o700 });
   await keepFolderPrivate(folder);
   await writeFileAtomic(path, `${JSON.stringify(file, null, 2)}\n`, 0o600);
+}
+
+export function composeVaultFile(backend: VaultFileV1['backend'], wrap: WrapRecord, check: SealedBox, secrets: Iterable<StoredSecret>): VaultFileV1 {
+  return { format: VAULT_FORMAT, version: VAULT_FORMAT_VERSION, backend, wrap, check, secrets: [...secrets] };
+}
+
+/** Runs a write of the vault; a failure becomes an AppError that names the file and says nothing changed. */
+export async function vaultWrite(path: string, logger: Logger, write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    logger.warn('vault: could not write the vault file', { file: path, code });
+    throw new AppError('INTERNAL', `Could not write the vault file ${path} (${code}). Nothing was changed; check that its folder is writable.`, { cause: error });
+  }
 }
 
 /** Renames an unusable vault file out of the way (never deletes it); returns where it went. */

@@ -29,6 +29,8 @@ export interface ProfileDraft {
   checkpointsDir: string;
   env: { name: string; value: string }[];
   secretEnv: string;
+  /** Vault secret id per secret env name (null: asked at Start). Names no longer in `secretEnv` are dropped on submit. */
+  secretRefs: Record<string, string | null>;
   nativeActivate: string;
 }
 
@@ -68,6 +70,7 @@ export function emptyProfileDraft(): ProfileDraft {
     checkpointsDir: '~/swarmckpt',
     env: [],
     secretEnv: '',
+    secretRefs: {},
     nativeActivate: '',
   };
 }
@@ -90,6 +93,7 @@ export function draftFromProfile(p: Profile): ProfileDraft {
     checkpointsDir: p.checkpointsDir ?? '',
     env: p.env.map((e) => ({ ...e })),
     secretEnv: p.secretEnv.join(', '),
+    secretRefs: { ...(p.secretRefs ?? {}) },
     nativeActivate: p.nativeActivate ?? '',
   };
 }
@@ -101,6 +105,17 @@ const list = (text: string) =>
     .filter(Boolean);
 const orNull = (text: string) => (text.trim() === '' ? null : text.trim());
 const num = (text: string) => (/^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN);
+
+/** The secret env names of the draft, as the form lists them (for one vault picker each). */
+export function secretEnvNames(draft: ProfileDraft): string[] {
+  return list(draft.secretEnv);
+}
+
+/** The draft's references of the names it still lists, without the "asked at Start" ones. */
+function secretRefsOfDraft(draft: ProfileDraft): Record<string, string> {
+  const names = new Set(list(draft.secretEnv));
+  return Object.fromEntries(Object.entries(draft.secretRefs).flatMap(([name, id]) => (id && names.has(name) ? [[name, id]] : [])));
+}
 
 /** Which form field a schema issue belongs to. */
 function fieldOf(path: readonly PropertyKey[]): ProfileField {
@@ -131,6 +146,7 @@ export function checkProfileDraft(draft: ProfileDraft, engineId: string): { erro
     checkpointsDir: orNull(draft.checkpointsDir),
     env: draft.env.filter((e) => e.name.trim() !== '' || e.value !== '').map((e) => ({ name: e.name.trim(), value: e.value })),
     secretEnv: list(draft.secretEnv),
+    secretRefs: secretRefsOfDraft(draft),
     nativeActivate: draft.mode === 'native' ? orNull(draft.nativeActivate) : null,
   });
   if (parsed.success) return { errors, profile: parsed.data };

@@ -32,6 +32,9 @@ export interface ServerDraft {
   socketPath: string;
   tunnelLocalPort: string;
   importedFrom: string | null;
+  /** Vault secrets used before asking (null: asked when needed). */
+  passwordSecretId: string | null;
+  passphraseSecretId: string | null;
 }
 
 export type ServerField = 'label' | 'host' | 'port' | 'username' | 'authMethods' | 'identityFiles' | 'jumps' | 'socketPath' | 'tunnelLocalPort';
@@ -54,6 +57,8 @@ export function emptyDraft(): ServerDraft {
     socketPath: '/var/run/docker.sock',
     tunnelLocalPort: String(SWARM_DEFAULT_PORT),
     importedFrom: null,
+    passwordSecretId: null,
+    passphraseSecretId: null,
   };
 }
 
@@ -83,6 +88,8 @@ export function draftFromProfile(profile: ServerProfileInput): ServerDraft {
     socketPath: profile.docker.socketPath,
     tunnelLocalPort: String(profile.tunnelLocalPort),
     importedFrom: profile.importedFrom,
+    passwordSecretId: profile.passwordSecretId ?? null,
+    passphraseSecretId: profile.passphraseSecretId ?? null,
   };
 }
 
@@ -159,6 +166,9 @@ export function checkDraft(draft: ServerDraft, keepJumps: readonly SshJumpHost[]
     docker: docker.data,
     tunnelLocalPort,
     importedFrom: draft.importedFrom,
+    // Absent when not chosen (an edit that clears one saves the profile without it).
+    ...(draft.passwordSecretId ? { passwordSecretId: draft.passwordSecretId } : {}),
+    ...(draft.passphraseSecretId ? { passphraseSecretId: draft.passphraseSecretId } : {}),
   });
   return parsed.success ? { errors, profile: parsed.data } : { errors: { label: 'serverForm.error.other' }, profile: null };
 }

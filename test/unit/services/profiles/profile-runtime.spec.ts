@@ -12,6 +12,7 @@ import { ProfileRuntime } from '../../../../electron/services/profiles/profile-r
 import { ProfileStore } from '../../../../electron/services/profiles/profile-store';
 import { SwarmContainers } from '../../../../electron/services/swarm/swarm-containers';
 import { SwarmMonitor } from '../../../../electron/services/swarm/swarm-monitor';
+import { MemoryVault } from '../../../support/memory-vault';
 
 const CANARY = 'secret-canary-31c4f0';
 
@@ -84,7 +85,7 @@ afterEach(() => {
   while (cleanups.length) cleanups.pop()!();
 });
 
-function setup(doctor: 'pass' | 'fail' = 'pass') {
+function setup(doctor: 'pass' | 'fail' = 'pass', vault = new MemoryVault()) {
   const dataDir = mkdtempSync(join(tmpdir(), 'profiles-unit-'));
   const engine = new MemoryEngine();
   const engines = new EngineRegistry();
@@ -110,6 +111,7 @@ function setup(doctor: 'pass' | 'fail' = 'pass') {
     events: hub,
     logger,
     appVersion: 'test',
+    vault,
   });
   cleanups.push(() => {
     monitor.dispose();
@@ -120,7 +122,7 @@ function setup(doctor: 'pass' | 'fail' = 'pass') {
     runtime.add(ProfileInput.parse({ label: 'P', engineId: 'local', image: 'x/y:1', port: 12000, networkMode: 'host', gpus: { mode: 'none' }, ...extra }));
   const start = (profileId: string, extra: Partial<{ secrets: Record<string, string>; skipDoctor: boolean; replaceDrifted: boolean }> = {}) =>
     runtime.start({ profileId, secrets: {}, skipDoctor: false, replaceDrifted: false, ...extra });
-  return { engine, runtime, store, events, logged, doctorRuns, add, start };
+  return { engine, runtime, store, events, logged, doctorRuns, add, start, vault };
 }
 
 describe('ProfileRuntime', () => {
@@ -197,5 +199,33 @@ describe('ProfileRuntime', () => {
     const everything = [JSON.stringify(view), JSON.stringify(await runtime.list()), JSON.stringify(command), ...events, ...logged].join('\n');
     expect(events.some((e) => e.startsWith('profiles:changed'))).toBe(true);
     expect(everything).not.toContain(CANARY);
+  });
+
+  it('takes a secret env value from the vault by reference: typed value first, then the vault, then the run\'s memory', async () => {
+    const { engine, add, start, vault, runtime } = setup();
+    await vault.save({ id: 'swan', name: 'SwanLab', kind: 'swanlab', value: `${CANARY}-vault`, llm: null });
+    const { profile } = await add({ secretEnv: ['SWANLAB_API_KEY', 'OTHER_TOKEN'], secretRefs: { SWANLAB_API_KEY: 'swan', NOT_SECRET_ENV: 'swan' } });
+    // The referenced name counts as known (the start dialog does not ask for it); a stray reference is ignored.
+    expect((await runtime.view(profile.id)).runtime.secretsKnown).toEqual(['SWANLAB_API_KEY']);
+    await start(profile.id, { skipDoctor: true, secrets: { OTHER_TOKEN: `${CANARY}-typed` } });
+    expect(engine.specs[0]?.env).toMatchObject({ SWANLAB_API_KEY: `${CANARY}-vault`, OTHER_TOKEN: `${CANARY}-typed` });
+    expect(engine.specs[0]?.env).not.toHaveProperty('NOT_SECRET_ENV');
+    // A value typed at Start wins over the vault's.
+    await runtime.stop(profile.id);
+    await start(profile.id, { skipDoctor: true, secrets: { SWANLAB_API_KEY: `${CANARY}-override` } });
+    expect(engine.specs[1]?.env).toMatchObject({ SWANLAB_API_KEY: `${CANARY}-override`, OTHER_TOKEN: `${CANARY}-typed` });
+  });
+
+  it('names the variable when the vault is locked or the referenced secret is gone, and creates nothing', async () => {
+    const { engine, add, start, vault } = setup();
+    const { profile } = await add({ secretEnv: ['SWANLAB_API_KEY'], secretRefs: { SWANLAB_API_KEY: 'swan' } });
+    const gone = await start(profile.id, { skipDoctor: true }).catch((e: AppError) => e);
+    expect(gone).toMatchObject({ code: 'SECRET_NOT_FOUND', message: expect.stringMatching(/"P" takes SWANLAB_API_KEY from the vault secret "swan", which is not in the vault/) });
+    await vault.save({ id: 'swan', name: 'SwanLab', kind: 'swanlab', value: `${CANARY}-vault`, llm: null });
+    vault.locked = true;
+    const locked = await start(profile.id, { skipDoctor: true }).catch((e: AppError) => e);
+    expect(locked).toMatchObject({ code: 'VAULT_LOCKED', message: expect.stringContaining('SWANLAB_API_KEY') });
+    expect(String((locked as AppError).message)).toContain('Unlock it');
+    expect(engine.specs).toEqual([]);
   });
 });
