@@ -152,15 +152,33 @@ describe('dry run in the app', () => {
     }
   }, 60_000);
 
-  it('names the vault problem when the key is to come from the vault and cannot', async () => {
+  it('takes the key from the vault by id: VAULT_LOCKED and SECRET_NOT_FOUND say what to do, an unlocked vault starts it', async () => {
     app = await startTestApp({ monitorIntervalMs: 100 });
-    const error = await app.handlers['dryrun:start']({ config: config({ llm: { baseUrl: llm.url, model: 'm', secretId: 'sec_missing01' } }) }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: expect.stringMatching(/^(VAULT_NOT_SET_UP|VAULT_LOCKED|SECRET_NOT_FOUND|INTERNAL)$/) });
-    const view = await app.handlers['dryrun:view']({});
-    expect(view.state).toBe('failed');
-    expect(view.error).toBeTruthy();
-    expect(await app.handlers['swarm:list']({ engineId: 'dry-run' })).toEqual([]);
-  });
+    const { handlers } = app;
+    await handlers['vault:setup']({ backend: 'passphrase', passphrase: 'correct horse battery' });
+    const secret = await handlers['secrets:save']({ name: 'Debug LLM', kind: 'llm', value: KEY, llm: { baseUrl: llm.url, model: 'fake-debug-model' } });
+    const fromVault = config({ llm: { baseUrl: llm.url, model: 'fake-debug-model', secretId: secret.id } });
+
+    const missing = await handlers['dryrun:start']({ config: config({ llm: { baseUrl: llm.url, model: 'm', secretId: 'sec_missing01' } }) }).catch((e: unknown) => e);
+    expect(missing).toMatchObject({ code: 'SECRET_NOT_FOUND', message: expect.stringContaining('Pick another LLM endpoint, or type a key for this run') });
+    expect(await handlers['dryrun:view']({})).toMatchObject({ state: 'failed', error: expect.stringContaining('no longer in the vault') });
+    expect(await handlers['swarm:list']({ engineId: 'dry-run' })).toEqual([]);
+
+    await handlers['vault:lock']({});
+    const locked = await handlers['dryrun:start']({ config: fromVault }).catch((e: unknown) => e);
+    expect(locked).toMatchObject({ code: 'VAULT_LOCKED', message: expect.stringContaining('Unlock the vault in Settings') });
+
+    await handlers['vault:unlock']({ passphrase: 'correct horse battery' });
+    const view = await handlers['dryrun:start']({ config: fromVault });
+    expect(view).toMatchObject({ state: 'running', keySource: 'vault: Debug LLM' });
+    expect((await handlers['secrets:list']({})).find((s) => s.id === secret.id)?.usedBy).toContain('dry run');
+    // The vault's key reaches the debug LLM through the relay.
+    const client = new ClientSequences(view.url!);
+    await client.autoSyncTrainConfigAndStartEngine(smallJobYaml('/models/debug'));
+    const before = llm.calls.length;
+    await client.runEpisode('task-v', 1, async (episode) => expect((await chatCompletion(episode)).status).toBe(200));
+    expect(llm.calls.slice(before).some((c) => c.headers.authorization === `Bearer ${KEY}`)).toBe(true);
+  }, 60_000);
 
   it('stops the dry run when the app quits', async () => {
     app = await startTestApp({ monitorIntervalMs: 100 });

@@ -139,7 +139,11 @@ export class LogService {
     if (entry.removed) return;
     // Redacted before they are stored: the file, the viewer, events and exports all read the stored text.
     const texts = redactLines(lines.map((line) => line.text));
-    for (let i = 0; i < lines.length; i += 1) entry.pending.push({ stream: lines[i]!.stream, timestamp: lines[i]!.timestamp, text: texts[i]! });
+    // A line left as it was is kept as it was (no copy per line: a million lines pass through here).
+    for (let i = 0; i < lines.length; i += 1) {
+      const line = lines[i]!;
+      entry.pending.push(texts[i] === line.text ? line : { stream: line.stream, timestamp: line.timestamp, text: texts[i]! });
+    }
     if (!entry.writing) entry.writing = this.writeLoop(entry);
   }
 

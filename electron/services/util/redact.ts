@@ -102,9 +102,9 @@ export function redact(text: string): string {
  * `redact` over many lines at once (a batch of followed log lines): one check of the joined text
  * first, since a batch without anything to hide (nearly all of them) then costs one pass.
  */
-export function redactLines(lines: readonly string[]): string[] {
+export function redactLines(lines: readonly string[]): readonly string[] {
   const joined = lines.join('\n');
-  if (joined.length <= MAX_REDACTED_CHARS && redactKnown(joined) === joined && !LOG_MARKER.test(joined) && !hasLongRun(joined)) return [...lines];
+  if (joined.length <= MAX_REDACTED_CHARS && redactKnown(joined) === joined && !LOG_MARKER.test(joined) && !hasLongRun(joined)) return lines;
   return lines.map(redact);
 }
 
