@@ -131,8 +131,8 @@ describe('credentials vault in the UI (Chromium + browser host + fake LLM)', () 
     await dialog.waitFor({ state: 'detached' });
     await expectNowhere(CANARY_2);
 
-    // The fake LLM's GET /models does not check the key (its requireKey guards chat completions
-    // only), so the proof is what it received: the replaced key, on the Test after the replace.
+    // The fake LLM runs without requireKey here (any key works), so the proof is what it received:
+    // the replaced key, on the Test after the replace.
     const before = llm.calls.length;
     await row().getByTestId('secret-test').click();
     await expect.poll(() => llm.calls.slice(before).map((call) => call.headers.authorization), { timeout: POLL_MS }).toContain(`Bearer ${CANARY_2}`);

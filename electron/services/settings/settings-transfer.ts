@@ -8,6 +8,7 @@ import { engineIdOfServer, ServerProfile, type ServerProfileInput } from '../../
 import { LlmAttributes, SecretId, SecretKind, type SecretMeta, type SettingsImportResult } from '../../shared/schemas-vault';
 import type { SecretVaultApi } from '../secrets/vault-api';
 import { writeFileAtomic } from '../util/atomic-file';
+import { redactText } from '../util/redact';
 import { describeZodError } from '../util/zod-messages';
 
 /**
@@ -87,7 +88,8 @@ export async function exportSettings(sources: TransferSources): Promise<{ path: 
     profiles: await targets.profiles.list(),
     secrets: sources.vault.list().map(exportedSecret),
   };
-  const text = `${JSON.stringify(content, null, 2)}\n`;
+  // Through the one redactor like every file we write for the user: nothing above holds a value, and this keeps it so.
+  const text = redactText(`${JSON.stringify(content, null, 2)}\n`);
   await mkdir(sources.downloadsDir, { recursive: true });
   const stamp = now.toISOString().replace(/[:]/g, '-').replace(/\..*$/, '');
   const path = join(sources.downloadsDir, `agentswarm-settings-${stamp}.json`);
