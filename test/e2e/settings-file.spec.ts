@@ -46,7 +46,11 @@ describe('an unreadable settings file and the app log in the UI (Chromium + brow
     await full.waitFor();
     expect(await page.getByTestId('settings-file-path').textContent()).toBe(join(dir, 'settings.json'));
     expect(await full.textContent()).toContain('EISDIR');
+    // A reload comes back to the page the user was on (Settings, kept in the URL fragment), which
+    // shows the full notice; every other page shows the short one in the shell.
     await page.reload();
+    await page.getByTestId('settings-file-notice').waitFor();
+    await page.getByTestId('nav-servers').click();
     await page.getByTestId('settings-file-notice-short').waitFor();
   });
 

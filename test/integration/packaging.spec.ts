@@ -116,7 +116,9 @@ describe('packaged app (linux dir, stand-in Electron)', () => {
 
   it('ships every package the main bundle imports at runtime', async () => {
     const main = await readFile(join(root, 'out/main/index.js'), 'utf8');
-    const specifiers = [...main.matchAll(/(?:from|import)\s*\(?\s*["']([^"'./][^"']*)["']/g)].map((m) => m[1] ?? '');
+    // `from`/`import` as keywords only (not the tail of a name or a string such as 'settings:import'),
+    // followed by something shaped like a module specifier (not the rest of a sentence ending in "from").
+    const specifiers = [...main.matchAll(/(?:^|[^\w$.:'"])(?:from|import)\s*\(?\s*["'](@?[a-z0-9][\w.-]*(?:[/:][\w./-]+)?)["']/gm)].map((m) => m[1] ?? '');
     const builtins = new Set(builtinModules);
     const packages = new Set(
       specifiers
