@@ -97,6 +97,9 @@ export async function boot(deps: BootDeps): Promise<BootedApp | null> {
     notifier: electronNotifier({ onClick: () => focusWindow(), logger: deps.logger ?? consoleLogger }),
     keychain,
     shellStoreStatus: () => shell.status(),
+    // electron-builder's extraResources copy resources/templates and resources/python next to app.asar;
+    // unpackaged, the services find the repository's resources/ themselves.
+    ...(app.isPackaged ? { resourcesDir: process.resourcesPath } : {}),
   });
   // The app log file (teed with the console): INTERNAL errors land there with their stack.
   logger = services.logger;

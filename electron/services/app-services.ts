@@ -24,6 +24,9 @@ import type { TransferTargets } from './settings/settings-transfer';
 import { registerSwarm } from './swarm/register';
 import { registerVault } from './secrets/register';
 import { registerDryRun } from './dry-run/register';
+import { registerJobs } from './jobs/register';
+import { registerWizard } from './wizard/register';
+import { defaultResourcesDir } from './util/resources-dir';
 import type { KeychainPort } from './secrets/keychain-port';
 import { SecretVault } from './secrets/secret-vault';
 import type { SecretVaultApi } from './secrets/vault-api';
@@ -54,6 +57,8 @@ export interface AppServicesOptions {
   keychain?: KeychainPort;
   /** How the Electron shell's own store (main/shell-store.ts) was read, for `app:info`; absent in the browser host. */
   shellStoreStatus?: () => StoreStatus;
+  /** The app's `resources/` folder (packaged Electron: process.resourcesPath); default: the repository's. */
+  resourcesDir?: string;
 }
 
 export interface AppServices {
@@ -100,6 +105,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     profiles: new ProfileStore(options.dataDir, logger),
     shellStoreStatus: options.shellStoreStatus,
     vault: new SecretVault({ dataDir: options.dataDir, host: options.host, keychain: options.keychain, logger }),
+    resourcesDir: options.resourcesDir ?? defaultResourcesDir(),
   };
 
   // Order matters: start() runs in this order (settings first), dispose() in reverse.
@@ -123,6 +129,8 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const training = registerTraining(context, { swarm });
   const vault = registerVault(context);
   const dryRun = registerDryRun(context);
+  const jobs = registerJobs(context);
+  const wizard = registerWizard(context, { jobs: jobs.api, handlers: () => handlers });
   const modules: [string, Pick<DomainModule<never>, 'start' | 'dispose'>][] = [
     ['settings', settings],
     // The vault loads before anything that may need a secret (servers, profiles, the dry run).
@@ -139,6 +147,8 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ['images', images],
     ['profile-runtime', profiles],
     ['dry-run', dryRun],
+    ['jobs', jobs],
+    ['wizard', wizard],
   ];
 
   // Spelled out (not merged in a loop) so the compiler checks that every channel has a handler.
@@ -156,6 +166,8 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ...vault.handlers,
     ...vault.secretHandlers,
     ...dryRun.handlers,
+    ...jobs.handlers,
+    ...wizard.handlers,
   };
 
   return {

@@ -57,4 +57,6 @@ export interface ServiceContext {
   readonly shellStoreStatus?: (() => StoreStatus) | undefined;
   /** The credentials vault (issue 14): secrets by id; values only through `reveal`, never to the renderer. */
   readonly vault: SecretVaultApi;
+  /** The app's `resources/` folder: Python templates and helper scripts (issue 16). */
+  readonly resourcesDir: string;
 }

@@ -61,6 +61,33 @@ export const apiLayout = {
     trace: 'dryrun:trace',
     exportTraces: 'dryrun:export-traces',
   },
+  jobs: {
+    python: 'jobs:python',
+    start: 'jobs:start',
+    cancel: 'jobs:cancel',
+    rerun: 'jobs:rerun',
+    list: 'jobs:list',
+    get: 'jobs:get',
+    log: 'jobs:log',
+    openLog: 'jobs:open-log',
+  },
+  wizard: {
+    state: 'wizard:state',
+    goto: 'wizard:goto',
+    reset: 'wizard:reset',
+    setLlm: 'wizard:set-llm',
+    setProject: 'wizard:set-project',
+    setPython: 'wizard:set-python',
+    testDataset: 'wizard:test-dataset',
+    testEpisode: 'wizard:test-episode',
+    previewCode: 'wizard:preview-code',
+    generateCode: 'wizard:generate-code',
+    chooseSwarm: 'wizard:choose-swarm',
+    startSwarm: 'wizard:start-swarm',
+    runDebug: 'wizard:run-debug',
+    train: 'wizard:train',
+    stopTrain: 'wizard:stop-train',
+  },
 } as const satisfies Record<string, Record<string, InvokeChannel>>;
 
 export type ApiLayout = typeof apiLayout;

@@ -64,6 +64,29 @@ export const INVOKE_CHANNELS = [
   'dryrun:traces',
   'dryrun:trace',
   'dryrun:export-traces',
+  'jobs:python',
+  'jobs:start',
+  'jobs:cancel',
+  'jobs:rerun',
+  'jobs:list',
+  'jobs:get',
+  'jobs:log',
+  'jobs:open-log',
+  'wizard:state',
+  'wizard:goto',
+  'wizard:reset',
+  'wizard:set-llm',
+  'wizard:set-project',
+  'wizard:set-python',
+  'wizard:test-dataset',
+  'wizard:test-episode',
+  'wizard:preview-code',
+  'wizard:generate-code',
+  'wizard:choose-swarm',
+  'wizard:start-swarm',
+  'wizard:run-debug',
+  'wizard:train',
+  'wizard:stop-train',
 ] as const;
 
 export const EVENT_CHANNELS = [
@@ -83,6 +106,9 @@ export const EVENT_CHANNELS = [
   'secrets:changed',
   'dryrun:changed',
   'dryrun:traces-changed',
+  'jobs:changed',
+  'jobs:log-appended',
+  'wizard:changed',
 ] as const;
 
 export type InvokeChannel = (typeof INVOKE_CHANNELS)[number];

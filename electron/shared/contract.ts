@@ -63,6 +63,29 @@ import {
   VaultUnlock,
 } from './schemas-vault';
 import { DryRunStartRequest, DryRunView, EpisodeRef, EpisodeTrace, TraceExport, TracePage, TraceQuery } from './schemas-dryrun';
+import {
+  JobLogAppended,
+  JobLogRequest,
+  JobLogWindow,
+  JobRef,
+  JobStartRequest,
+  JobView,
+  PythonDiscoverRequest,
+  PythonDiscovery,
+} from './schemas-jobs';
+import {
+  CodeGenerateRequest,
+  CodePreview,
+  ProjectSetup,
+  SwarmChoice,
+  TrainingForm,
+  WizardEpisodeTest,
+  WizardGoto,
+  WizardLlm,
+  WizardPython,
+  WizardState,
+  WizardTrain,
+} from './schemas-wizard';
 import { EVENT_CHANNELS, INVOKE_CHANNELS, type EventChannel, type InvokeChannel } from './channels';
 
 export * from './channels';
@@ -160,6 +183,49 @@ export const invokeContract = {
   'dryrun:trace': { request: EpisodeRef, response: EpisodeTrace },
   /** Every episode's trace as JSONL in the downloads folder. */
   'dryrun:export-traces': { request: Empty, response: TraceExport },
+  // Job runner (issue 16): the user's Python scripts as child processes; secrets only as env.
+  /** The project's .venv/venv, conda environments, python3 on PATH: version and whether `import ajet` works. */
+  'jobs:python': { request: PythonDiscoverRequest, response: PythonDiscovery },
+  /** Answers once the process runs (or failed to start: PYTHON_NOT_FOUND, AJET_NOT_INSTALLED, SWARM_UNREACHABLE…). */
+  'jobs:start': { request: JobStartRequest, response: JobView },
+  /** SIGINT, then SIGTERM, then SIGKILL to the whole process tree, with timeouts; answers once it ended. */
+  'jobs:cancel': { request: JobRef, response: JobView },
+  /** The same script, arguments and target again, as a new job. */
+  'jobs:rerun': { request: JobRef, response: JobView },
+  /** Every job in the history (newest first), old runs included. */
+  'jobs:list': { request: Empty, response: z.array(JobView) },
+  'jobs:get': { request: JobRef, response: JobView },
+  'jobs:log': { request: JobLogRequest, response: JobLogWindow },
+  /** Opens the run's log file in the system's viewer (LOG_UNAVAILABLE in the browser host). */
+  'jobs:open-log': { request: JobRef, response: LogOpened },
+  // Guided wizard (issue 16): every step is completed by a fact the backend saw.
+  'wizard:state': { request: Empty, response: WizardState },
+  /** Revisit any step (later steps keep their facts; their `missing` says what they need). */
+  'wizard:goto': { request: WizardGoto, response: WizardState },
+  /** Start over: forgets the wizard's progress; files, secrets, profiles and jobs stay. */
+  'wizard:reset': { request: Empty, response: WizardState },
+  /** Step 0: the debug LLM endpoint (already saved in the vault) is tested with one call; done when it answers. */
+  'wizard:set-llm': { request: WizardLlm, response: WizardState },
+  /** Step 1: scaffold `tutorial/opencode_build_<id>/` from resources/templates, or adopt the user's files. */
+  'wizard:set-project': { request: ProjectSetup, response: WizardState },
+  'wizard:set-python': { request: WizardPython, response: WizardState },
+  /** Runs the collector (a job); the step records count + first items when it ends. */
+  'wizard:test-dataset': { request: Empty, response: JobView },
+  /** Runs one item with the debug LLM (a job); the step is done when a reward came back. */
+  'wizard:test-episode': { request: WizardEpisodeTest, response: JobView },
+  /** Step 2: what would be written, with a diff against existing files. Nothing is written. */
+  'wizard:preview-code': { request: TrainingForm, response: CodePreview },
+  /** Writes both files (atomic; a changed file only when named in `overwrite`, else WIZARD_FILE_EXISTS), then py_compile. */
+  'wizard:generate-code': { request: CodeGenerateRequest, response: WizardState },
+  /** Step 3: where the swarm server runs. */
+  'wizard:choose-swarm': { request: SwarmChoice, response: WizardState },
+  /** Doctor, start, connect + tunnel (SSH), wait for /health; answers when ready (or with the failure). */
+  'wizard:start-swarm': { request: Empty, response: WizardState },
+  /** Step 4: the debug script against the chosen server (a job); done when a reward came back. */
+  'wizard:run-debug': { request: Empty, response: JobView },
+  /** Step 5: `agent_roll.py`; JOB_NEEDS_CONFIRMATION when it restarts the engine and that was not confirmed. */
+  'wizard:train': { request: WizardTrain, response: JobView },
+  'wizard:stop-train': { request: Empty, response: JobView },
 } as const satisfies Record<InvokeChannel, ChannelSchemas>;
 
 /** Push events from the backend. Payload-free "changed" events tell the UI to refetch a list. */
@@ -187,6 +253,11 @@ export const eventContract = {
   'dryrun:changed': DryRunView,
   /** Invalidation: episodes or steps were added or changed; refetch `dryrun:traces` (throttled). */
   'dryrun:traces-changed': z.object({ total: z.number().int().nonnegative() }),
+  /** A snapshot of one job after each state change (not per log line). */
+  'jobs:changed': JobView,
+  /** Invalidation, batched: a job has new log lines; read them with `jobs:log` from the last total. */
+  'jobs:log-appended': JobLogAppended,
+  'wizard:changed': WizardState,
 } as const satisfies Record<EventChannel, z.ZodType>;
 
 /** What a caller may send (defaults still optional). */

@@ -98,6 +98,29 @@ export const ErrorCodes = [
   'DRY_RUN_STATE',
   /** No episode with that id in this dry run's trace. */
   'TRACE_NOT_FOUND',
+  // Job runner and wizard (issue 16).
+  /** No usable Python interpreter at that path (or none found at all). */
+  'PYTHON_NOT_FOUND',
+  /** `import ajet` fails in the chosen interpreter: AgentJet's client is not installed there. */
+  'AJET_NOT_INSTALLED',
+  /** The script exited with an error; the failure names the file and line of the traceback. */
+  'JOB_CRASHED',
+  /** The script ended without printing its result line (AGENTSWARM_RESULT {...}). */
+  'JOB_RESULT_MISSING',
+  /** No job with that id (the history was cleared, or a stale page). */
+  'JOB_NOT_FOUND',
+  /** The job is not in a state that allows this, or a training run already runs for that server. */
+  'JOB_BUSY',
+  /** The run would stop the engine for every client (force_restart / stop_engine) and the user has not confirmed. */
+  'JOB_NEEDS_CONFIRMATION',
+  /** The step needs an earlier step done first. */
+  'WIZARD_STEP_LOCKED',
+  /** A file the wizard would write exists and differs: confirm after reading the diff. */
+  'WIZARD_FILE_EXISTS',
+  /** The project folder or a file in it cannot be used (missing, not writable, not a collector/episode script). */
+  'PROJECT_INVALID',
+  /** A generated file does not compile (python -m py_compile); nothing else was changed. */
+  'CODE_CHECK_FAILED',
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

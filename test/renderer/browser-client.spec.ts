@@ -264,6 +264,18 @@ describe('browser-host API client', () => {
       'secrets:list': [],
       'dryrun:view': { state: 'stopped', url: null, port: null, portNote: null, config: null, keySource: null, engineStatus: null, globalStep: null, train: null, spend: { calls: 0, promptTokens: 0, completionTokens: 0, maxCalls: 2000, maxTokens: 2000000, stoppedBy: null }, stall: null, error: null },
       'dryrun:traces': { total: 0, episodes: [], steps: [], taskIds: [] },
+      'jobs:list': [
+        {
+          id: 'job-1', kind: 'episode-test', label: null, state: 'succeeded', cwd: '/p', script: 'run_episode_once.py', args: ['0'],
+          python: '/usr/bin/python3', swarm: null, swarmUrl: null, llmSecretId: null, startedAt: '2026-12-03T00:00:00Z',
+          endedAt: '2026-12-03T00:00:02Z', durationMs: 2000, exitCode: 0, signal: null, pid: null,
+          result: { reward: 1, count: null, items: [], raw: { reward: 1 } }, failure: null, logLines: 3, logFile: '/d/jobs/job-1.log',
+        },
+      ],
+      'wizard:state': {
+        current: 'llm', steps: [{ id: 'llm', status: 'todo', fact: null, doneAt: null, dependsOn: [], missing: [] }],
+        llm: null, project: null, code: null, swarm: null, debug: null, trainJobId: null, runningJobIds: [],
+      },
     };
     const produced = new Set<string>(notReplayed);
     for (const row of replayTable) {

@@ -23,6 +23,7 @@ import { registerTraining } from '../../../electron/services/training/register';
 import { startRecordingDocker } from '../../fixtures/fake-docker/recording-docker';
 import { readFile } from 'node:fs/promises';
 import { SecretVault } from '../../../electron/services/secrets/secret-vault';
+import { defaultResourcesDir } from '../../../electron/services/util/resources-dir';
 
 let dir: string | null = null;
 afterEach(async () => {
@@ -42,6 +43,7 @@ async function makeContext(): Promise<ServiceContext> {
     settings: new SettingsService(dir, events, appLog),
     logger: appLog,
     appLog,
+    resourcesDir: defaultResourcesDir(),
     dataDir: dir,
     downloadsDir: join(dir, 'exports'),
     notifier: eventNotifier(events),

@@ -66,6 +66,9 @@ describe('contract types', () => {
       | 'secrets:changed'
       | 'dryrun:changed'
       | 'dryrun:traces-changed'
+      | 'jobs:changed'
+      | 'jobs:log-appended'
+      | 'wizard:changed'
     >();
   });
 

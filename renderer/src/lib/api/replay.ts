@@ -47,6 +47,14 @@ export const replayTable: readonly ReplayRow[] = [
   // Issue 15: the dry run's view and its trace list (invalidation).
   row('dryrun:view', (payload) => [{ channel: 'dryrun:changed', payload }]),
   row('dryrun:traces', (page) => [{ channel: 'dryrun:traces-changed', payload: { total: page.total } }]),
+  // Issue 16: every job's snapshot with its log head, and the wizard's state.
+  row('jobs:list', (jobs) =>
+    jobs.flatMap((job): BridgeMessage[] => [
+      { channel: 'jobs:changed', payload: job },
+      { channel: 'jobs:log-appended', payload: { jobId: job.id, total: job.logLines } },
+    ]),
+  ),
+  row('wizard:state', (payload) => [{ channel: 'wizard:changed', payload }]),
 ];
 
 /**

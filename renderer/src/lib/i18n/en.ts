@@ -10,6 +10,8 @@ import { enServers } from './en-servers';
 import { enTraining } from './en-training';
 import { enVault } from './en-vault';
 import { enDryrun } from './en-dryrun';
+import { enWizard } from './en-wizard';
+import { enJobs } from './en-jobs';
 
 export const en = {
   ...enServers,
@@ -19,6 +21,8 @@ export const en = {
   ...enTraining,
   ...enVault,
   ...enDryrun,
+  ...enWizard,
+  ...enJobs,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': 'Main navigation',
@@ -280,6 +284,17 @@ export const en = {
   'errors.SETTINGS_IMPORT_INVALID': 'That file is not a settings export of AgentSwarm Desktop.',
   'errors.DRY_RUN_STATE': 'The dry run is not in a state that allows this.',
   'errors.TRACE_NOT_FOUND': 'No trace for that episode.',
+  'errors.PYTHON_NOT_FOUND': 'No usable Python interpreter.',
+  'errors.AJET_NOT_INSTALLED': 'AgentJet\'s client is not installed in this Python.',
+  'errors.JOB_CRASHED': 'The script stopped with an error.',
+  'errors.JOB_RESULT_MISSING': 'The script ended without its result line.',
+  'errors.JOB_NOT_FOUND': 'No such run.',
+  'errors.JOB_BUSY': 'That run cannot do this now.',
+  'errors.JOB_NEEDS_CONFIRMATION': 'This run restarts the swarm engine.',
+  'errors.WIZARD_STEP_LOCKED': 'An earlier step is not done yet.',
+  'errors.WIZARD_FILE_EXISTS': 'A file would be overwritten.',
+  'errors.PROJECT_INVALID': 'The project folder or a file in it cannot be used.',
+  'errors.CODE_CHECK_FAILED': 'A generated file does not compile.',
   'errors.unknown': 'Error {code}.',
   'errorHelp.SSH_HOST_KEY_UNKNOWN': "The app has never seen this server's key. Check the fingerprint on the server (ssh-keygen -lf on its host key) and accept it only if they match.",
   'errorHelp.SSH_HOST_KEY_CHANGED': 'known_hosts holds another key for this server. After a reinstall, replace the key; otherwise do not connect, the connection may be intercepted.',
@@ -340,6 +355,17 @@ export const en = {
   'errorHelp.SETTINGS_IMPORT_INVALID': 'Choose a file made with "Export settings" (it is JSON and holds no secrets).',
   'errorHelp.DRY_RUN_STATE': 'Start the dry run first, or stop the running one before starting another.',
   'errorHelp.TRACE_NOT_FOUND': 'The dry run may have been restarted; refresh the episode list.',
+  'errorHelp.PYTHON_NOT_FOUND': 'Install Python 3 (python3 on PATH), or create the project\'s .venv, then choose the interpreter again.',
+  'errorHelp.AJET_NOT_INSTALLED': 'Install it into the chosen interpreter (see the command shown), or choose an interpreter that has it.',
+  'errorHelp.JOB_CRASHED': 'Open the file and line named in the traceback, fix it, and run again.',
+  'errorHelp.JOB_RESULT_MISSING': 'Print one line AGENTSWARM_RESULT {"reward": …} at the end of the script (the templates do).',
+  'errorHelp.JOB_NOT_FOUND': 'The history may have been cleared; refresh the list of runs.',
+  'errorHelp.JOB_BUSY': 'Wait for the run to end, or stop the training run of that server first.',
+  'errorHelp.JOB_NEEDS_CONFIRMATION': 'It ends training for every client of that server. Confirm to go on, or turn off force restart.',
+  'errorHelp.WIZARD_STEP_LOCKED': 'Complete the steps this one needs first; the step list shows which.',
+  'errorHelp.WIZARD_FILE_EXISTS': 'Read the differences, then confirm the overwrite, or keep your file.',
+  'errorHelp.PROJECT_INVALID': 'Check that the folder exists and is writable, and that the files are the ones asked for.',
+  'errorHelp.CODE_CHECK_FAILED': 'Read the error shown; fix the form value it names and generate again.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -6,6 +6,8 @@ import { zhCNServers } from './zh-CN-servers';
 import { zhCNTraining } from './zh-CN-training';
 import { zhCNVault } from './zh-CN-vault';
 import { zhCNDryrun } from './zh-CN-dryrun';
+import { zhCNWizard } from './zh-CN-wizard';
+import { zhCNJobs } from './zh-CN-jobs';
 
 /**
  * Simplified Chinese. Typed as a full record of the English keys, so a missing key (or a stray
@@ -21,6 +23,8 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNTraining,
   ...zhCNVault,
   ...zhCNDryrun,
+  ...zhCNWizard,
+  ...zhCNJobs,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': '主导航',
@@ -308,6 +312,17 @@ export const zhCN: Record<MessageKey, string> = {
   'errors.SETTINGS_IMPORT_INVALID': '该文件不是 AgentSwarm Desktop 的设置导出文件。',
   'errors.DRY_RUN_STATE': '试运行当前的状态不允许此操作。',
   'errors.TRACE_NOT_FOUND': '没有该回合的追踪记录。',
+  'errors.PYTHON_NOT_FOUND': '没有可用的 Python 解释器。',
+  'errors.AJET_NOT_INSTALLED': '所选 Python 中未安装 AgentJet 客户端。',
+  'errors.JOB_CRASHED': '脚本因错误而停止。',
+  'errors.JOB_RESULT_MISSING': '脚本结束时没有输出结果行。',
+  'errors.JOB_NOT_FOUND': '没有该运行记录。',
+  'errors.JOB_BUSY': '该运行当前无法执行此操作。',
+  'errors.JOB_NEEDS_CONFIRMATION': '此运行会重启 Swarm 引擎。',
+  'errors.WIZARD_STEP_LOCKED': '前面的步骤尚未完成。',
+  'errors.WIZARD_FILE_EXISTS': '将会覆盖已有文件。',
+  'errors.PROJECT_INVALID': '项目文件夹或其中的文件无法使用。',
+  'errors.CODE_CHECK_FAILED': '生成的文件无法编译。',
   'errorHelp.PROFILE_NOT_FOUND': '它已被删除（可能是在另一个窗口中）。请重新加载“服务器”页面。',
   'errorHelp.PROFILE_EXISTS': '请换一个名称或端口，或编辑已有的配置。',
   'errorHelp.PROFILE_DRIFTED': '重启会用当前设置替换它（正在进行的训练会结束），也可以让它按原样继续运行。',
@@ -326,5 +341,16 @@ export const zhCN: Record<MessageKey, string> = {
   'errorHelp.SETTINGS_IMPORT_INVALID': '请选择用“导出设置”生成的文件（JSON 格式，不含密钥）。',
   'errorHelp.DRY_RUN_STATE': '请先启动试运行，或在启动新的试运行前停止正在运行的那个。',
   'errorHelp.TRACE_NOT_FOUND': '试运行可能已重启；请刷新回合列表。',
+  'errorHelp.PYTHON_NOT_FOUND': '请安装 Python 3（PATH 中的 python3），或创建项目的 .venv，然后重新选择解释器。',
+  'errorHelp.AJET_NOT_INSTALLED': '请按显示的命令将其安装到所选解释器中，或选择已安装它的解释器。',
+  'errorHelp.JOB_CRASHED': '打开回溯中指出的文件和行，修复后重新运行。',
+  'errorHelp.JOB_RESULT_MISSING': '在脚本结尾输出一行 AGENTSWARM_RESULT {"reward": …}（模板已包含）。',
+  'errorHelp.JOB_NOT_FOUND': '历史记录可能已被清除；请刷新运行列表。',
+  'errorHelp.JOB_BUSY': '请等待运行结束，或先停止该服务器的训练运行。',
+  'errorHelp.JOB_NEEDS_CONFIRMATION': '这会结束该服务器上所有客户端的训练。请确认后继续，或关闭强制重启。',
+  'errorHelp.WIZARD_STEP_LOCKED': '请先完成此步骤所依赖的步骤；步骤列表会显示是哪些。',
+  'errorHelp.WIZARD_FILE_EXISTS': '请先查看差异，然后确认覆盖，或保留你的文件。',
+  'errorHelp.PROJECT_INVALID': '请检查文件夹是否存在且可写，以及文件是否为所要求的文件。',
+  'errorHelp.CODE_CHECK_FAILED': '请阅读显示的错误；修正其指出的表单值后重新生成。',
   'errorHelp.SERVER_NOT_FOUND': '它已被删除（可能是在另一个窗口中）。请重新加载“服务器”页面。',
 };

@@ -1,0 +1,3 @@
+import type { enJobs } from './en-jobs';
+
+export const zhCNJobs: Record<keyof typeof enJobs, string> = {};
