@@ -1,4 +1,5 @@
 import { LlmAttributes, type SecretKind, type SecretMeta, type SecretSave, type VaultBackend } from '../../../electron/shared/schemas-vault';
+import { tick } from 'svelte';
 import type { MessageKey } from './i18n';
 
 /**
@@ -68,6 +69,13 @@ export function checkSecretDraft(
     ...(fields.includes('value') ? { value: draft.value } : {}),
   };
   return { errors, request };
+}
+
+/** After a refused save: moves focus to the first field (in form order) that stops it, once the errors render. */
+export async function focusFirstInvalid(container: HTMLElement | null | undefined, errors: Partial<Record<SecretField, MessageKey>>): Promise<void> {
+  await tick();
+  const first = SECRET_FIELD_ORDER.find((field) => errors[field]);
+  container?.querySelector<HTMLElement>(`[data-field="${first}"]`)?.focus();
 }
 
 export function backendKey(backend: VaultBackend): MessageKey {
