@@ -129,7 +129,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const training = registerTraining(context, { swarm });
   const vault = registerVault(context);
   const dryRun = registerDryRun(context);
-  const jobs = registerJobs(context);
+  const jobs = registerJobs(context, { swarm });
   const wizard = registerWizard(context, { jobs: jobs.api, handlers: () => handlers });
   const modules: [string, Pick<DomainModule<never>, 'start' | 'dispose'>][] = [
     ['settings', settings],
