@@ -187,6 +187,17 @@ export const DebugView = z.object({
   at: z.string(),
 });
 
+/**
+ * What the training form starts with before any code was generated (additive, wizard backend): the
+ * model path inside the container comes from the chosen (or only) profile's model mount.
+ */
+export const TrainingFormSuggestion = z.object({
+  experimentName: z.string(),
+  modelPath: z.string().nullable(),
+  /** Where `modelPath` came from ("profile Qwen 7B: its model mount"); null when nothing suggested one. */
+  modelPathSource: z.string().nullable(),
+});
+
 export const WizardState = z.object({
   current: WizardStepId,
   steps: z.array(WizardStepView),
@@ -207,6 +218,8 @@ export const WizardState = z.object({
   trainJobId: JobId.nullable(),
   /** Jobs the wizard started that still run (a test, the debug episode, training). */
   runningJobIds: z.array(JobId),
+  /** Pre-fill for the training form while `code` is null (optional: added after the contract commit). */
+  suggestedForm: TrainingFormSuggestion.nullable().optional(),
 });
 
 export const WizardGoto = z.object({ step: WizardStepId });
@@ -224,3 +237,4 @@ export type TrainingFormData = z.infer<typeof TrainingForm>;
 export type TrainingFormInput = z.input<typeof TrainingForm>;
 export type ProjectSetupData = z.infer<typeof ProjectSetup>;
 export type SwarmChoiceData = z.infer<typeof SwarmChoice>;
+export type TrainingFormSuggestionData = z.infer<typeof TrainingFormSuggestion>;

@@ -1,7 +1,8 @@
-import { AppError } from '../../shared/errors';
 import type { DomainModule, ServiceContext } from '../domain';
 import type { Handlers } from '../ipc/handlers';
 import type { JobsApi } from '../jobs/jobs-api';
+import type { SwarmWaits } from './swarm-starter';
+import { WizardService } from './wizard-service';
 
 export interface WizardDeps {
   jobs: JobsApi;
@@ -11,32 +12,49 @@ export interface WizardDeps {
    * calling Docker or SSH itself.
    */
   handlers: () => Handlers;
+  /** Tests shorten the waits for a swarm server's URL and /health. */
+  swarmWaits?: SwarmWaits;
 }
 
-// PLACEHOLDER (integrator, issue 16 contract commit): the wizard-backend helper replaces this.
-const notYet = (): never => {
-  throw new AppError('INTERNAL', 'The wizard is not built yet.');
-};
+export interface WizardModule extends DomainModule<'wizard'> {
+  readonly service: WizardService;
+}
 
 /** `wizard:*`: the guided step machine, persisted in `<data>/wizard.json`. */
-export function registerWizard(_context: ServiceContext, _deps: WizardDeps): DomainModule<'wizard'> {
+export function registerWizard(context: ServiceContext, deps: WizardDeps): WizardModule {
+  const service = new WizardService({
+    dataDir: context.dataDir,
+    resourcesDir: context.resourcesDir,
+    events: context.events,
+    jobs: deps.jobs,
+    handlers: deps.handlers,
+    profiles: context.profiles,
+    vault: context.vault,
+    logger: context.logger,
+    ...(deps.swarmWaits ? { swarmWaits: deps.swarmWaits } : {}),
+  });
+  const { project } = service;
   return {
+    service,
     handlers: {
-      'wizard:state': async () => notYet(),
-      'wizard:goto': async () => notYet(),
-      'wizard:reset': async () => notYet(),
-      'wizard:set-llm': async () => notYet(),
-      'wizard:set-project': async () => notYet(),
-      'wizard:set-python': async () => notYet(),
-      'wizard:test-dataset': async () => notYet(),
-      'wizard:test-episode': async () => notYet(),
-      'wizard:preview-code': async () => notYet(),
-      'wizard:generate-code': async () => notYet(),
-      'wizard:choose-swarm': async () => notYet(),
-      'wizard:start-swarm': async () => notYet(),
-      'wizard:run-debug': async () => notYet(),
-      'wizard:train': async () => notYet(),
-      'wizard:stop-train': async () => notYet(),
+      'wizard:state': async () => service.state(),
+      'wizard:goto': ({ step }) => service.goto(step),
+      'wizard:reset': () => service.reset(),
+      'wizard:set-llm': ({ secretId }) => service.setLlm(secretId),
+      'wizard:set-project': (setup) => project.setProject(setup),
+      'wizard:set-python': ({ python }) => project.setPython(python),
+      'wizard:test-dataset': () => project.testDataset(),
+      'wizard:test-episode': ({ itemId }) => project.testEpisode(itemId),
+      'wizard:preview-code': (form) => service.previewCode(form),
+      'wizard:generate-code': (request) => service.generateCode(request),
+      'wizard:choose-swarm': (choice) => service.chooseSwarm(choice),
+      'wizard:start-swarm': () => service.startSwarm(),
+      'wizard:run-debug': () => service.runDebug(),
+      'wizard:train': ({ confirmEngineRestart }) => service.train(confirmEngineRestart),
+      'wizard:stop-train': () => service.stopTrain(),
     },
+    // Jobs start before the wizard (app-services order): their history is loaded when ours is read.
+    start: () => service.load(),
+    dispose: () => service.dispose(),
   };
 }

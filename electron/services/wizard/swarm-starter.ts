@@ -1,0 +1,120 @@
+import { AppError } from '../../shared/errors';
+import { DRY_RUN_CONTAINER_ID, DRY_RUN_ENGINE_ID, DryRunStartRequest } from '../../shared/schemas-dryrun';
+import { ProfileStartRequest } from '../../shared/schemas-profiles';
+import type { SwarmChoiceData, WizardStateData } from '../../shared/schemas-wizard';
+import type { Handlers } from '../ipc/handlers';
+import type { ProfileStore } from '../profiles/profile-store';
+import { SwarmHttpClient } from '../swarm/swarm-http-client';
+
+type SwarmView = NonNullable<WizardStateData['swarm']>;
+export type SwarmProgress = Partial<Pick<SwarmView, 'phase' | 'detail' | 'engineId' | 'containerId' | 'url'>>;
+
+export interface SwarmWaits {
+  /** Until the swarm monitor lists the container with a URL (the tunnel's, for SSH). */
+  statusMs: number;
+  /** Until GET <url>/health answers `{"status": "ok"}` (a container's HTTP server starts in seconds; booting the model comes later). */
+  healthMs: number;
+  /** Between two looks at the statuses or /health. */
+  pollMs: number;
+}
+
+export const DEFAULT_SWARM_WAITS: SwarmWaits = { statusMs: 60_000, healthMs: 180_000, pollMs: 500 };
+
+export interface SwarmStartDeps {
+  handlers: () => Handlers;
+  profiles: ProfileStore;
+  /** Persists the phase and sends `wizard:changed`. */
+  progress: (patch: SwarmProgress) => Promise<void>;
+  waits: SwarmWaits;
+}
+
+export interface DebugLlm {
+  secretId: string;
+  baseUrl: string;
+  model: string;
+}
+
+/**
+ * Brings the chosen swarm server up through the other domains' handlers (the same checks the
+ * pages use; never Docker or SSH directly): the dry run with the wizard's LLM, or a profile
+ * (its SSH server connected first, its doctor inside `profiles:start`), then waits for the
+ * monitor's URL and for `/health`. Returns the target once healthy; every failure is an AppError
+ * whose message says what to do (DOCTOR_FAILED passes through with the doctor's findings).
+ */
+export async function startSwarm(
+  choice: SwarmChoiceData,
+  llm: DebugLlm,
+  deps: SwarmStartDeps,
+): Promise<{ engineId: string; containerId: string; url: string }> {
+  const handlers = deps.handlers();
+  let engineId: string;
+  let containerId: string;
+  if (choice.kind === 'dry-run') {
+    engineId = DRY_RUN_ENGINE_ID;
+    containerId = DRY_RUN_CONTAINER_ID;
+    const view = await handlers['dryrun:view']({});
+    if (view.state !== 'running') {
+      await deps.progress({ phase: 'starting', detail: `starting the dry run with ${llm.model}`, engineId, containerId, url: null });
+      // The contract's defaults (port, boot delay, spend limits) filled in by its own schema.
+      await handlers['dryrun:start'](DryRunStartRequest.parse({ config: { llm: { baseUrl: llm.baseUrl, model: llm.model, secretId: llm.secretId } } }));
+    }
+  } else {
+    const profile = deps.profiles.get(choice.profileId);
+    engineId = profile.engineId;
+    const server = (await handlers['servers:list']({})).find((s) => s.engineId === profile.engineId);
+    if (server && server.state !== 'up') {
+      await deps.progress({ phase: 'connecting', detail: `connecting to ${server.profile.label} over SSH`, engineId, containerId: null, url: null });
+      await handlers['servers:connect']({ serverId: server.profile.id });
+    }
+    await deps.progress({ phase: 'doctor', detail: `checking "${profile.label}" (doctor), then starting it`, engineId, containerId: null, url: null });
+    const started = await handlers['profiles:start'](ProfileStartRequest.parse({ profileId: profile.id }));
+    const container = started.runtime.container;
+    if (!container) throw new AppError('CONTAINER_START_FAILED', `"${profile.label}" did not report a container after starting. Open the Servers page to see its state and log.`);
+    containerId = container.id;
+    await deps.progress({ phase: server ? 'tunnel' : 'starting', detail: server ? 'waiting for the tunnel to the swarm port' : 'waiting for the container to be watched', engineId, containerId });
+  }
+  const url = await waitForUrl(handlers, engineId, containerId, deps.waits);
+  await deps.progress({ phase: 'health', detail: `waiting for ${url}/health`, url });
+  await waitForHealth(url, deps.waits);
+  return { engineId, containerId, url };
+}
+
+async function waitForUrl(handlers: Handlers, engineId: string, containerId: string, waits: SwarmWaits): Promise<string> {
+  const deadline = Date.now() + waits.statusMs;
+  for (;;) {
+    const status = (await handlers['swarm:statuses']({})).find((s) => s.engineId === engineId && s.containerId === containerId);
+    if (status?.url) return status.url;
+    if (Date.now() >= deadline) {
+      throw new AppError(
+        'SWARM_UNREACHABLE',
+        `The swarm server ${containerId} on ${engineId} was started, but no address for it appeared within ${Math.round(waits.statusMs / 1000)} s (for an SSH server: the tunnel). Check the server's state on the Servers page, then press Start again.`,
+      );
+    }
+    await delay(waits.pollMs);
+  }
+}
+
+async function waitForHealth(url: string, waits: SwarmWaits): Promise<void> {
+  const client = new SwarmHttpClient(url, Math.min(3000, waits.healthMs));
+  const deadline = Date.now() + waits.healthMs;
+  let last = 'no answer yet';
+  for (;;) {
+    try {
+      if (await client.health()) return;
+      last = 'it answered, but not {"status": "ok"}';
+    } catch (error) {
+      last = error instanceof Error ? error.message : String(error);
+    }
+    if (Date.now() >= deadline) {
+      throw new AppError(
+        'SWARM_UNREACHABLE',
+        `${url}/health did not answer "ok" within ${Math.round(waits.healthMs / 1000)} s (last: ${last}). The server may still be starting or may have stopped: look at its log on the Servers page, then press Start again.`,
+      );
+    }
+    await delay(waits.pollMs);
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

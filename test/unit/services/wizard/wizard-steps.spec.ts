@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { isAppError } from '../../../../electron/shared/errors';
+import { EMPTY_FACTS, type WizardFactsData } from '../../../../electron/services/wizard/wizard-facts';
+import { clearStale, deriveSteps, markStale, requireUnlocked } from '../../../../electron/services/wizard/wizard-steps';
+
+const describeChoice = () => 'the dry run';
+const at = '2026-12-03T21:00:00.000Z';
+
+function statuses(facts: WizardFactsData): Record<string, string> {
+  return Object.fromEntries(deriveSteps(facts, describeChoice).map((s) => [s.id, s.status]));
+}
+
+const llmOk: WizardFactsData['llm'] = { secretId: 'llm', baseUrl: 'http://127.0.0.1:1/v1', model: 'm', test: { ok: true, latencyMs: 12, message: '1 model', at } };
+const project = (dataset: number | null, reward: number | null): WizardFactsData['project'] => ({
+  mode: 'scaffold',
+  projectDir: '/p',
+  buildId: 'abc',
+  buildDir: '/p/tutorial/opencode_build_abc',
+  collectorFile: '/p/tutorial/opencode_build_abc/get_training_dataset_item_list.py',
+  episodeFile: '/p/tutorial/opencode_build_abc/run_episode_once.py',
+  rewardStyle: 'native',
+  python: null,
+  dataset: dataset === null ? null : { jobId: 'j1', count: dataset, first: [], at },
+  episode: reward === null ? null : { jobId: 'j2', itemId: '0', reward, durationMs: 2100, at },
+});
+const code: WizardFactsData['code'] = {
+  form: { experimentName: 'x', algorithm: 'grpo', grpoN: 4, epochs: 1, batchSize: 1, gpusPerNode: 1, modelPath: '/m', discardEpisodeTimeout: 60, lora: { rank: 0, alpha: 16, targetModules: 'all-linear', loadFormat: 'auto', layeredSummon: false, lr: null }, forceRestart: false },
+  files: [{ name: 'agent_roll.py', path: '/p/a', sha256: 'a' }],
+  compiledAt: at,
+};
+
+describe('wizard step derivation', () => {
+  it('starts with every step todo and each later step naming what it needs', () => {
+    const steps = deriveSteps(EMPTY_FACTS, describeChoice);
+    expect(steps.map((s) => [s.id, s.status, s.missing])).toEqual([
+      ['llm', 'todo', []],
+      ['project', 'todo', ['llm']],
+      ['code', 'todo', ['project']],
+      ['swarm', 'todo', ['llm']],
+      ['debug', 'todo', ['code', 'swarm']],
+      ['train', 'todo', ['debug']],
+    ]);
+  });
+
+  it('marks the LLM done only when its test answered ok, with the latency in the fact', () => {
+    const failed = { ...EMPTY_FACTS, llm: { ...llmOk!, test: { ...llmOk!.test!, ok: false } } };
+    expect(statuses(failed).llm).toBe('todo');
+    const ok = deriveSteps({ ...EMPTY_FACTS, llm: llmOk }, describeChoice);
+    expect(ok[0]).toMatchObject({ status: 'done', fact: 'answered in 12 ms: 1 model', doneAt: at });
+    expect(ok[1]!.missing).toEqual([]);
+  });
+
+  it('needs both a dataset of at least one item and an episode reward for the project', () => {
+    expect(statuses({ ...EMPTY_FACTS, llm: llmOk, project: project(3, null) }).project).toBe('todo');
+    expect(statuses({ ...EMPTY_FACTS, llm: llmOk, project: project(0, 0.5) }).project).toBe('todo');
+    expect(statuses({ ...EMPTY_FACTS, llm: llmOk, project: project(null, 0.5) }).project).toBe('todo');
+    const done = deriveSteps({ ...EMPTY_FACTS, llm: llmOk, project: project(3, 0.5) }, describeChoice)[1]!;
+    expect(done).toMatchObject({ status: 'done', fact: '3 items · reward 0.5 in 2.1 s' });
+  });
+
+  it('makes only done steps stale, and a stale prerequisite locks the steps after it', () => {
+    const facts: WizardFactsData = { ...EMPTY_FACTS, llm: llmOk, project: project(3, 0.5), code };
+    const stale = markStale(facts, ['project', 'debug'], describeChoice);
+    // debug had no fact: it stays todo rather than becoming "stale".
+    expect(stale.stale).toEqual(['project']);
+    expect(statuses(stale)).toMatchObject({ llm: 'done', project: 'stale', code: 'done' });
+    expect(deriveSteps(stale, describeChoice)[2]!.missing).toEqual(['project']);
+    expect(statuses(clearStale(stale, 'project')).project).toBe('done');
+  });
+
+  it('refuses an action on a locked step with WIZARD_STEP_LOCKED naming the missing steps', () => {
+    let thrown: unknown;
+    try {
+      requireUnlocked({ ...EMPTY_FACTS, llm: llmOk }, 'debug', describeChoice);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isAppError(thrown) && thrown.code).toBe('WIZARD_STEP_LOCKED');
+    expect((thrown as Error).message).toContain('Training code');
+    expect((thrown as Error).message).toContain('Swarm server');
+    expect(() => requireUnlocked({ ...EMPTY_FACTS, llm: llmOk }, 'project', describeChoice)).not.toThrow();
+  });
+});
