@@ -1,0 +1,199 @@
+import type { ExposedApi } from '../../../../electron/shared/api';
+import type { AppErrorShape } from '../../../../electron/shared/errors';
+import type { Result } from '../../../../electron/shared/result';
+import type { JobViewData, PythonDiscoveryData } from '../../../../electron/shared/schemas-jobs';
+import type {
+  CodePreview,
+  ProjectSetupData,
+  SwarmChoiceData,
+  TrainingFormData,
+  WizardStateData,
+  WizardStepName,
+} from '../../../../electron/shared/schemas-wizard';
+import type { z } from 'zod';
+
+/** Every backend action the wizard's steps can take; `busy` and `errors` are keyed by it. */
+export type WizardAction =
+  | 'goto'
+  | 'reset'
+  | 'set-llm'
+  | 'set-project'
+  | 'set-python'
+  | 'discover-python'
+  | 'test-dataset'
+  | 'test-episode'
+  | 'preview-code'
+  | 'generate-code'
+  | 'choose-swarm'
+  | 'start-swarm'
+  | 'run-debug'
+  | 'train'
+  | 'stop-train';
+
+export type CodePreviewData = z.infer<typeof CodePreview>;
+
+/**
+ * The wizard as its page shows it. The step machine lives in the backend (`wizard:*`): this store
+ * only mirrors its state (`wizard:state`, then every `wizard:changed`), the jobs the wizard started
+ * (from the actions' answers and `jobs:changed`), and which action runs or failed. Steps never
+ * decide that something is done: a step is done when the backend says so.
+ */
+export class WizardStore {
+  state = $state<WizardStateData | null>(null);
+  loaded = $state(false);
+  loadError = $state<AppErrorShape | null>(null);
+  /** Actions in flight (a swarm start may run while the user reads another step). */
+  busy = $state<Partial<Record<WizardAction, true>>>({});
+  /** The last failure of each action, cleared when it is tried again. */
+  errors = $state<Partial<Record<WizardAction, AppErrorShape>>>({});
+  /** Jobs by id: every job an action returned, kept current by `jobs:changed`. */
+  jobs = $state<Record<string, JobViewData>>({});
+  python = $state<PythonDiscoveryData | null>(null);
+  preview = $state<CodePreviewData | null>(null);
+
+  constructor(private readonly api: ExposedApi) {}
+
+  start(): () => void {
+    const offState = this.api.events.on('wizard:changed', (state) => {
+      this.state = state;
+      this.loaded = true;
+      this.loadError = null;
+    });
+    const offJobs = this.api.events.on('jobs:changed', (job) => {
+      // Only jobs the wizard knows of (its answers, or ids named in its state) are kept here.
+      if (this.jobs[job.id] || this.knownJobIds().has(job.id)) this.jobs[job.id] = job;
+    });
+    void this.api.wizard.state({}).then(async (result) => {
+      this.loaded = true;
+      if (!result.ok) {
+        if (!this.state) this.loadError = result.error;
+        return;
+      }
+      // An event may have overtaken the first answer: a state that is already there is newer.
+      this.state ??= result.value;
+      await this.fetchKnownJobs();
+    });
+    return () => {
+      offState();
+      offJobs();
+    };
+  }
+
+  /** The job with this id if the wizard knows it (null for null). */
+  job(id: string | null | undefined): JobViewData | null {
+    return id ? (this.jobs[id] ?? null) : null;
+  }
+
+  isBusy(action: WizardAction): boolean {
+    return this.busy[action] === true;
+  }
+
+  goto(step: WizardStepName): Promise<boolean> {
+    return this.stateAction('goto', () => this.api.wizard.goto({ step }));
+  }
+
+  reset(): Promise<boolean> {
+    return this.stateAction('reset', () => this.api.wizard.reset({}));
+  }
+
+  setLlm(secretId: string): Promise<boolean> {
+    return this.stateAction('set-llm', () => this.api.wizard.setLlm({ secretId }));
+  }
+
+  setProject(setup: ProjectSetupData): Promise<boolean> {
+    return this.stateAction('set-project', () => this.api.wizard.setProject(setup));
+  }
+
+  setPython(python: string): Promise<boolean> {
+    return this.stateAction('set-python', () => this.api.wizard.setPython({ python }));
+  }
+
+  async discoverPython(projectDir: string | null, extra: string | null = null): Promise<PythonDiscoveryData | null> {
+    const found = await this.run('discover-python', () => this.api.jobs.python({ projectDir, extra }));
+    if (found) this.python = found;
+    return found;
+  }
+
+  testDataset(): Promise<JobViewData | null> {
+    return this.jobAction('test-dataset', () => this.api.wizard.testDataset({}));
+  }
+
+  testEpisode(itemId: string): Promise<JobViewData | null> {
+    return this.jobAction('test-episode', () => this.api.wizard.testEpisode({ itemId }));
+  }
+
+  async previewCode(form: TrainingFormData): Promise<CodePreviewData | null> {
+    const preview = await this.run('preview-code', () => this.api.wizard.previewCode(form));
+    if (preview) this.preview = preview;
+    return preview;
+  }
+
+  generateCode(form: TrainingFormData, overwrite: ('agent_roll.py' | 'agent_roll_one_episode_debug.py')[]): Promise<boolean> {
+    return this.stateAction('generate-code', () => this.api.wizard.generateCode({ form, overwrite }));
+  }
+
+  chooseSwarm(choice: SwarmChoiceData): Promise<boolean> {
+    return this.stateAction('choose-swarm', () => this.api.wizard.chooseSwarm(choice));
+  }
+
+  startSwarm(): Promise<boolean> {
+    return this.stateAction('start-swarm', () => this.api.wizard.startSwarm({}));
+  }
+
+  runDebug(): Promise<JobViewData | null> {
+    return this.jobAction('run-debug', () => this.api.wizard.runDebug({}));
+  }
+
+  train(confirmEngineRestart: boolean): Promise<JobViewData | null> {
+    return this.jobAction('train', () => this.api.wizard.train({ confirmEngineRestart }));
+  }
+
+  stopTrain(): Promise<JobViewData | null> {
+    return this.jobAction('stop-train', () => this.api.wizard.stopTrain({}));
+  }
+
+  private async stateAction(action: WizardAction, call: () => Promise<Result<WizardStateData>>): Promise<boolean> {
+    const state = await this.run(action, call);
+    if (state) this.state = state;
+    return state !== null;
+  }
+
+  private async jobAction(action: WizardAction, call: () => Promise<Result<JobViewData>>): Promise<JobViewData | null> {
+    const job = await this.run(action, call);
+    // A `jobs:changed` may already carry a later snapshot (the run ended before the answer came).
+    if (job && !this.jobs[job.id]) this.jobs[job.id] = job;
+    return job ? (this.jobs[job.id] ?? job) : null;
+  }
+
+  private async run<T>(action: WizardAction, call: () => Promise<Result<T>>): Promise<T | null> {
+    this.busy[action] = true;
+    delete this.errors[action];
+    try {
+      const result = await call();
+      if (!result.ok) {
+        this.errors[action] = result.error;
+        return null;
+      }
+      return result.value;
+    } finally {
+      delete this.busy[action];
+    }
+  }
+
+  private knownJobIds(): Set<string> {
+    const s = this.state;
+    if (!s) return new Set();
+    const ids = [s.project?.dataset?.jobId, s.project?.episode?.jobId, s.debug?.jobId, s.trainJobId, ...s.runningJobIds];
+    return new Set(ids.filter((id): id is string => typeof id === 'string'));
+  }
+
+  /** After a reload: the views of the jobs the state names (their results, a running training). */
+  private async fetchKnownJobs(): Promise<void> {
+    await Promise.all(
+      [...this.knownJobIds()].map(async (jobId) => {
+        const result = await this.api.jobs.get({ jobId });
+        if (result.ok && !this.jobs[jobId]) this.jobs[jobId] = result.value;
+      }),
+    );
+  }
+}
