@@ -11,6 +11,7 @@ import { enTraining } from './en-training';
 import { enVault } from './en-vault';
 import { enDryrun } from './en-dryrun';
 import { enWizard } from './en-wizard';
+import { enWizardRun } from './en-wizard-run';
 import { enJobs } from './en-jobs';
 
 export const en = {
@@ -22,6 +23,7 @@ export const en = {
   ...enVault,
   ...enDryrun,
   ...enWizard,
+  ...enWizardRun,
   ...enJobs,
   'app.title': 'AgentSwarm Desktop',
 

@@ -7,6 +7,7 @@ import { zhCNTraining } from './zh-CN-training';
 import { zhCNVault } from './zh-CN-vault';
 import { zhCNDryrun } from './zh-CN-dryrun';
 import { zhCNWizard } from './zh-CN-wizard';
+import { zhCNWizardRun } from './zh-CN-wizard-run';
 import { zhCNJobs } from './zh-CN-jobs';
 
 /**
@@ -24,6 +25,7 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNVault,
   ...zhCNDryrun,
   ...zhCNWizard,
+  ...zhCNWizardRun,
   ...zhCNJobs,
   'app.title': 'AgentSwarm Desktop',
 
