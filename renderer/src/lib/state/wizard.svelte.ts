@@ -61,7 +61,7 @@ export class WizardStore {
     });
     const offJobs = this.api.events.on('jobs:changed', (job) => {
       // Only jobs the wizard knows of (its answers, or ids named in its state) are kept here.
-      if (this.jobs[job.id] || this.knownJobIds().has(job.id)) this.jobs[job.id] = job;
+      if (this.jobs[job.id] || this.knownJobIds().includes(job.id)) this.jobs[job.id] = job;
     });
     void this.api.wizard.state({}).then(async (result) => {
       this.loaded = true;
@@ -180,17 +180,17 @@ export class WizardStore {
     }
   }
 
-  private knownJobIds(): Set<string> {
+  private knownJobIds(): string[] {
     const s = this.state;
-    if (!s) return new Set();
+    if (!s) return [];
     const ids = [s.project?.dataset?.jobId, s.project?.episode?.jobId, s.debug?.jobId, s.trainJobId, ...s.runningJobIds];
-    return new Set(ids.filter((id): id is string => typeof id === 'string'));
+    return ids.filter((id, i): id is string => typeof id === 'string' && ids.indexOf(id) === i);
   }
 
   /** After a reload: the views of the jobs the state names (their results, a running training). */
   private async fetchKnownJobs(): Promise<void> {
     await Promise.all(
-      [...this.knownJobIds()].map(async (jobId) => {
+      this.knownJobIds().map(async (jobId) => {
         const result = await this.api.jobs.get({ jobId });
         if (result.ok && !this.jobs[jobId]) this.jobs[jobId] = result.value;
       }),
