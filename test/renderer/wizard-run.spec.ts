@@ -31,8 +31,9 @@ afterEach(() => {
 type Step = typeof StepSwarm | typeof StepDebug | typeof StepTrain;
 
 /** A started WizardStore on the fake backend (as WizardPage builds it), then the step on its own. */
-async function mount(step: Step, initial: WizardStateData): Promise<void> {
+async function mount(step: Step, initial: WizardStateData, seed: (fake: WizardRunFake) => void = () => {}): Promise<void> {
   fake = installWizardRunFake(api, initial);
+  seed(fake);
   wizard = new WizardStore(api);
   stops.push(wizard.start());
   await waitFor(() => expect(wizard.state).not.toBeNull());
@@ -248,6 +249,18 @@ describe('step 4: the debug episode', () => {
     expect(api.requestsOn('dryrun:traces')).toEqual([]);
   });
 
+  it('after a reload shows the recorded run: its verdict from the state and its job from jobs:get', async () => {
+    installTraces();
+    const job = makeJobView({ id: 'debug-earlier', kind: 'debug-episode', state: 'succeeded', label: 'Debug episode · the dry run', result: { reward: 1, count: null, items: [], raw: { reward: 1 } } });
+    await mount(StepDebug, debugState({ debug: { jobId: job.id, choice: { kind: 'dry-run' }, reward: 1, passed: true, at: '2026-12-04T10:50:00.000Z' } }), (f) => {
+      f.jobs[job.id] = job;
+    });
+    await waitFor(() => expect(screen.getByTestId('wizard-debug-result').textContent).toBe('Passed: reward 1'));
+    expect(api.requestsOn('jobs:get')).toEqual([{ jobId: 'debug-earlier' }]);
+    expect(screen.getByRole('button', { name: 'Run again' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Choose a GPU server' })).toBeTruthy();
+  });
+
   it('shows the step error (WIZARD_STEP_LOCKED) in a banner', async () => {
     await mount(StepDebug, debugState());
     api.failNext('wizard:run-debug', { code: 'WIZARD_STEP_LOCKED', message: '"Debug episode" needs these steps done first: Swarm server.' });
@@ -314,6 +327,24 @@ describe('step 5: train', () => {
     expect(banner.textContent).toContain(en['errors.JOB_BUSY']);
     expect(banner.textContent).toContain('Training already runs (job train-7)');
     expect(dialog()).toBeNull();
+  });
+
+  it('a training run that crashes shows its traceback, and Start training comes back', async () => {
+    await mount(StepTrain, trainState(false));
+    await fireEvent.click(screen.getByRole('button', { name: 'Start training' }));
+    await waitFor(() => expect(screen.getByTestId('wizard-job-state').textContent).toBe('running'));
+    const job = fake.jobs[fake.state.trainJobId!]!;
+    const file = '/home/me/agent/tutorial/opencode_build_ab12cd/agent_roll.py';
+    fake.pushJob({
+      ...job,
+      state: 'failed',
+      exitCode: 1,
+      endedAt: '2026-12-04T12:00:00.000Z',
+      failure: { code: 'JOB_CRASHED', message: 'The script exited with code 1.', traceback: { file, line: 7, exception: 'ValueError: bad batch', text: 'Traceback (most recent call last):' } },
+    });
+    await waitFor(() => expect(screen.getByTestId('wizard-job-state').textContent).toBe('failed'));
+    expect(screen.getByTestId('wizard-traceback').textContent).toContain(`${file}:7`);
+    expect(screen.getByRole('button', { name: 'Start training' }).getAttribute('aria-disabled')).toBe('false');
   });
 
   it("shows the server's dashboard and the run's state, and Stop training stops it", async () => {
