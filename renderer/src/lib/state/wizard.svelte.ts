@@ -50,6 +50,11 @@ export class WizardStore {
   jobs = $state<Record<string, JobViewData>>({});
   python = $state<PythonDiscoveryData | null>(null);
   preview = $state<CodePreviewData | null>(null);
+  /**
+   * Which option the swarm step's form starts on, when another step asked for one ("Choose a GPU
+   * server" after a dry-run pass); the form takes it once. Not a choice: nothing changes until Start.
+   */
+  swarmKindHint = $state<SwarmChoiceData['kind'] | null>(null);
 
   constructor(private readonly api: ExposedApi) {}
 
@@ -134,6 +139,19 @@ export class WizardStore {
 
   chooseSwarm(choice: SwarmChoiceData): Promise<boolean> {
     return this.stateAction('choose-swarm', () => this.api.wizard.chooseSwarm(choice));
+  }
+
+  /** After a pass on the dry run: the swarm step, with "A swarm profile" preselected (same scripts, a GPU server). */
+  chooseGpuServer(): Promise<boolean> {
+    this.swarmKindHint = 'profile';
+    return this.goto('swarm');
+  }
+
+  /** The hint for the swarm form, once (see `swarmKindHint`). */
+  takeSwarmKindHint(): SwarmChoiceData['kind'] | null {
+    const hint = this.swarmKindHint;
+    this.swarmKindHint = null;
+    return hint;
   }
 
   startSwarm(): Promise<boolean> {
