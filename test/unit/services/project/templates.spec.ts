@@ -178,7 +178,7 @@ describe('renderTrainingCode', () => {
       expect(text).toContain('DISCARD_EPISODE_TIMEOUT = 120');
       expect(text).toContain('MODEL_PATH = "/models/Qwen2.5-7B"');
       expect(text).toContain('from get_training_dataset_item_list import get_training_dataset_item_list');
-      expect(text).toContain('from run_episode_once import run_episode');
+      expect(text).toContain('import run_episode_once as episode_runner');
     }
     expect(files['agent_roll_one_episode_debug.py']).toContain('swarm_worker.abort_episode(episode_uuid)');
     expect(files['agent_roll_one_episode_debug.py']).not.toContain('end_episode(');
@@ -250,5 +250,51 @@ describe('renderTrainingCode', () => {
     expect(isPythonModuleName('run_episode_once')).toBe(true);
     expect(isPythonModuleName('_x1')).toBe(true);
     expect(isPythonModuleName('None')).toBe(false);
+  });
+});
+
+describe('the roll scripts with an adopted episode runner', () => {
+  /** Runs execute_agent of the rendered agent_roll.py on a task with a made-up episode endpoint. */
+  async function executeAgent(build: string): Promise<{ reward: number; metadata: Record<string, unknown> }> {
+    const probe = [
+      'import json, agent_roll as m',
+      'from ajet.schema.task import Task',
+      'from ajet.tuner_lib.as_oai_baseurl_apikey import OpenaiBaseUrlAndApiKey',
+      'api = OpenaiBaseUrlAndApiKey(base_url="http://127.0.0.1:9/v1", api_key="sk-ajet-routing", episode_uuid="e1")',
+      'out = m.execute_agent(Task(task_id="q1", metadata={"item_id": "q1", "item": {"id": "q1"}}), api)',
+      'print(json.dumps({"reward": out.reward, "metadata": out.metadata}))',
+    ].join('\n');
+    const out = await python(['-c', probe], { cwd: build, env: { PYTHONPATH: AJET_STUB_DIR, OPENAI_API_KEY: 'sk-user-secret-key', OPENAI_BASE_URL: 'http://127.0.0.1:8/v1' } });
+    return JSON.parse(out.trim().split('\n').at(-1)!) as { reward: number; metadata: Record<string, unknown> };
+  }
+
+  const collector = 'def get_training_dataset_item_list():\n    return [{"id": "q1"}]\n';
+
+  it('runs a runner without run_episode() as a script with the episode endpoint as env (and --api-key only with the routing key)', async () => {
+    // A script as AgentJet's guide has it (argparse, --base-url, --api-key), guarded by __main__ like a real one.
+    const runner = [
+      'import argparse, json, os, sys',
+      'if __name__ == "__main__":',
+      '    p = argparse.ArgumentParser(); p.add_argument("item"); p.add_argument("--base-url"); p.add_argument("--api-key")',
+      '    a = p.parse_args()',
+      '    print("noise")',
+      '    print("AGENTSWARM_RESULT", json.dumps({"reward": 0.25, "item": a.item, "env_url": os.environ["OPENAI_BASE_URL"], "env_key": os.environ["OPENAI_API_KEY"], "arg_url": a.base_url, "arg_key": a.api_key}))',
+    ].join('\n');
+    const build = await writeBuild({ 'my_collector.py': collector, 'my_runner.py': runner, ...(await renderTrainingCode(RESOURCES, { form: form(), collectorModule: 'my_collector', episodeModule: 'my_runner' })) });
+    const out = await executeAgent(build);
+    expect(out.reward).toBe(0.25);
+    expect(out.metadata).toMatchObject({ item: 'q1', env_url: 'http://127.0.0.1:9/v1', env_key: 'sk-ajet-routing', arg_url: 'http://127.0.0.1:9/v1', arg_key: 'sk-ajet-routing' });
+    expect(JSON.stringify(out)).not.toContain('sk-user-secret-key');
+  });
+
+  it('calls a run_episode() that takes no item, and takes a plain number as its reward', async () => {
+    const runner = 'def run_episode(item_id, base_url, api_key, model=None):\n    return 0.5 if base_url.endswith(":9/v1") and api_key == "sk-ajet-routing" else -1\n';
+    const build = await writeBuild({ 'my_collector.py': collector, 'my_runner.py': runner, ...(await renderTrainingCode(RESOURCES, { form: form(), collectorModule: 'my_collector', episodeModule: 'my_runner' })) });
+    expect(await executeAgent(build)).toEqual({ reward: 0.5, metadata: {} });
+  });
+
+  it('refuses a module name that would replace a module the scripts import', async () => {
+    const error = await renderTrainingCode(RESOURCES, { form: form(), collectorModule: 'json', episodeModule: 'run_episode_once' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'PROJECT_INVALID', message: expect.stringContaining('Rename it, e.g. to my_json.py') });
   });
 });
