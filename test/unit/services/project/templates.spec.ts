@@ -163,6 +163,26 @@ function systemPythonResolved(reported: string): string {
   return reported;
 }
 
+describe('the judge reward', () => {
+  it('reads a grade from 0 to 1 out of what judges answer, and None when there is none', async () => {
+    const build = await writeBuild(await renderScaffold(RESOURCES, { buildId: 'b1', rewardStyle: 'judge', agentCommand: 'x' }));
+    const answers = [
+      '{"score": 0.7, "why": "ok"}',
+      'Thinking about {"score": 0.2} first.\nFinal: {"score": 0.9}',
+      'Score: 8/10',
+      'reward = 0.25',
+      '0.6',
+      '3/4',
+      '{"score": 2}',
+      '{"grade": "0.4"}',
+      'I cannot grade this.',
+      'The answer mentions 1990 and 42.',
+    ];
+    const probe = `import json, run_episode_once as m; print(json.dumps([m.parse_grade(a) for a in json.loads(${pythonLiteral(JSON.stringify(answers))})]))`;
+    expect(JSON.parse(await python(['-c', probe], { cwd: build }))).toEqual([0.7, 0.9, 0.8, 0.25, 0.6, 0.75, 1, 0.4, null, null]);
+  });
+});
+
 describe('renderTrainingCode', () => {
   it('renders both roll scripts that compile, with the form in their constants', async () => {
     const files = await renderTrainingCode(RESOURCES, { form: form({ grpoN: 6, epochs: 3, batchSize: 16, gpusPerNode: 2, discardEpisodeTimeout: 120, algorithm: 'rloo' }), ...modules });
