@@ -163,6 +163,47 @@ function systemPythonResolved(reported: string): string {
   return reported;
 }
 
+describe('probe_dataset.py', () => {
+  const probe = join(RESOURCES, 'python', 'probe_dataset.py');
+  async function runProbe(source: string): Promise<{ code: number; stdout: string; stderr: string }> {
+    const file = join(dir, 'collector_under_test.py');
+    await writeFile(file, source);
+    return new Promise((done) => {
+      execFile(systemPython(), [probe, file], { cwd: dir, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' }, timeout: 30_000 }, (error, stdout, stderr) =>
+        done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+  }
+
+  it('prints the count and the first five items (JSON-safe) as the result line', async () => {
+    const run = await runProbe('import datetime\nprint("noise on import")\ndef get_training_dataset_item_list():\n    return [{"id": i, "when": datetime.date(2026, 1, 1)} for i in range(7)]\n');
+    expect(run.code).toBe(0);
+    const line = run.stdout.trim().split('\n').at(-1)!;
+    expect(line.startsWith('AGENTSWARM_RESULT ')).toBe(true);
+    const result = JSON.parse(line.slice('AGENTSWARM_RESULT '.length)) as { reward: null; count: number; items: { id: number; when: string }[] };
+    expect(result).toMatchObject({ reward: null, count: 7 });
+    expect(result.items.map((i) => i.id)).toEqual([0, 1, 2, 3, 4]);
+    expect(result.items[0]!.when).toBe('datetime.date(2026, 1, 1)');
+  });
+
+  it('says clearly when the function is missing, raises, or returns no list', async () => {
+    const missing = await runProbe('def something_else():\n    return []\n');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('has no function get_training_dataset_item_list()');
+    const raises = await runProbe('def get_training_dataset_item_list():\n    raise FileNotFoundError("data.csv")\n');
+    expect(raises.code).toBe(1);
+    expect(raises.stderr).toContain('get_training_dataset_item_list() raised FileNotFoundError: data.csv');
+    expect(raises.stderr).toContain('Traceback');
+    const notList = await runProbe('def get_training_dataset_item_list():\n    return "q1"\n');
+    expect(notList.code).toBe(1);
+    expect(notList.stderr).toContain('returned a str; it must return a list');
+    const broken = await runProbe('import no_such_module_here\n');
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain('ModuleNotFoundError');
+    for (const run of [missing, raises, notList, broken]) expect(run.stdout).not.toContain('AGENTSWARM_RESULT');
+  });
+});
+
 describe('the judge reward', () => {
   it('reads a grade from 0 to 1 out of what judges answer, and None when there is none', async () => {
     const build = await writeBuild(await renderScaffold(RESOURCES, { buildId: 'b1', rewardStyle: 'judge', agentCommand: 'x' }));
