@@ -189,30 +189,43 @@ describe('the roll scripts against the dry run', () => {
 describe('the roll scripts against the fake swarm through an SSH tunnel', () => {
   let connection: SshConnection | null = null;
   let swarm: FakeSwarmHandle | null = null;
+  let tunnel: SshTunnel | null = null;
+  beforeAll(async () => {
+    swarm = await startFakeSwarmServer({ port: 0, bootDelayMs: 300, weightSyncDelayMs: 200, rollingPostMaxMs: 500, quiet: true });
+    connection = await connectToTestbed({ readyTimeoutMs: 10_000 });
+    const remotePort = swarm.port;
+    tunnel = await SshTunnel.open({ openChannel: () => connection!.forwardOut('127.0.0.1', remotePort), remotePort, localPort: 0 });
+  }, 30_000);
   afterAll(async () => {
+    await tunnel?.close();
     await connection?.close();
     await swarm?.close();
   });
 
-  it('the debug episode gets a reward; agent_roll.py advances the global step', async () => {
-    swarm = await startFakeSwarmServer({ port: 0, bootDelayMs: 300, weightSyncDelayMs: 200, rollingPostMaxMs: 500, quiet: true });
-    connection = await connectToTestbed({ readyTimeoutMs: 10_000 });
-    const remotePort = swarm.port;
-    const tunnel = await SshTunnel.open({ openChannel: () => connection!.forwardOut('127.0.0.1', remotePort), remotePort, localPort: 0 });
-    cleanups.push(() => tunnel.close());
-
-    const debug = await runScript(join(native.buildDir, 'agent_roll_one_episode_debug.py'), [], native.buildDir, runnerEnv(tunnel.url));
+  it('the debug episode gets a reward and trains nothing; agent_roll.py advances the global step', async () => {
+    const debug = await runScript(join(native.buildDir, 'agent_roll_one_episode_debug.py'), [], native.buildDir, runnerEnv(tunnel!.url));
     expect(debug.code, explain(debug)).toBe(0);
     expect(debug.result).toMatchObject({ task_id: 'q1', item_id: 'q1' });
     expect(typeof debug.result!.reward).toBe('number');
-    expect(swarm.state.finished.size).toBe(0);
-    expect(swarm.state.trainConfigYaml).toContain('experiment_name: generated_scripts_it');
+    expect(swarm!.state.finished.size).toBe(0);
+    expect(swarm!.state.trainConfigYaml).toContain('experiment_name: generated_scripts_it');
 
-    const firstStep = swarm.state.globalStep ?? 0;
-    const train = await runScript(join(native.buildDir, 'agent_roll.py'), [], native.buildDir, runnerEnv(tunnel.url));
+    const firstStep = swarm!.state.globalStep ?? 0;
+    const train = await runScript(join(native.buildDir, 'agent_roll.py'), [], native.buildDir, runnerEnv(tunnel!.url));
     expect(train.code, explain(train)).toBe(0);
     expect(train.result).toMatchObject({ episodes: 8, failed_episodes: 0 });
     await poll('the fake swarm to finish a step', 15_000, async () => ((swarm!.state.globalStep ?? 0) > firstStep ? true : undefined));
-    expect(tunnel.channelFailures).toBe(0);
+    expect(tunnel!.channelFailures).toBe(0);
+  }, 180_000);
+
+  it('training whose agent always fails gives every episode back and ends with exit 1 saying why', async () => {
+    const broken = await setUpProject(RESOURCES, { mode: 'scaffold', projectDir, buildId: 'it_broken', rewardStyle: 'native', agentCommand: '{python} agent.py --item missing-{item_id}' });
+    await generateTrainingCode(RESOURCES, broken, { form: FORM, overwrite: [] }, python);
+    const step = swarm!.state.globalStep;
+    const train = await runScript(join(broken.buildDir, 'agent_roll.py'), [], broken.buildDir, runnerEnv(tunnel!.url));
+    expect(train.code, explain(train)).toBe(1);
+    expect(train.result).toMatchObject({ episodes: 0, failed_episodes: 8, stopped: expect.stringContaining('none of the 8 episodes gave a reward') });
+    expect(train.stderr).toContain("no item 'missing-q1' in dataset.jsonl");
+    expect(swarm!.state.globalStep).toBe(step);
   }, 180_000);
 });

@@ -102,6 +102,14 @@ export function isPythonModuleName(name: string): boolean {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !PYTHON_KEYWORDS.has(name);
 }
 
+/**
+ * Modules the roll scripts import themselves: the build folder comes first on `sys.path`, so a
+ * collector or episode file of one of these names would replace it and break the script.
+ */
+const SHADOWED_MODULES = new Set(
+  'ajet argparse concurrent hashlib inspect json os random re shlex subprocess sys threading time traceback typing urllib'.split(' '),
+);
+
 /** Text for a docstring or comment: only characters that cannot end it. */
 function docText(text: string): string {
   return text.replace(/[^A-Za-z0-9_.-]/g, '_');
@@ -162,7 +170,14 @@ export async function renderTrainingCode(resourcesDir: string, vars: TrainingCod
         `The ${what} file "${name}.py" cannot be imported by the training scripts: its name must be a Python identifier (letters, digits and _, not starting with a digit, not a keyword). Rename it, e.g. to ${suggestModuleName(name)}.py, and choose it again.`,
       );
     }
+    if (SHADOWED_MODULES.has(name)) {
+      throw new AppError(
+        'PROJECT_INVALID',
+        `The ${what} file "${name}.py" has the name of a module the training scripts import (${name}), so it would replace that module. Rename it, e.g. to my_${name}.py, and choose it again.`,
+      );
+    }
   }
+
   const { form } = vars;
   const common: Record<string, string> = {
     EXPERIMENT_NAME_TEXT: docText(form.experimentName),

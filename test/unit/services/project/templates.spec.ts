@@ -163,6 +163,67 @@ function systemPythonResolved(reported: string): string {
   return reported;
 }
 
+describe('probe_dataset.py', () => {
+  const probe = join(RESOURCES, 'python', 'probe_dataset.py');
+  async function runProbe(source: string): Promise<{ code: number; stdout: string; stderr: string }> {
+    const file = join(dir, 'collector_under_test.py');
+    await writeFile(file, source);
+    return new Promise((done) => {
+      execFile(systemPython(), [probe, file], { cwd: dir, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' }, timeout: 30_000 }, (error, stdout, stderr) =>
+        done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+  }
+
+  it('prints the count and the first five items (JSON-safe) as the result line', async () => {
+    const run = await runProbe('import datetime\nprint("noise on import")\ndef get_training_dataset_item_list():\n    return [{"id": i, "when": datetime.date(2026, 1, 1)} for i in range(7)]\n');
+    expect(run.code).toBe(0);
+    const line = run.stdout.trim().split('\n').at(-1)!;
+    expect(line.startsWith('AGENTSWARM_RESULT ')).toBe(true);
+    const result = JSON.parse(line.slice('AGENTSWARM_RESULT '.length)) as { reward: null; count: number; items: { id: number; when: string }[] };
+    expect(result).toMatchObject({ reward: null, count: 7 });
+    expect(result.items.map((i) => i.id)).toEqual([0, 1, 2, 3, 4]);
+    expect(result.items[0]!.when).toBe('datetime.date(2026, 1, 1)');
+  });
+
+  it('says clearly when the function is missing, raises, or returns no list', async () => {
+    const missing = await runProbe('def something_else():\n    return []\n');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('has no function get_training_dataset_item_list()');
+    const raises = await runProbe('def get_training_dataset_item_list():\n    raise FileNotFoundError("data.csv")\n');
+    expect(raises.code).toBe(1);
+    expect(raises.stderr).toContain('get_training_dataset_item_list() raised FileNotFoundError: data.csv');
+    expect(raises.stderr).toContain('Traceback');
+    const notList = await runProbe('def get_training_dataset_item_list():\n    return "q1"\n');
+    expect(notList.code).toBe(1);
+    expect(notList.stderr).toContain('returned a str; it must return a list');
+    const broken = await runProbe('import no_such_module_here\n');
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain('ModuleNotFoundError');
+    for (const run of [missing, raises, notList, broken]) expect(run.stdout).not.toContain('AGENTSWARM_RESULT');
+  });
+});
+
+describe('the judge reward', () => {
+  it('reads a grade from 0 to 1 out of what judges answer, and None when there is none', async () => {
+    const build = await writeBuild(await renderScaffold(RESOURCES, { buildId: 'b1', rewardStyle: 'judge', agentCommand: 'x' }));
+    const answers = [
+      '{"score": 0.7, "why": "ok"}',
+      'Thinking about {"score": 0.2} first.\nFinal: {"score": 0.9}',
+      'Score: 8/10',
+      'reward = 0.25',
+      '0.6',
+      '3/4',
+      '{"score": 2}',
+      '{"grade": "0.4"}',
+      'I cannot grade this.',
+      'The answer mentions 1990 and 42.',
+    ];
+    const probe = `import json, run_episode_once as m; print(json.dumps([m.parse_grade(a) for a in json.loads(${pythonLiteral(JSON.stringify(answers))})]))`;
+    expect(JSON.parse(await python(['-c', probe], { cwd: build }))).toEqual([0.7, 0.9, 0.8, 0.25, 0.6, 0.75, 1, 0.4, null, null]);
+  });
+});
+
 describe('renderTrainingCode', () => {
   it('renders both roll scripts that compile, with the form in their constants', async () => {
     const files = await renderTrainingCode(RESOURCES, { form: form({ grpoN: 6, epochs: 3, batchSize: 16, gpusPerNode: 2, discardEpisodeTimeout: 120, algorithm: 'rloo' }), ...modules });
@@ -178,7 +239,7 @@ describe('renderTrainingCode', () => {
       expect(text).toContain('DISCARD_EPISODE_TIMEOUT = 120');
       expect(text).toContain('MODEL_PATH = "/models/Qwen2.5-7B"');
       expect(text).toContain('from get_training_dataset_item_list import get_training_dataset_item_list');
-      expect(text).toContain('from run_episode_once import run_episode');
+      expect(text).toContain('import run_episode_once as episode_runner');
     }
     expect(files['agent_roll_one_episode_debug.py']).toContain('swarm_worker.abort_episode(episode_uuid)');
     expect(files['agent_roll_one_episode_debug.py']).not.toContain('end_episode(');
@@ -250,5 +311,51 @@ describe('renderTrainingCode', () => {
     expect(isPythonModuleName('run_episode_once')).toBe(true);
     expect(isPythonModuleName('_x1')).toBe(true);
     expect(isPythonModuleName('None')).toBe(false);
+  });
+});
+
+describe('the roll scripts with an adopted episode runner', () => {
+  /** Runs execute_agent of the rendered agent_roll.py on a task with a made-up episode endpoint. */
+  async function executeAgent(build: string): Promise<{ reward: number; metadata: Record<string, unknown> }> {
+    const probe = [
+      'import json, agent_roll as m',
+      'from ajet.schema.task import Task',
+      'from ajet.tuner_lib.as_oai_baseurl_apikey import OpenaiBaseUrlAndApiKey',
+      'api = OpenaiBaseUrlAndApiKey(base_url="http://127.0.0.1:9/v1", api_key="sk-ajet-routing", episode_uuid="e1")',
+      'out = m.execute_agent(Task(task_id="q1", metadata={"item_id": "q1", "item": {"id": "q1"}}), api)',
+      'print(json.dumps({"reward": out.reward, "metadata": out.metadata}))',
+    ].join('\n');
+    const out = await python(['-c', probe], { cwd: build, env: { PYTHONPATH: AJET_STUB_DIR, OPENAI_API_KEY: 'sk-user-secret-key', OPENAI_BASE_URL: 'http://127.0.0.1:8/v1' } });
+    return JSON.parse(out.trim().split('\n').at(-1)!) as { reward: number; metadata: Record<string, unknown> };
+  }
+
+  const collector = 'def get_training_dataset_item_list():\n    return [{"id": "q1"}]\n';
+
+  it('runs a runner without run_episode() as a script with the episode endpoint as env (and --api-key only with the routing key)', async () => {
+    // A script as AgentJet's guide has it (argparse, --base-url, --api-key), guarded by __main__ like a real one.
+    const runner = [
+      'import argparse, json, os, sys',
+      'if __name__ == "__main__":',
+      '    p = argparse.ArgumentParser(); p.add_argument("item"); p.add_argument("--base-url"); p.add_argument("--api-key")',
+      '    a = p.parse_args()',
+      '    print("noise")',
+      '    print("AGENTSWARM_RESULT", json.dumps({"reward": 0.25, "item": a.item, "env_url": os.environ["OPENAI_BASE_URL"], "env_key": os.environ["OPENAI_API_KEY"], "arg_url": a.base_url, "arg_key": a.api_key}))',
+    ].join('\n');
+    const build = await writeBuild({ 'my_collector.py': collector, 'my_runner.py': runner, ...(await renderTrainingCode(RESOURCES, { form: form(), collectorModule: 'my_collector', episodeModule: 'my_runner' })) });
+    const out = await executeAgent(build);
+    expect(out.reward).toBe(0.25);
+    expect(out.metadata).toMatchObject({ item: 'q1', env_url: 'http://127.0.0.1:9/v1', env_key: 'sk-ajet-routing', arg_url: 'http://127.0.0.1:9/v1', arg_key: 'sk-ajet-routing' });
+    expect(JSON.stringify(out)).not.toContain('sk-user-secret-key');
+  });
+
+  it('calls a run_episode() that takes no item, and takes a plain number as its reward', async () => {
+    const runner = 'def run_episode(item_id, base_url, api_key, model=None):\n    return 0.5 if base_url.endswith(":9/v1") and api_key == "sk-ajet-routing" else -1\n';
+    const build = await writeBuild({ 'my_collector.py': collector, 'my_runner.py': runner, ...(await renderTrainingCode(RESOURCES, { form: form(), collectorModule: 'my_collector', episodeModule: 'my_runner' })) });
+    expect(await executeAgent(build)).toEqual({ reward: 0.5, metadata: {} });
+  });
+
+  it('refuses a module name that would replace a module the scripts import', async () => {
+    const error = await renderTrainingCode(RESOURCES, { form: form(), collectorModule: 'json', episodeModule: 'run_episode_once' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'PROJECT_INVALID', message: expect.stringContaining('Rename it, e.g. to my_json.py') });
   });
 });
