@@ -277,8 +277,9 @@ export class JobRunner implements JobsApi {
   async log(jobId: string, from: number, limit: number): Promise<{ jobId: string; lines: LogLine[]; total: number }> {
     const record = this.record(jobId);
     const live = this.live.get(jobId);
-    if (live) return { jobId, lines: await live.log.window(from, limit), total: live.log.lines };
     try {
+      // A running job's older lines come from its file too, which can be gone as well.
+      if (live) return { jobId, lines: await live.log.window(from, limit), total: live.log.lines };
       return { jobId, lines: await readLogWindow(record.view.logFile, from, limit), total: record.view.logLines };
     } catch (error) {
       throw new AppError('LOG_UNAVAILABLE', `The log of this run (${record.view.logFile}) cannot be read: ${(error as Error).message}.`, { cause: error });
