@@ -49,10 +49,6 @@ export const en = {
   'wizard.goServers': 'Go to Servers',
 
   'jobs.title': 'Rollout jobs',
-  'jobs.body':
-    'This page will list your rollout jobs: which AgentJet swarm server each one runs against, its progress and global step, and its logs.',
-  'jobs.notYet':
-    'Jobs are not tracked yet. The training status of each server is on the Servers page.',
 
   'servers.title': 'AgentJet swarm servers',
   'servers.intro':

@@ -49,8 +49,6 @@ export const zhCN: Record<MessageKey, string> = {
   'wizard.goServers': '前往服务器页面',
 
   'jobs.title': 'Rollout 任务',
-  'jobs.body': '此页面将列出你的 rollout 任务：每个任务连接的 AgentJet swarm 服务器、进度和全局步数（global step），以及日志。',
-  'jobs.notYet': '尚未跟踪任务。每个服务器的训练状态显示在“服务器”页面上。',
 
   'servers.title': 'AgentJet swarm 服务器',
   'servers.intro':
