@@ -42,11 +42,6 @@ export const en = {
   'status.checking': 'AgentJet swarm server: checking…',
 
   'wizard.title': 'Guided rollout wizard',
-  'wizard.body':
-    'This page will walk you through a first rollout step by step: pick a model and dataset, start an AgentJet swarm server, connect your agent code and watch the first training steps.',
-  'wizard.notYet':
-    'The wizard is not built yet. For now, start an AgentJet swarm server on the Servers page.',
-  'wizard.goServers': 'Go to Servers',
 
   'jobs.title': 'Rollout jobs',
 

@@ -93,6 +93,20 @@ export class WizardStore {
     return this.busy[action] === true;
   }
 
+  /** The user dismissed the banner of this action's last failure. */
+  clearError(action: WizardAction): void {
+    delete this.errors[action];
+  }
+
+  /** The newest job of this kind the wizard knows (a test the user just started, or one named in the state). */
+  latestJob(kind: JobViewData['kind']): JobViewData | null {
+    let newest: JobViewData | null = null;
+    for (const job of Object.values(this.jobs)) {
+      if (job.kind === kind && (!newest || job.startedAt >= newest.startedAt)) newest = job;
+    }
+    return newest;
+  }
+
   goto(step: WizardStepName): Promise<boolean> {
     return this.stateAction('goto', () => this.api.wizard.goto({ step }));
   }
@@ -133,8 +147,16 @@ export class WizardStore {
     return preview;
   }
 
-  generateCode(form: TrainingFormData, overwrite: ('agent_roll.py' | 'agent_roll_one_episode_debug.py')[]): Promise<boolean> {
-    return this.stateAction('generate-code', () => this.api.wizard.generateCode({ form, overwrite }));
+  async generateCode(form: TrainingFormData, overwrite: ('agent_roll.py' | 'agent_roll_one_episode_debug.py')[]): Promise<boolean> {
+    const written = await this.stateAction('generate-code', () => this.api.wizard.generateCode({ form, overwrite }));
+    // The preview compared against the files as they were: after a write it no longer holds.
+    if (written) this.preview = null;
+    return written;
+  }
+
+  /** The previewed form was edited: its diffs no longer describe what would be written. */
+  clearPreview(): void {
+    this.preview = null;
   }
 
   chooseSwarm(choice: SwarmChoiceData): Promise<boolean> {
