@@ -114,7 +114,7 @@ export class JobRunner implements JobsApi {
     const which = running
       ? `"${running.label ?? running.script}" (job ${running.id}, started ${running.startedAt})`
       : 'that is starting right now';
-    return new AppError('JOB_BUSY', `A training run ${which} already runs for this server profile; one training at a time per server. Stop it first (Jobs page), or wait until it ends.`);
+    return new AppError('JOB_BUSY', `A training run ${which} already runs for this server profile (one training at a time per server). Stop it first (Jobs page), or wait until it ends.`);
   }
 
   async rerun(jobId: string): Promise<JobViewData> {
