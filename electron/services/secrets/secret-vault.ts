@@ -1,67 +1,32 @@
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { AppError } from '../../shared/errors';
-import type { KeychainInfo, SecretMeta, SecretSave, SecretTestResult, VaultBackend, VaultSetup, VaultState } from '../../shared/schemas-vault';
-import type { Logger } from '../util/logger';
-import { newDataKey, sealKeyCheck, type BoundMeta, type SealedBox } from './envelope';
-import type { KeychainPort } from './keychain-port';
+import type { SecretMeta, SecretSave, SecretTestResult, VaultSetup, VaultState } from '../../shared/schemas-vault';
+import type { BoundMeta } from './envelope';
 import { boundMetaOf, isProtectedBackend, metaOf, newSecretId, openEntries, openEntry, sameLlm, sealEntry } from './vault-entries';
-import { composeVaultFile, moveVaultAside, vaultWrite, writeVaultFile, type StoredSecret, type WrapRecord } from './vault-file';
-import { loadVaultFile } from './vault-load';
-import { ChangeListeners, KnownValues, UsageSources } from './vault-support';
+import { composeVaultFile, vaultWrite, writeVaultFile, type StoredSecret } from './vault-file';
+import { UsageSources } from './vault-support';
 import * as say from './vault-messages';
 import type { SecretUsageSource, SecretVaultApi } from './vault-api';
-import { assertOffered, unwrapByKeychain, unwrapByPassphrase, wrapperFor } from './vault-keys';
-import type { ScryptParams } from './wrap-passphrase';
+import { assertOffered } from './vault-keys';
+import { VaultMemory, type SecretVaultOptions } from './vault-memory';
+import { replaceVaultFile, sealNewVault } from './vault-rewrap';
 
-export const VAULT_FILE = 'vault.json';
-
-export interface SecretVaultOptions {
-  dataDir: string;
-  host: 'electron' | 'browser';
-  keychain?: KeychainPort | undefined;
-  logger: Logger;
-  now?: () => number;
-  /** scrypt cost for new passphrase wraps (default SCRYPT_DEFAULTS); files keep their own. */
-  scrypt?: ScryptParams;
-}
-
-/**
- * Why a vault with a file stays locked whatever passphrase is typed: the keychain could not unwrap
- * its key, its key check failed, a newer app wrote it, or it cannot be read. `setup` is the way
- * forward (the file is kept aside, never deleted).
- */
-type Blocked = 'keychain' | 'key-check' | 'newer' | 'unreadable' | null;
+// Callers import these from here (app-services, tests); they live with the memory they configure.
+export { VAULT_FILE, type SecretVaultOptions } from './vault-memory';
 
 /**
  * The credentials vault: envelope encryption (envelope.ts) of every secret under one data key,
  * wrapped by a key wrapper; the file is vault-file.ts. Values leave only through `reveal`. State
  * changes are serialised (one queue) and memory changes only after the file was written.
+ * This file holds the operations; what the vault holds and how its key is opened and forgotten is
+ * `vault-memory.ts`, and a set-up's fresh key and file swap are `vault-rewrap.ts`.
  */
-export class SecretVault implements SecretVaultApi {
-  readonly file: string;
-  private status: VaultState['status'] = 'not-set-up';
-  private backend: VaultBackend | null = null;
-  private dataKey: Buffer | null = null;
-  private wrap: WrapRecord | null = null;
-  private check: SealedBox | null = null;
-  private entries = new Map<string, StoredSecret>();
-  /** Entries that failed to open with the right key (edited on disk): hidden, kept in the file. */
-  private broken = new Set<string>();
-  private blocked: Blocked = null;
-  private problem: string | null = null;
-  private movedAside: string | null = null;
-  private keychainInfo: KeychainInfo | null = null;
-  /** The values this vault gave the redactor, forgotten again on lock. */
-  private readonly known = new KnownValues();
+export class SecretVault extends VaultMemory implements SecretVaultApi {
   private readonly sources: UsageSources;
-  private readonly listeners: ChangeListeners;
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly options: SecretVaultOptions) {
-    this.file = join(options.dataDir, VAULT_FILE);
+  constructor(options: SecretVaultOptions) {
+    super(options);
     this.sources = new UsageSources(options.logger);
-    this.listeners = new ChangeListeners(options.logger);
   }
 
   /** Reads the vault file; a keychain vault unlocks itself here (Electron calls this after `ready`). */
@@ -116,33 +81,14 @@ export class SecretVault implements SecretVaultApi {
         throw new AppError('VALIDATION_FAILED', 'Type a passphrase of at least 8 characters for the vault.');
       }
       const { values, setAside } = await this.carryOver(request);
-      const key = newDataKey();
-      const wrapper = wrapperFor(request.backend, request.passphrase ?? '', this.options.keychain, this.options.scrypt);
-      const entries = new Map<string, StoredSecret>();
-      for (const [id, { meta, value }] of values) entries.set(id, sealEntry(key, meta, value));
-      const check = sealKeyCheck(key, request.backend);
-      const wrap = await wrapper.wrap(key);
+      const vault = await sealNewVault(request.backend, request.passphrase ?? '', values, this.options.keychain, this.options.scrypt);
       const hadFile = this.status !== 'not-set-up' && this.backend !== 'session';
       // Disk first; memory only once the disk has the new vault.
-      let aside: string | null = null;
-      await vaultWrite(this.file, this.options.logger, async () => {
-        if (setAside && hadFile) aside = await moveVaultAside(this.file, this.now());
-        if (wrap && request.backend !== 'session') await writeVaultFile(this.file, composeVaultFile(request.backend, wrap, check, entries.values()));
-        // Moving to session only: the old file would keep the secrets on disk after the app quits.
-        else if (hadFile && !setAside) await rm(this.file, { force: true });
-      });
-      this.forgetKey();
-      this.dataKey = key;
-      this.backend = request.backend;
-      this.wrap = wrap;
-      this.check = check;
-      this.entries = entries;
-      this.status = 'unlocked';
-      this.blocked = null;
-      this.problem = null;
+      const aside = await replaceVaultFile(this.file, this.options.logger, { backend: request.backend, vault, setAside, hadFile, now: () => this.now() });
+      this.adoptNewVault(request.backend, vault);
       if (aside) this.movedAside = aside;
       for (const { value } of values.values()) this.known.remember(value);
-      this.options.logger.info?.('vault set up', { backend: request.backend, secrets: entries.size, movedAside: aside });
+      this.options.logger.info?.('vault set up', { backend: request.backend, secrets: vault.entries.size, movedAside: aside });
       this.changed();
       return this.state();
     });
@@ -278,62 +224,6 @@ export class SecretVault implements SecretVaultApi {
 
   // ——— internals ———
 
-  private async readFromDisk(): Promise<void> {
-    this.forgetKey();
-    this.forgetFile();
-    this.problem = null;
-    const loaded = await loadVaultFile(this.file, this.now(), this.options.logger);
-    if (loaded.kind === 'ok') {
-      const { backend, wrap, check, secrets } = loaded.file;
-      this.status = 'locked';
-      this.backend = backend;
-      this.wrap = wrap;
-      this.check = check;
-      this.entries = new Map(secrets.map((entry) => [entry.id, entry]));
-      if (backend !== 'passphrase') await this.unlockWithKeychain();
-    } else if (loaded.kind === 'moved-aside') {
-      this.movedAside = loaded.aside;
-      this.problem = loaded.problem;
-    } else if (loaded.kind === 'untouched') {
-      this.status = 'locked';
-      this.blocked = loaded.why;
-      this.problem = loaded.problem;
-    }
-  }
-
-  private async unlockWithKeychain(): Promise<boolean> {
-    const backend = this.backend as 'keychain' | 'obfuscated';
-    const key = await unwrapByKeychain(this.options.keychain, backend, this.wrap, this.check, this.options.logger);
-    if (key) {
-      this.adoptKey(key);
-      return true;
-    }
-    this.blocked = 'keychain';
-    this.problem = say.keychainProblem(this.file, backend, this.options.keychain !== undefined);
-    return false;
-  }
-
-  private async unwrapPassphrase(passphrase: string): Promise<Buffer> {
-    const key = await unwrapByPassphrase(passphrase, this.wrap, this.check);
-    if (key) return key;
-    this.blocked = 'key-check';
-    this.problem = say.keyCheckProblem(this.file);
-    this.changed();
-    throw say.locked(this.problem);
-  }
-
-  /** Takes an unwrapped, checked key: opens every entry (remembering its value), sets broken ones aside. */
-  private adoptKey(key: Buffer): void {
-    const { values, broken } = openEntries(key, this.entries.values());
-    for (const { value } of values.values()) this.known.remember(value);
-    this.dataKey = key;
-    this.status = 'unlocked';
-    this.blocked = null;
-    this.broken = new Set(broken);
-    this.problem = broken.length > 0 ? say.brokenEntriesProblem(broken) : null;
-    if (broken.length > 0) this.options.logger.warn('vault: secrets failed their integrity check', { ids: broken });
-  }
-
   /** The secrets a set-up keeps, and whether the current file must be kept aside instead. */
   private async carryOver(request: VaultSetup): Promise<{ values: Map<string, { meta: BoundMeta; value: string }>; setAside: boolean }> {
     let key = this.dataKey;
@@ -364,65 +254,9 @@ export class SecretVault implements SecretVaultApi {
     this.changed();
   }
 
-  private requireUnlocked(): Buffer {
-    if (this.status === 'not-set-up') throw say.notSetUp();
-    if (!this.dataKey) throw say.locked(this.problem);
-    return this.dataKey;
-  }
-
-  private requireEntry(id: string): StoredSecret {
-    const entry = this.entries.get(id);
-    if (!entry) throw say.secretNotFound(id);
-    if (this.broken.has(id)) throw say.secretBroken(id);
-    return entry;
-  }
-
-  private openExisting(key: Buffer, entry: StoredSecret): string {
-    if (this.broken.has(entry.id)) throw say.secretBroken(entry.id);
-    return openEntry(key, entry);
-  }
-
   private lockedOrState(): VaultState {
     if (this.status === 'locked') throw say.locked(this.problem);
     return this.state();
-  }
-
-  private visibleEntries(): StoredSecret[] {
-    if (this.status === 'not-set-up') return [];
-    return [...this.entries.values()].filter((entry) => !this.broken.has(entry.id));
-  }
-
-  private async refreshKeychain(): Promise<void> {
-    try {
-      this.keychainInfo = (await this.options.keychain?.info()) ?? null;
-    } catch (error) {
-      this.keychainInfo = null;
-      this.options.logger.warn('vault: the keychain did not say what it offers', { reason: (error as Error).message });
-    }
-  }
-
-  private forgetKey(): void {
-    this.dataKey?.fill(0);
-    this.dataKey = null;
-    this.known.forgetAll();
-    this.broken = new Set();
-  }
-
-  private forgetFile(): void {
-    this.status = 'not-set-up';
-    this.backend = null;
-    this.wrap = null;
-    this.check = null;
-    this.blocked = null;
-    this.entries = new Map();
-  }
-
-  private changed(): void {
-    this.listeners.emit();
-  }
-
-  private now(): number {
-    return (this.options.now ?? Date.now)();
   }
 
   private exclusive<T>(task: () => Promise<T>): Promise<T> {

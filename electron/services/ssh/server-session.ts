@@ -7,7 +7,9 @@ import type { SecretVaultApi } from '../secrets/vault-api';
 import type { Logger } from '../util/logger';
 import type { KnownHostsFile } from './known-hosts';
 import { HostKeyTrust } from './host-key-trust';
-import { ReconnectBackoff, isRetryable, type BackoffOptions } from './reconnect-policy';
+import { answersWithin, REVALIDATE_TIMEOUT_MS } from './link-liveness';
+import { isRetryable, type BackoffOptions } from './reconnect-policy';
+import { ReconnectSchedule } from './reconnect-schedule';
 import type { SecretPrompts } from './secret-prompts';
 import { hopsOfProfile, sshCommandOf } from './profile-hops';
 import { SecretMemory, type SecretRequest, type SshAuthOutcome } from './ssh-auth';
@@ -42,7 +44,8 @@ export interface ServerSessionOptions {
  * One server's live link: one SSH chain (ProxyJump hops first), the Docker engine whose channels
  * open on the current connection, and the swarm tunnels whose listeners outlive reconnects. A lost
  * connection is retried with jittered backoff; a failure only the user can fix (login, host key) is
- * not retried and leaves the server `down` with its reason.
+ * not retried and leaves the server `down` with its reason. When to retry is reconnect-schedule.ts;
+ * the wake-up liveness check is link-liveness.ts.
  */
 export class ServerSession {
   /** Docker over SSH, plus native swarm servers run on the server through SSH exec (one engine per host). */
@@ -50,7 +53,7 @@ export class ServerSession {
   readonly hostKeys: HostKeyTrust;
   /** Secrets typed for this server: kept across reconnects, in memory only. */
   readonly memory = new SecretMemory();
-  private readonly backoff: ReconnectBackoff;
+  private readonly reconnect: ReconnectSchedule;
   private readonly tunnels: ServerTunnels;
   private state: LinkState = 'disconnected';
   private reason: AppError | null = null;
@@ -60,8 +63,6 @@ export class ServerSession {
   /** Bumped by disconnect(): an attempt that finishes after it must not revive the link. */
   private generation = 0;
   private attempting: Promise<void> | null = null;
-  private retryTimer: NodeJS.Timeout | null = null;
-  private nextRetryAt: number | null = null;
   private probeTimer: NodeJS.Timeout | null = null;
   private connectedSince: number | null = null;
   private authMethod: SshAuthMethod | null = null;
@@ -73,7 +74,10 @@ export class ServerSession {
     private profile: ServerProfile,
     private readonly options: ServerSessionOptions,
   ) {
-    this.backoff = new ReconnectBackoff(options.backoff);
+    this.reconnect = new ReconnectSchedule(options.backoff, {
+      retry: () => void this.attempt(),
+      scheduled: () => this.setState('reconnecting'),
+    });
     this.hostKeys = new HostKeyTrust(options.knownHosts, options.onChange);
     this.tunnels = new ServerTunnels({
       preferredLocalPort: () => this.profile.tunnelLocalPort,
@@ -121,8 +125,8 @@ export class ServerSession {
     if (this.disposed) return;
     this.wanted = true;
     if (this.chain) return;
-    this.clearRetry();
-    this.backoff.reset();
+    this.reconnect.cancel();
+    this.reconnect.resetBackoff();
     this.reason = null;
     await this.attempt();
   }
@@ -130,14 +134,14 @@ export class ServerSession {
   async disconnect(): Promise<void> {
     this.wanted = false;
     this.generation += 1;
-    this.clearRetry();
+    this.reconnect.cancel();
     this.stopProbing();
     this.options.prompts.cancelAll(this.id);
     const chain = this.chain;
     this.chain = null;
     this.connectedSince = null;
     this.tunnels.connectionLost();
-    this.backoff.reset();
+    this.reconnect.resetBackoff();
     this.reason = null;
     this.setState('disconnected');
     this.wakeWaiters();
@@ -159,9 +163,9 @@ export class ServerSession {
       void chain.close();
       return;
     }
-    if (this.retryTimer) {
-      this.clearRetry();
-      this.backoff.reset();
+    if (this.reconnect.pending) {
+      this.reconnect.cancel();
+      this.reconnect.resetBackoff();
       await this.attempt();
     }
   }
@@ -197,8 +201,8 @@ export class ServerSession {
       engineId: engineIdOfServer(this.profile.id),
       state: this.state,
       reason: this.reason ? { code: this.reason.code, message: this.reason.message } : null,
-      attempt: this.backoff.attempts,
-      nextRetryAt: this.nextRetryAt === null ? null : new Date(this.nextRetryAt).toISOString(),
+      attempt: this.reconnect.attempts,
+      nextRetryAt: this.reconnect.nextRetryAt === null ? null : new Date(this.reconnect.nextRetryAt).toISOString(),
       connectedSince: this.connectedSince === null ? null : new Date(this.connectedSince).toISOString(),
       authMethod: this.authMethod,
       hostKey: this.hostKeys.pending,
@@ -222,8 +226,8 @@ export class ServerSession {
 
   private async runAttempt(): Promise<void> {
     const generation = this.generation;
-    this.nextRetryAt = null;
-    this.setState(this.everUp || this.backoff.attempts > 0 ? 'reconnecting' : 'connecting');
+    this.reconnect.began();
+    this.setState(this.everUp || this.reconnect.attempts > 0 ? 'reconnecting' : 'connecting');
     const hops = this.hops();
     let chain: SshChain;
     try {
@@ -247,7 +251,7 @@ export class ServerSession {
     }
     this.chain = chain;
     this.everUp = true;
-    this.backoff.reset();
+    this.reconnect.resetBackoff();
     this.reason = null;
     this.connectedSince = Date.now();
     this.authMethod = authMethodOf(chain.target.authOutcomes);
@@ -287,7 +291,7 @@ export class ServerSession {
       this.wakeWaiters();
       return;
     }
-    this.scheduleRetry(this.backoff.nextDelayMs());
+    this.reconnect.schedule();
   }
 
   private lost(chain: SshChain, reason: AppError | null, delayMs?: number): void {
@@ -299,24 +303,8 @@ export class ServerSession {
     if (!this.wanted) return;
     this.reason = reason ?? new AppError('SSH_DISCONNECTED', `The SSH connection to ${this.profile.label} was closed.`);
     this.options.logger.warn('ssh connection lost; reconnecting', { server: this.id, code: this.reason.code });
-    this.backoff.reset();
-    this.scheduleRetry(delayMs ?? this.backoff.nextDelayMs());
-  }
-
-  private scheduleRetry(delayMs: number): void {
-    this.clearRetry();
-    this.nextRetryAt = Date.now() + delayMs;
-    this.setState('reconnecting');
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      void this.attempt();
-    }, delayMs);
-  }
-
-  private clearRetry(): void {
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
-    this.nextRetryAt = null;
+    this.reconnect.resetBackoff();
+    this.reconnect.schedule(delayMs);
   }
 
   private startProbing(): void {
@@ -372,30 +360,6 @@ export class ServerSession {
     this.state = state;
     this.options.onChange();
   }
-}
-
-/** How long a link may take to answer after resume before it counts as dead. */
-const REVALIDATE_TIMEOUT_MS = 3000;
-
-/**
- * Whether the server still runs a command for us within `timeoutMs`. Our own timer: a peer that
- * went silent never confirms the channel, so exec's own timeout (armed once the channel is open)
- * would never start.
- */
-function answersWithin(connection: SshConnection, timeoutMs: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), timeoutMs);
-    connection.exec('true', { timeoutMs }).then(
-      (r) => {
-        clearTimeout(timer);
-        resolve(r.code === 0);
-      },
-      () => {
-        clearTimeout(timer);
-        resolve(false);
-      },
-    );
-  });
 }
 
 function authMethodOf(outcomes: readonly SshAuthOutcome[]): SshAuthMethod | null {
