@@ -1,5 +1,6 @@
+import axe from 'axe-core';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import App from '../../renderer/src/App.svelte';
 import { setApiForTests } from '../../renderer/src/lib/api';
 import type { PageContext } from '../../renderer/src/lib/pages';
@@ -266,5 +267,53 @@ describe('Jobs page: a run in detail', () => {
     api.failNext('jobs:open-log', { code: 'JOB_NOT_FOUND', message: 'No job ep-2.' });
     await fireEvent.click(within(detail).getByRole('button', { name: 'Open the log' }));
     expect((await within(detail).findByTestId('error-banner')).dataset.errorCode).toBe('JOB_NOT_FOUND');
+  });
+});
+
+describe('accessibility (axe-core on the rendered page; page-level rules left to the e2e audit)', () => {
+  // TEST DOUBLE: jsdom has no canvas (axe measures icon ligatures with one); no canvas is the same answer, quietly.
+  beforeEach(() => {
+    vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockReturnValue(null);
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  async function violations(container: HTMLElement): Promise<string[]> {
+    const results = await axe.run(container, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+      rules: { region: { enabled: false }, 'page-has-heading-one': { enabled: false }, 'landmark-one-main': { enabled: false }, 'color-contrast': { enabled: false }, 'heading-order': { enabled: false } },
+      resultTypes: ['violations'],
+    });
+    return results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  }
+
+  it('the history with a failed run open (summary, traceback, log, log-path notice) has no violations', async () => {
+    fake.jobs[2]!.failure = {
+      code: 'JOB_CRASHED',
+      message: 'collector.py raised KeyError.',
+      traceback: { file: '/home/me/agent/collector.py', line: 7, exception: "KeyError: 'id'", text: 'Traceback …\nKeyError: \'id\'' },
+    };
+    fake.grow('ds-1', 25, false);
+    fake.browserHost = true;
+    const { container } = renderPage();
+    const detail = await openDetail('Dataset test ds-1');
+    await waitFor(() => expect(within(detail).getAllByTestId('job-log-line')).toHaveLength(25));
+    await fireEvent.click(within(detail).getByRole('button', { name: 'Open the log' }));
+    await within(detail).findByTestId('job-log-unavailable');
+    expect(await violations(container)).toEqual([]);
+  });
+
+  it('a running run open (Cancel, live log) and the empty history have no violations', async () => {
+    fake.grow('train-1', 3, false);
+    const { container, unmount } = renderPage();
+    const detail = await openDetail('Training on gpu-box');
+    await waitFor(() => expect(within(detail).getAllByTestId('job-log-line')).toHaveLength(3));
+    expect(await violations(container)).toEqual([]);
+    unmount();
+    fake.jobs = [];
+    const empty = renderPage();
+    await screen.findByTestId('jobs-empty');
+    expect(await violations(empty.container)).toEqual([]);
   });
 });
