@@ -3,6 +3,7 @@ import { fireEvent, render, screen, waitFor, within } from '@testing-library/sve
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import App from '../../renderer/src/App.svelte';
 import { setApiForTests } from '../../renderer/src/lib/api';
+import { setLocale } from '../../renderer/src/lib/i18n';
 import type { PageContext } from '../../renderer/src/lib/pages';
 import JobsPage from '../../renderer/src/pages/JobsPage.svelte';
 import { FakeApi } from './fake-api';
@@ -196,6 +197,7 @@ describe('Jobs page: a run in detail', () => {
     renderPage();
     const detail = await openDetail('Training on gpu-box');
     const release = api.hold('jobs:cancel');
+    within(detail).getByRole('button', { name: 'Cancel' }).focus();
     await fireEvent.click(within(detail).getByRole('button', { name: 'Cancel' }));
     const busy = within(detail).getByTestId('job-cancel');
     expect(busy.textContent?.trim()).toBe('Cancelling…');
@@ -209,7 +211,8 @@ describe('Jobs page: a run in detail', () => {
     await waitFor(() => expect(within(detail).getByTestId('job-state').textContent).toContain('Cancelled'));
     expect(within(detail).getByTestId('job-exit').textContent).toBe('signal SIGINT');
     expect(within(detail).queryByTestId('job-cancel')).toBeNull();
-    expect(within(detail).getByRole('button', { name: 'Run again' })).toBeTruthy();
+    // The pressed Cancel is gone: Run again has the keyboard.
+    await waitFor(() => expect(document.activeElement).toBe(within(detail).getByRole('button', { name: 'Run again' })));
   });
 
   it('shows a cancelling run (from another window) as cancelling, its button busy', async () => {
@@ -243,6 +246,31 @@ describe('Jobs page: a run in detail', () => {
     expect(within(fresh).getByTestId('job-state').textContent).toContain('Running');
     expect(within(fresh).getByRole('button', { name: 'Cancel' })).toBeTruthy();
     expect(within(fresh).getByRole('region', { name: 'Log of Test episode · item 3' }).dataset.jobId).toBe('ep-2-again-1');
+  });
+
+  it('keeps the newer word when a quick run ended before the answer to Run again came', async () => {
+    renderPage();
+    const detail = await openDetail('Test episode · item 3');
+    const rerun = api.hold('jobs:rerun');
+    await fireEvent.click(within(detail).getByRole('button', { name: 'Run again' }));
+    // The backend's jobs:changed for the new run's end overtakes the answer (which says running).
+    fake.change('ep-2-again-1', { ...fake.jobs.find((j) => j.id === 'ep-2')!, id: 'ep-2-again-1', state: 'succeeded', startedAt: '2026-12-05T00:00:01.000Z' });
+    rerun();
+    await waitFor(() => expect(screen.getByTestId('job-detail').dataset.jobId).toBe('ep-2-again-1'));
+    expect(within(screen.getByTestId('job-detail')).getByTestId('job-state').textContent).toContain('Succeeded');
+    expect(within(row('ep-2-again-1')).getByTestId('job-state').textContent).toContain('Succeeded');
+  });
+
+  it('speaks Chinese', async () => {
+    setLocale('zh-CN');
+    renderPage();
+    await waitFor(() => expect(rows()).toHaveLength(3));
+    expect(screen.getByRole('table', { name: '运行历史' })).toBeTruthy();
+    expect(within(row('ep-2')).getByTestId('job-state').textContent).toContain('成功');
+    expect(within(row('ds-1')).getByRole('button', { name: '数据集测试 ds-1' })).toBeTruthy();
+    const detail = await openDetail('数据集测试 ds-1');
+    expect(within(detail).getByRole('button', { name: '再次运行' })).toBeTruthy();
+    expect(within(detail).getByRole('region', { name: '数据集测试 ds-1 的日志' })).toBeTruthy();
   });
 
   it('opens the log; in the browser host (LOG_UNAVAILABLE) it shows the path to copy instead', async () => {
