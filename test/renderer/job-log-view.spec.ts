@@ -1,5 +1,5 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import JobLogView from '../../renderer/src/components/JobLogView.svelte';
 import { setApiForTests } from '../../renderer/src/lib/api';
 import { FakeApi } from './fake-api';
@@ -98,6 +98,23 @@ describe('JobLogView', () => {
     expect(rowNumbers().at(-1)).toBe(4999);
     // It skipped the middle instead of reading all of it.
     expect(fake.logRequests().map((r) => r.from)).toEqual([0, 3000, 3500, 4000, 4500]);
+
+    // Scrolled up, the user's place stays put when the oldest rows are trimmed (jsdom lays nothing
+    // out: rows report their place as index × 18 px).
+    const scroller = screen.getByTestId('job-log-lines');
+    const geometry = fakeGeometry(scroller);
+    const offsetTop = vi.spyOn(HTMLElement.prototype, 'offsetTop', 'get').mockImplementation(function (this: HTMLElement) {
+      return this.dataset.testid === 'job-log-line' ? [...scroller.querySelectorAll('[data-testid="job-log-line"]')].indexOf(this) * 18 : 0;
+    });
+    scroller.scrollTop = 1000 * 18;
+    await fireEvent.scroll(scroller);
+    expect(screen.getByTestId('job-log-jump')).toBeTruthy();
+    fake.grow('job-a', 5100);
+    await waitFor(() => expect(rowNumbers().at(-1)).toBe(5099));
+    // Line 4000 was at the top of the view; 100 rows above it went, so the view moved up by 100 rows.
+    expect(geometry.position()).toBe(900 * 18);
+    expect(screen.getByRole('button', { name: 'Jump to the end (100 new lines)' })).toBeTruthy();
+    offsetTop.mockRestore();
 
     await fireEvent.click(screen.getByRole('button', { name: 'Open the full log' }));
     const notice = await screen.findByTestId('job-log-unavailable');

@@ -1,7 +1,9 @@
+import axe from 'axe-core';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import App from '../../renderer/src/App.svelte';
 import { setApiForTests } from '../../renderer/src/lib/api';
+import { setLocale } from '../../renderer/src/lib/i18n';
 import type { PageContext } from '../../renderer/src/lib/pages';
 import JobsPage from '../../renderer/src/pages/JobsPage.svelte';
 import { FakeApi } from './fake-api';
@@ -195,6 +197,7 @@ describe('Jobs page: a run in detail', () => {
     renderPage();
     const detail = await openDetail('Training on gpu-box');
     const release = api.hold('jobs:cancel');
+    within(detail).getByRole('button', { name: 'Cancel' }).focus();
     await fireEvent.click(within(detail).getByRole('button', { name: 'Cancel' }));
     const busy = within(detail).getByTestId('job-cancel');
     expect(busy.textContent?.trim()).toBe('Cancelling…');
@@ -208,7 +211,8 @@ describe('Jobs page: a run in detail', () => {
     await waitFor(() => expect(within(detail).getByTestId('job-state').textContent).toContain('Cancelled'));
     expect(within(detail).getByTestId('job-exit').textContent).toBe('signal SIGINT');
     expect(within(detail).queryByTestId('job-cancel')).toBeNull();
-    expect(within(detail).getByRole('button', { name: 'Run again' })).toBeTruthy();
+    // The pressed Cancel is gone: Run again has the keyboard.
+    await waitFor(() => expect(document.activeElement).toBe(within(detail).getByRole('button', { name: 'Run again' })));
   });
 
   it('shows a cancelling run (from another window) as cancelling, its button busy', async () => {
@@ -244,6 +248,31 @@ describe('Jobs page: a run in detail', () => {
     expect(within(fresh).getByRole('region', { name: 'Log of Test episode · item 3' }).dataset.jobId).toBe('ep-2-again-1');
   });
 
+  it('keeps the newer word when a quick run ended before the answer to Run again came', async () => {
+    renderPage();
+    const detail = await openDetail('Test episode · item 3');
+    const rerun = api.hold('jobs:rerun');
+    await fireEvent.click(within(detail).getByRole('button', { name: 'Run again' }));
+    // The backend's jobs:changed for the new run's end overtakes the answer (which says running).
+    fake.change('ep-2-again-1', { ...fake.jobs.find((j) => j.id === 'ep-2')!, id: 'ep-2-again-1', state: 'succeeded', startedAt: '2026-12-05T00:00:01.000Z' });
+    rerun();
+    await waitFor(() => expect(screen.getByTestId('job-detail').dataset.jobId).toBe('ep-2-again-1'));
+    expect(within(screen.getByTestId('job-detail')).getByTestId('job-state').textContent).toContain('Succeeded');
+    expect(within(row('ep-2-again-1')).getByTestId('job-state').textContent).toContain('Succeeded');
+  });
+
+  it('speaks Chinese', async () => {
+    setLocale('zh-CN');
+    renderPage();
+    await waitFor(() => expect(rows()).toHaveLength(3));
+    expect(screen.getByRole('table', { name: '运行历史' })).toBeTruthy();
+    expect(within(row('ep-2')).getByTestId('job-state').textContent).toContain('成功');
+    expect(within(row('ds-1')).getByRole('button', { name: '数据集测试 ds-1' })).toBeTruthy();
+    const detail = await openDetail('数据集测试 ds-1');
+    expect(within(detail).getByRole('button', { name: '再次运行' })).toBeTruthy();
+    expect(within(detail).getByRole('region', { name: '数据集测试 ds-1 的日志' })).toBeTruthy();
+  });
+
   it('opens the log; in the browser host (LOG_UNAVAILABLE) it shows the path to copy instead', async () => {
     renderPage();
     const detail = await openDetail('Test episode · item 3');
@@ -266,5 +295,53 @@ describe('Jobs page: a run in detail', () => {
     api.failNext('jobs:open-log', { code: 'JOB_NOT_FOUND', message: 'No job ep-2.' });
     await fireEvent.click(within(detail).getByRole('button', { name: 'Open the log' }));
     expect((await within(detail).findByTestId('error-banner')).dataset.errorCode).toBe('JOB_NOT_FOUND');
+  });
+});
+
+describe('accessibility (axe-core on the rendered page; page-level rules left to the e2e audit)', () => {
+  // TEST DOUBLE: jsdom has no canvas (axe measures icon ligatures with one); no canvas is the same answer, quietly.
+  beforeEach(() => {
+    vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockReturnValue(null);
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  async function violations(container: HTMLElement): Promise<string[]> {
+    const results = await axe.run(container, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+      rules: { region: { enabled: false }, 'page-has-heading-one': { enabled: false }, 'landmark-one-main': { enabled: false }, 'color-contrast': { enabled: false }, 'heading-order': { enabled: false } },
+      resultTypes: ['violations'],
+    });
+    return results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  }
+
+  it('the history with a failed run open (summary, traceback, log, log-path notice) has no violations', async () => {
+    fake.jobs[2]!.failure = {
+      code: 'JOB_CRASHED',
+      message: 'collector.py raised KeyError.',
+      traceback: { file: '/home/me/agent/collector.py', line: 7, exception: "KeyError: 'id'", text: 'Traceback …\nKeyError: \'id\'' },
+    };
+    fake.grow('ds-1', 25, false);
+    fake.browserHost = true;
+    const { container } = renderPage();
+    const detail = await openDetail('Dataset test ds-1');
+    await waitFor(() => expect(within(detail).getAllByTestId('job-log-line')).toHaveLength(25));
+    await fireEvent.click(within(detail).getByRole('button', { name: 'Open the log' }));
+    await within(detail).findByTestId('job-log-unavailable');
+    expect(await violations(container)).toEqual([]);
+  });
+
+  it('a running run open (Cancel, live log) and the empty history have no violations', async () => {
+    fake.grow('train-1', 3, false);
+    const { container, unmount } = renderPage();
+    const detail = await openDetail('Training on gpu-box');
+    await waitFor(() => expect(within(detail).getAllByTestId('job-log-line')).toHaveLength(3));
+    expect(await violations(container)).toEqual([]);
+    unmount();
+    fake.jobs = [];
+    const empty = renderPage();
+    await screen.findByTestId('jobs-empty');
+    expect(await violations(empty.container)).toEqual([]);
   });
 });
