@@ -143,7 +143,10 @@ describe('wizard resume', () => {
     await renderWizard(api);
     expect(stepButton('Agent project').getAttribute('aria-current')).toBe('step');
     expect(currentStep().dataset.step).toBe('project');
-    await waitFor(() => expect(api.requestsOn('jobs:get')).toEqual([{ jobId: 'job-dataset' }]));
+    expect(text(await within(currentStep()).findByTestId('wizard-dataset-count'))).toBe('3 items');
+    expect(api.requestsOn('jobs:get')).toEqual([{ jobId: 'job-dataset' }]);
+    expect((within(currentStep()).getByRole('textbox', { name: 'Project folder (absolute path)' }) as HTMLInputElement).value).toBe('/home/me/agent');
+    expect((within(currentStep()).getByRole('combobox', { name: 'Python interpreter' }) as HTMLSelectElement).value).toBe('/home/me/agent/.venv/bin/python');
   });
 
   it('says so when the progress cannot be read', async () => {

@@ -83,7 +83,7 @@ export const enWizard = {
   'wizard.python.ajetYes': 'AgentJet client installed',
   'wizard.python.ajetYesVersion': 'AgentJet client {version} installed',
   'wizard.python.ajetNo': 'AgentJet client not installed',
-  'wizard.python.installHint': 'To install the AgentJet client: {hint}',
+  'wizard.python.installHint': 'To install the AgentJet client:',
   'wizard.python.recommended': 'recommended',
   'wizard.python.select': 'Python interpreter',
   'wizard.python.use': 'Use this interpreter',
@@ -110,7 +110,7 @@ export const enWizard = {
   'wizard.tests.failed': 'The run failed.',
 
   'wizard.traceback.title': 'Where it failed',
-  'wizard.traceback.at': '{file}:{line}',
+  'wizard.traceback.full': 'Full traceback',
 
   'wizard.code.intro':
     'The training settings become two scripts in the build folder: agent_roll.py (training) and agent_roll_one_episode_debug.py (one debug episode). Preview them before they are written.',

@@ -84,7 +84,7 @@ export const zhCNWizard: Record<keyof typeof enWizard, string> = {
   'wizard.python.ajetYes': '已安装 AgentJet 客户端',
   'wizard.python.ajetYesVersion': '已安装 AgentJet 客户端 {version}',
   'wizard.python.ajetNo': '未安装 AgentJet 客户端',
-  'wizard.python.installHint': '安装 AgentJet 客户端：{hint}',
+  'wizard.python.installHint': '安装 AgentJet 客户端：',
   'wizard.python.recommended': '推荐',
   'wizard.python.select': 'Python 解释器',
   'wizard.python.use': '使用此解释器',
@@ -111,7 +111,7 @@ export const zhCNWizard: Record<keyof typeof enWizard, string> = {
   'wizard.tests.failed': '运行失败。',
 
   'wizard.traceback.title': '出错位置',
-  'wizard.traceback.at': '{file}:{line}',
+  'wizard.traceback.full': '完整回溯',
 
   'wizard.code.intro':
     '训练设置会在构建文件夹中生成两个脚本：agent_roll.py（训练）和 agent_roll_one_episode_debug.py（一个调试回合）。写入之前请先预览。',
