@@ -5,7 +5,7 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { AppError } from '../../shared/errors';
 import type { ProjectSetupData } from '../../shared/schemas-wizard';
 import { writeFileAtomic } from '../util/atomic-file';
-import { renderScaffold, type ScaffoldFileName } from './templates';
+import { importableModuleName, renderScaffold, type ScaffoldFileName } from './templates';
 
 /** What the wizard keeps about the project (ProjectView without python and test results). */
 export interface ProjectLayout {
@@ -72,6 +72,8 @@ export async function setUpProject(resourcesDir: string, setup: ProjectSetupData
 async function adopt(projectDir: string, collectorPath: string, episodePath: string): Promise<ProjectLayout> {
   const collectorFile = await fileInside(projectDir, collectorPath, 'dataset collector');
   const episodeFile = await fileInside(projectDir, episodePath, 'episode runner');
+  // agent_roll.py imports it by its name: a name Python cannot import is refused now, not at training time.
+  importableModuleName(collectorFile);
   const collector = await readFile(collectorFile, 'utf8');
   if (!/^\s*(async\s+)?def\s+get_training_dataset_item_list\s*\(/m.test(collector)) {
     throw new AppError(
