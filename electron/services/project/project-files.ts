@@ -38,7 +38,7 @@ export function randomBuildId(): string {
 export async function setUpProject(resourcesDir: string, setup: ProjectSetupData, newId: () => string = randomBuildId): Promise<ProjectLayout> {
   const projectDir = await usableProjectDir(setup.projectDir);
   if (setup.mode === 'adopt') return adopt(projectDir, setup.collectorFile, setup.episodeFile);
-  const buildId = setup.buildId ?? newId();
+  const buildId = setup.buildId ?? (await freshBuildId(projectDir, newId));
   const buildDir = buildDirOf(projectDir, buildId);
   const files = await renderScaffold(resourcesDir, { buildId, rewardStyle: setup.rewardStyle, agentCommand: setup.agentCommand });
   const targets = Object.entries(files).map(([name, content]) => ({ path: join(buildDir, name), content }));
@@ -67,6 +67,22 @@ export async function setUpProject(resourcesDir: string, setup: ProjectSetupData
     episodeFile: join(buildDir, 'run_episode_once.py' satisfies ScaffoldFileName),
     rewardStyle: setup.rewardStyle,
   };
+}
+
+/** A new id whose folder does not exist yet: "a new one" must never land on an earlier build's files. */
+async function freshBuildId(projectDir: string, newId: () => string): Promise<string> {
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    const id = newId();
+    if (!(await exists(buildDirOf(projectDir, id)))) return id;
+  }
+  throw new AppError('PROJECT_INVALID', `Could not find an unused build id under ${join(projectDir, 'tutorial')}. Type a build id of your own.`);
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function adopt(projectDir: string, collectorPath: string, episodePath: string): Promise<ProjectLayout> {

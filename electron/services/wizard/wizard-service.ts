@@ -70,14 +70,17 @@ export class WizardService {
       }));
     }
     for (const pending of this.facts().pending) {
-      try {
-        this.options.jobs.get(pending.jobId);
-      } catch {
+      const job = this.jobOrNull(pending.jobId);
+      if (!job) {
         // Gone from the runner's history: nothing to wait for.
         await this.store.update((f) => ({ ...f, pending: f.pending.filter((p) => p.jobId !== pending.jobId) }));
-        continue;
+      } else if (hasEnded(job)) {
+        // It ended while the app was closed (or was ended by the close): recorded before the first state is read,
+        // so the UI never shows it running.
+        await this.store.update((f) => (f.pending.some((p) => p.jobId === job.id) ? recordJobEnd(f, pending, job) : f));
+      } else {
+        this.watch(pending);
       }
-      this.watch(pending);
     }
   }
 
