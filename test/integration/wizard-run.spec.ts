@@ -1,18 +1,17 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { WizardStateData } from '../../electron/shared/schemas-wizard';
 import type { FakeLlm } from '../fixtures/fake-llm/fake-llm';
 import { waitForEvent } from '../support/helpers';
 import { startTestApp, type TestApp } from '../support/test-app';
 import {
   call,
   CANARY_KEY,
-  makeSampleProject,
-  SAMPLE_AGENT_COMMAND,
+  runDebug,
   smallForm,
   startCanaryLlm,
   startWizardApp,
   stepStatus,
+  throughCode,
   type WizardApp,
 } from './support/wizard-fixtures';
 
@@ -41,28 +40,11 @@ afterEach(async () => {
   await Promise.all(folders.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-/** Steps 0–2 done as in wizard.spec.ts: LLM answered, scaffold tested (q1 scores 1), training code generated. */
-async function throughCode(w: WizardApp): Promise<WizardStateData> {
-  const { dir, python } = await makeSampleProject();
-  folders.push(dir);
-  await call(w.app, 'wizard:set-llm', { secretId: w.secretId });
-  await call(w.app, 'wizard:set-project', { mode: 'scaffold', projectDir: dir, buildId: 'run', rewardStyle: 'native', agentCommand: SAMPLE_AGENT_COMMAND });
-  await call(w.app, 'wizard:set-python', { python });
-  await w.events.recorded((await call(w.app, 'wizard:test-dataset', {})).id);
-  await w.events.recorded((await call(w.app, 'wizard:test-episode', { itemId: 'q1' })).id);
-  return call(w.app, 'wizard:generate-code', { form: smallForm(), overwrite: [] });
-}
-
-async function runDebug(w: WizardApp) {
-  const job = await call(w.app, 'wizard:run-debug', {});
-  return { started: job, ...(await w.events.recorded(job.id, 90_000)) };
-}
-
 describe('wizard steps 3–5 on the dry run', () => {
   it('starts the dry run, passes a debug episode (traced), trains until the step advances, stops; confirmation, busy and stale rules; a restart resumes', async () => {
     wizard = await startWizardApp(llm);
     const { app, events } = wizard;
-    const coded = await throughCode(wizard);
+    const coded = await throughCode(wizard, folders);
     expect(stepStatus(coded)).toMatchObject({ llm: 'done', project: 'done', code: 'done', swarm: 'todo', debug: 'todo' });
 
     // Step 3: the dry run, started with the wizard's LLM from the vault, until /health answers.

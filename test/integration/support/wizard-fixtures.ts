@@ -66,6 +66,27 @@ export function smallForm(overrides: Record<string, unknown> = {}) {
   return { experimentName: 'wizard_it', modelPath: '/models/debug', grpoN: 2, batchSize: 1, epochs: 50, gpusPerNode: 1, discardEpisodeTimeout: 60, ...overrides };
 }
 
+/**
+ * Steps 0–2 done as in wizard.spec.ts: the LLM answered, the sample project scaffolded (native reward) and
+ * tested (q1 scores 1), the training code generated from `form`. The project folder is added to `folders`.
+ */
+export async function throughCode(w: WizardApp, folders: string[], form: Record<string, unknown> = smallForm()): Promise<WizardStateData> {
+  const { dir, python } = await makeSampleProject();
+  folders.push(dir);
+  await call(w.app, 'wizard:set-llm', { secretId: w.secretId });
+  await call(w.app, 'wizard:set-project', { mode: 'scaffold', projectDir: dir, buildId: 'run', rewardStyle: 'native', agentCommand: SAMPLE_AGENT_COMMAND });
+  await call(w.app, 'wizard:set-python', { python });
+  await w.events.recorded((await call(w.app, 'wizard:test-dataset', {})).id);
+  await w.events.recorded((await call(w.app, 'wizard:test-episode', { itemId: 'q1' })).id);
+  return call(w.app, 'wizard:generate-code', { form: form as InvokeInput<'wizard:generate-code'>['form'], overwrite: [] });
+}
+
+/** `wizard:run-debug`, its job's end and the wizard's state once it recorded it. */
+export async function runDebug(w: WizardApp) {
+  const job = await call(w.app, 'wizard:run-debug', {});
+  return { started: job, ...(await w.events.recorded(job.id, 90_000)) };
+}
+
 /** Every `wizard:changed` and `jobs:changed` of an app from the moment it is made. */
 export class WizardEvents {
   readonly states: WizardStateData[] = [];
