@@ -63,7 +63,7 @@ describe('wizard on a swarm profile (local Docker, fake swarm image)', () => {
     // The only profile with a model mount: the training form's model path is suggested from it.
     expect((await call(app, 'wizard:state', {})).suggestedForm).toMatchObject({ modelPath: MODEL_IN_CONTAINER, modelPathSource: 'profile "Fake Qwen": its model mount' });
 
-    await throughCode(wizard, folders, smallForm({ modelPath: MODEL_IN_CONTAINER }));
+    await throughCode(wizard, folders, { form: smallForm({ modelPath: MODEL_IN_CONTAINER }) });
     const chosen = await call(app, 'wizard:choose-swarm', { kind: 'profile', profileId });
     expect(chosen.swarm).toMatchObject({ choice: { kind: 'profile', profileId }, phase: 'idle' });
     const ready = await call(app, 'wizard:start-swarm', {});

@@ -122,4 +122,27 @@ describe('wizard steps 3–5 on the dry run', () => {
     expect(['cancelled', 'failed']).toContain(ended.state);
     expect(ended.failure?.message).toMatch(/app closed/i);
   }, 300_000);
+
+  it('judge reward style: in the debug episode the agent talks to the swarm server, while the judge grades with the debug LLM from the vault', async () => {
+    wizard = await startWizardApp(llm);
+    const { app } = wizard;
+    const coded = await throughCode(wizard, folders, { judge: llm });
+    expect(coded.project?.rewardStyle).toBe('judge');
+    await call(app, 'wizard:choose-swarm', { kind: 'dry-run' });
+    await call(app, 'wizard:start-swarm', {});
+    const before = llm.calls.length;
+    // The agent's call (relayed by the dry run) gets the default answer; the judge's gets "0.6".
+    llm.script([{ kind: 'text' }, { kind: 'text', text: '0.6' }]);
+    const debug = await runDebug(wizard);
+    expect(debug.job).toMatchObject({ state: 'succeeded', result: { reward: 0.6 } });
+    expect(debug.state.debug).toMatchObject({ reward: 0.6, passed: true });
+    const chats = llm.calls.slice(before).filter((c) => c.path === '/v1/chat/completions');
+    expect(chats).toHaveLength(2);
+    expect(chats.every((c) => c.headers.authorization === `Bearer ${CANARY_KEY}`)).toBe(true);
+    expect(JSON.stringify(chats[1]?.body)).toContain("You grade an AI agent's answer");
+    // The swarm server saw only the agent's call: the judge did not grade with the model being trained.
+    const trace = await call(app, 'dryrun:trace', { episodeUuid: String(debug.job.result!.raw.episode_uuid) });
+    expect(trace.calls).toHaveLength(1);
+    expect(JSON.stringify(trace)).not.toContain('You grade');
+  }, 120_000);
 });

@@ -199,7 +199,8 @@ export class WizardService {
     // Two generate clicks (two windows) must not interleave their writes and restores.
     const run = async () => {
       const project = this.requireProject(this.locked('code'));
-      const generated = await generateTrainingCode(this.options.resourcesDir, project, request, project.python ?? 'python3');
+      // The project's interpreter (else the runner's recommendation): a bare 'python3' is not on every PATH (Windows).
+      const generated = await generateTrainingCode(this.options.resourcesDir, project, request, await this.project.pythonFor(project));
       return this.change((f) => {
         const before = new Map((f.code?.files ?? []).map((file) => [file.name, file.sha256]));
         const differs = f.code !== null && generated.files.some((file) => before.get(file.name) !== file.sha256);

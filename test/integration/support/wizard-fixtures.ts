@@ -67,18 +67,22 @@ export function smallForm(overrides: Record<string, unknown> = {}) {
 }
 
 /**
- * Steps 0–2 done as in wizard.spec.ts: the LLM answered, the sample project scaffolded (native reward) and
- * tested (q1 scores 1), the training code generated from `form`. The project folder is added to `folders`.
+ * Steps 0–2 done as in wizard.spec.ts: the LLM answered, the sample project scaffolded and tested (q1 scores 1),
+ * the training code generated from `form`. With `judge` (the fake LLM), the reward style is the LLM judge and
+ * the judge's answer to the episode test is scripted as "1". The project folder is added to `folders`.
  */
-export async function throughCode(w: WizardApp, folders: string[], form: Record<string, unknown> = smallForm()): Promise<WizardStateData> {
+export async function throughCode(w: WizardApp, folders: string[], options: { form?: Record<string, unknown>; judge?: FakeLlm } = {}): Promise<WizardStateData> {
   const { dir, python } = await makeSampleProject();
   folders.push(dir);
   await call(w.app, 'wizard:set-llm', { secretId: w.secretId });
-  await call(w.app, 'wizard:set-project', { mode: 'scaffold', projectDir: dir, buildId: 'run', rewardStyle: 'native', agentCommand: SAMPLE_AGENT_COMMAND });
+  const rewardStyle = options.judge ? 'judge' : 'native';
+  await call(w.app, 'wizard:set-project', { mode: 'scaffold', projectDir: dir, buildId: 'run', rewardStyle, agentCommand: SAMPLE_AGENT_COMMAND });
   await call(w.app, 'wizard:set-python', { python });
   await w.events.recorded((await call(w.app, 'wizard:test-dataset', {})).id);
+  options.judge?.script([{ kind: 'text' }, { kind: 'text', text: '1' }]);
   await w.events.recorded((await call(w.app, 'wizard:test-episode', { itemId: 'q1' })).id);
-  return call(w.app, 'wizard:generate-code', { form: form as InvokeInput<'wizard:generate-code'>['form'], overwrite: [] });
+  const form = (options.form ?? smallForm()) as InvokeInput<'wizard:generate-code'>['form'];
+  return call(w.app, 'wizard:generate-code', { form, overwrite: [] });
 }
 
 /** `wizard:run-debug`, its job's end and the wizard's state once it recorded it. */
