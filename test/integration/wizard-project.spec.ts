@@ -68,7 +68,8 @@ describe('wizard project step', () => {
     expect(JSON.stringify(agentCall?.body)).toContain('What is 2 + 2?');
     const judged = judgeCall?.body as { model: string; messages: { role: string; content: string }[] };
     expect(judged.model).toBe('fake-debug-model');
-    expect(judged.messages[0]?.content).toMatch(/You grade an AI agent's answer/);
+    expect(judged.messages[0]?.content).toMatch(/You are a strict grader/);
+    expect(judged.messages[1]?.content).toContain('Rubric:');
     expect(judged.messages[1]?.content).toContain('fake answer to: What is 2 + 2?');
     expect(judgeCall?.headers.authorization).toBe(`Bearer ${CANARY_KEY}`);
   }, 60_000);
@@ -88,9 +89,8 @@ describe('wizard project step', () => {
     const preview = await call(w.app, 'wizard:preview-code', smallForm());
     const roll = preview.files[0]!.content;
     expect(preview.files[0]?.path).toBe(join(dir, 'agent_roll.py'));
-    expect(roll).toContain('COLLECTOR_DIR = os.path.normpath(os.path.join(HERE, "."))');
-    expect(roll).toContain('EPISODE_RUNNER = os.path.normpath(os.path.join(HERE, "episode.py"))');
     expect(roll).toContain('from collector import get_training_dataset_item_list');
+    expect(roll).toContain('import episode as episode_runner');
     expect((await call(w.app, 'wizard:generate-code', { form: smallForm(), overwrite: [] })).steps[2]?.status).toBe('done');
     // The user's files are untouched; the two generated ones sit beside them.
     expect(await readFile(join(dir, 'episode.py'), 'utf8')).toBe(OWN_EPISODE_RUNNER);
@@ -115,7 +115,13 @@ describe('wizard project step', () => {
     await expect(adopt(join(outside, 'collector.py'))).rejects.toMatchObject(invalid(/outside the project folder/));
     await expect(adopt(join(dir, 'nope.py'))).rejects.toMatchObject(invalid(/does not exist/));
     await writeFile(join(dir, 'my-collector.py'), await readFile(join(dir, 'collector.py'), 'utf8'));
-    await expect(adopt(join(dir, 'my-collector.py'))).rejects.toMatchObject(invalid(/cannot be imported by Python under its name "my-collector".*my_collector\.py/));
+    await expect(adopt(join(dir, 'my-collector.py'))).rejects.toMatchObject(invalid(/"my-collector\.py" cannot be imported by the training scripts.*my_collector\.py/));
+    await writeFile(join(dir, 'json.py'), OWN_EPISODE_RUNNER);
+    await expect(adopt(join(dir, 'collector.py'), join(dir, 'json.py'))).rejects.toMatchObject(invalid(/has the name of a module the training scripts import/));
+    // The training scripts import both files from the episode runner's folder: a collector elsewhere would not be found.
+    await mkdir(join(dir, 'data'));
+    await writeFile(join(dir, 'data', 'items.py'), await readFile(join(dir, 'collector.py'), 'utf8'));
+    await expect(adopt(join(dir, 'data', 'items.py'))).rejects.toMatchObject(invalid(/must be in the same folder/));
     await expect(adopt(join(dir, 'agent.py'))).rejects.toMatchObject(invalid(/does not look like a dataset collector/));
     await expect(adopt(join(dir, 'collector.py'), join(dir, 'collector.py'))).rejects.toMatchObject(invalid(/does not look like an episode runner/));
     await mkdir(join(dir, 'data.py'));

@@ -91,6 +91,9 @@ describe('wizard steps 3–5 on the dry run', () => {
     const stopped = await call(app, 'wizard:stop-train', {});
     expect(stopped).toMatchObject({ id: train.id, state: 'cancelled', failure: null });
     expect((await events.recorded(train.id)).state.runningJobIds).toEqual([]);
+    // The stopped run gave back the episodes it held: none waits for the server's discard timeout to be handed out again.
+    const traces = await call(app, 'dryrun:traces', { step: null, taskId: null, offset: 0, limit: 200 });
+    expect(traces.episodes.filter((e) => e.state === 'claimed')).toEqual([]);
 
     // The stale rule: other code → the debug episode and training ran with the old code.
     const regenerated = await call(app, 'wizard:generate-code', { form: smallForm({ forceRestart: true }), overwrite: ['agent_roll.py'] });
@@ -139,10 +142,10 @@ describe('wizard steps 3–5 on the dry run', () => {
     const chats = llm.calls.slice(before).filter((c) => c.path === '/v1/chat/completions');
     expect(chats).toHaveLength(2);
     expect(chats.every((c) => c.headers.authorization === `Bearer ${CANARY_KEY}`)).toBe(true);
-    expect(JSON.stringify(chats[1]?.body)).toContain("You grade an AI agent's answer");
+    expect(JSON.stringify(chats[1]?.body)).toContain('You are a strict grader');
     // The swarm server saw only the agent's call: the judge did not grade with the model being trained.
     const trace = await call(app, 'dryrun:trace', { episodeUuid: String(debug.job.result!.raw.episode_uuid) });
     expect(trace.calls).toHaveLength(1);
-    expect(JSON.stringify(trace)).not.toContain('You grade');
+    expect(JSON.stringify(trace)).not.toContain('strict grader');
   }, 120_000);
 });

@@ -135,7 +135,7 @@ describe('wizard steps 0–2 through the app', () => {
     // An item that is not in the dataset: the run fails with the runner's words, and the step loses its fact.
     const missing = await call(app, 'wizard:test-episode', { itemId: 'nope' });
     const failed = await events.recorded(missing.id);
-    expect(failed.job).toMatchObject({ state: 'failed', failure: { code: 'JOB_CRASHED', message: expect.stringContaining("No item 'nope'") } });
+    expect(failed.job).toMatchObject({ state: 'failed', failure: { code: 'JOB_CRASHED', message: expect.stringContaining("no item 'nope'") } });
     expect(failed.state.steps[1]).toMatchObject({ status: 'todo' });
     await events.recorded((await call(app, 'wizard:test-episode', { itemId: 'q1' })).id);
 
@@ -149,8 +149,10 @@ describe('wizard steps 0–2 through the app', () => {
     const roll = preview.files[0]!;
     expect(roll.path).toBe(join(layout.buildDir, 'agent_roll.py'));
     expect(roll.content).toContain('GRPO_N = 2');
-    expect(roll.content).toContain('REMOTE_MODEL_PATH = os.getenv("REMOTE_MODEL_PATH", "/models/debug")');
-    expect(roll.content).toContain('force_restart=False');
+    expect(roll.content).toContain('MODEL_PATH = "/models/debug"');
+    // Without forceRestart the script joins the server's training; it never restarts the engine.
+    expect(roll.content).toContain('swarm_worker.auto_sync_train_config_and_start_engine(ajet_job)\n');
+    expect(roll.content).not.toContain('force_restart=True');
     const generated = await call(app, 'wizard:generate-code', { form, overwrite: [] });
     expect(generated.code?.compiledAt).toEqual(expect.any(String));
     expect(generated.steps[2]).toMatchObject({ id: 'code', status: 'done', fact: 'agent_roll.py and agent_roll_one_episode_debug.py written and compiled' });
@@ -175,6 +177,6 @@ describe('wizard steps 0–2 through the app', () => {
     // forceRestart shows in the script as the literal call argument the job runner's confirmation check reads.
     const restart = await call(app, 'wizard:preview-code', smallForm({ forceRestart: true }));
     expect(restart.files[0]?.content).toContain('force_restart=True');
-    expect(restart.files[1]?.content).toContain('force_restart=False');
+    expect(restart.files[1]?.content).not.toContain('force_restart=True');
   }, 120_000);
 });

@@ -8,6 +8,7 @@ import { en } from '../../renderer/src/lib/i18n/en';
 import { zhCN } from '../../renderer/src/lib/i18n/zh-CN';
 import { pages } from '../../renderer/src/lib/pages';
 import { FakeApi, makeStatus } from './fake-api';
+import { installWizardFake } from './fakes/wizard';
 import { rowFor } from './rows';
 
 let api: FakeApi;
@@ -31,12 +32,13 @@ describe('page table (lib/pages.ts)', () => {
     }
   });
 
-  it('lets a page navigate through its context (Wizard → Servers)', async () => {
+  it('lets a page navigate through its context (Wizard → Settings)', async () => {
+    installWizardFake(api);
     render(App);
     await fireEvent.click(screen.getByTestId('nav-wizard'));
-    await fireEvent.click(screen.getByRole('button', { name: 'Go to Servers' }));
-    expect(screen.getByTestId('nav-servers').getAttribute('aria-current')).toBe('page');
-    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('AgentJet swarm servers');
+    await fireEvent.click(await screen.findByRole('button', { name: 'Manage LLM endpoints in Settings' }));
+    expect(screen.getByTestId('nav-settings').getAttribute('aria-current')).toBe('page');
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Settings');
   });
 });
 

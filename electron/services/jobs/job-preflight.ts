@@ -81,14 +81,27 @@ export async function checkSwarmHealth(url: string | null, target: { engineId: s
     if (response.ok) return;
     why = `it answered HTTP ${response.status}`;
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    why = cause ?? ((error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : String((error as Error).message));
+    why = describeFetchError(error, timeoutMs);
   }
   throw new AppError(
     'SWARM_UNREACHABLE',
     `The swarm server at ${url} does not answer ${health} (${why}). Start the server (or the dry run); for a remote server, bring its tunnel up. Then try again.`,
   );
 }
+
+/** A failed health request in words: what happened on the wire, not undici's "fetch failed". */
+function describeFetchError(error: unknown, timeoutMs: number): string {
+  const name = (error as Error).name;
+  if (name === 'TimeoutError' || name === 'AbortError') return `no answer within ${timeoutMs / 1000} s: something listens there but does not respond`;
+  const code = (error as { cause?: { code?: string } }).cause?.code;
+  if (code === 'ECONNREFUSED') return 'connection refused: nothing listens on that port';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'the connection was closed without an answer';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name does not resolve';
+  return code ?? String((error as Error).message);
+}
+
+/** Set by the job from its request only: a value inherited from the app's own environment would point at the wrong server. */
+const JOB_OWNED_ENV = ['AJET_SWARM_URL', 'REMOTE_MODEL_PATH'] as const;
 
 /**
  * The process's whole environment: ours, the job's plain settings, and the LLM endpoint from the
@@ -102,6 +115,7 @@ export async function jobEnv(
   base: NodeJS.ProcessEnv = process.env,
 ): Promise<Record<string, string | undefined>> {
   const env: Record<string, string | undefined> = { ...base, ...extraEnv, PYTHONUNBUFFERED: '1', PYTHONIOENCODING: 'utf-8' };
+  for (const name of JOB_OWNED_ENV) delete env[name];
   if (swarmUrl !== null) env.AJET_SWARM_URL = swarmUrl;
   if (request.remoteModelPath !== null) env.REMOTE_MODEL_PATH = request.remoteModelPath;
   if (request.llmSecretId !== null) {

@@ -11,7 +11,7 @@ import { DEFAULT_MAX_RUNS, JobHistory, pruneRecords, type JobRecordData } from '
 import { JobLog, readLogWindow, type LogLine } from './job-log';
 import { classifyEnd, ResultCandidates, type JobFailureData } from './job-outcome';
 import { checkAjet, checkCwd, checkEngineRestart, checkPython, checkSwarmHealth, jobEnv, resolveScript } from './job-preflight';
-import { DEFAULT_KILL_TIMEOUTS, killTree, spawnInGroup, type TreeKillTimeouts } from './process-tree';
+import { DEFAULT_KILL_TIMEOUTS, groupAlive, groupMembers, killTree, spawnInGroup, type TreeKillTimeouts } from './process-tree';
 import { discoverPython, installHint } from './python-discovery';
 
 export interface JobRunnerOptions {
@@ -23,6 +23,8 @@ export interface JobRunnerOptions {
   /** The local URL of a watched swarm server (the tunnel's for a remote one); null when not watched or not running. */
   swarmUrl: (engineId: string, containerId: string) => string | null;
   killTimeouts?: TreeKillTimeouts;
+  /** How long the preflight waits for `GET <AJET_SWARM_URL>/health` (default 4 s). */
+  healthTimeoutMs?: number;
   /** Shorter, at app close: the app must not hang on a script that ignores SIGINT. */
   disposeKillTimeouts?: TreeKillTimeouts;
   maxRuns?: number;
@@ -39,8 +41,10 @@ interface LiveJob {
   pid: number | null;
   stopping: 'user' | 'app-closed' | null;
   ended: Promise<JobViewData>;
+  /** The tree kill of a cancel: the run is `cancelled` only once no process of its tree is left. */
+  killed: Promise<unknown> | null;
   batchTimer: NodeJS.Timeout | null;
-  /** The train slot (engineId:containerId) this run holds, released when it ends. */
+  /** The train slot (see `trainSlotKey`) this run holds, released when it ends. */
   trainKey: string | null;
 }
 
@@ -83,25 +87,34 @@ export class JobRunner implements JobsApi {
     const scriptPath = await resolveScript(request.cwd, request.script);
     await checkPython(request.python);
     await checkEngineRestart(request, scriptPath);
-    const trainKey = request.kind === 'train' && request.swarm ? `${request.swarm.engineId}:${request.swarm.containerId}` : null;
+    const trainKey = trainSlotKey(request);
     // Race: two windows (or a double click) starting training on one server; the slot is taken before the next await.
     if (trainKey !== null) {
-      if (this.trainSlots.has(trainKey)) {
-        const running = [...this.live.entries()].find(([, l]) => l.trainKey === trainKey)?.[0];
-        throw new AppError('JOB_BUSY', `A training run${running ? ` (${running})` : ''} already runs against this swarm server. Stop it first, or wait until it ends.`);
-      }
+      if (this.trainSlots.has(trainKey)) throw this.busy(trainKey);
       this.trainSlots.add(trainKey);
     }
     try {
       const swarmUrl = request.swarm ? this.options.swarmUrl(request.swarm.engineId, request.swarm.containerId) : null;
-      if (request.swarm) await checkSwarmHealth(swarmUrl, request.swarm);
+      if (request.swarm) await checkSwarmHealth(swarmUrl, request.swarm, this.options.healthTimeoutMs);
       const env = await jobEnv(request, this.options.vault, swarmUrl, extraEnv, this.options.baseEnv);
       await checkAjet(request, env);
+      // Race: the app began closing during the preflight; a process started now would outlive it.
+      if (this.disposed) throw new AppError('INTERNAL', 'The app is closing: the job was not started.');
       return this.spawn(request, extraEnv, scriptPath, swarmUrl, env, trainKey);
     } catch (error) {
       if (trainKey !== null) this.trainSlots.delete(trainKey);
       throw error;
     }
+  }
+
+  /** JOB_BUSY naming the training run that holds the slot (or that one is starting). */
+  private busy(trainKey: string): AppError {
+    const runningId = [...this.live.entries()].find(([, l]) => l.trainKey === trainKey)?.[0];
+    const running = runningId ? this.records.get(runningId)?.view : undefined;
+    const which = running
+      ? `"${running.label ?? running.script}" (job ${running.id}, started ${running.startedAt})`
+      : 'that is starting right now';
+    return new AppError('JOB_BUSY', `A training run ${which} already runs for this server profile (one training at a time per server). Stop it first (Jobs page), or wait until it ends.`);
   }
 
   async rerun(jobId: string): Promise<JobViewData> {
@@ -137,7 +150,7 @@ export class JobRunner implements JobsApi {
       logLines: 0,
       logFile: log.path,
     };
-    const live: LiveJob = { log, candidates, pid: null, stopping: null, ended: Promise.resolve(view), batchTimer: null, trainKey };
+    const live: LiveJob = { log, candidates, pid: null, stopping: null, ended: Promise.resolve(view), killed: null, batchTimer: null, trainKey };
     this.appendLine(id, live, 'app', `$ ${request.python} ${[scriptPath, ...request.args].join(' ')}   (in ${request.cwd}${swarmUrl ? `, AJET_SWARM_URL=${swarmUrl}` : ''})`);
     const run = spawnInGroup({
       file: request.python,
@@ -173,6 +186,8 @@ export class JobRunner implements JobsApi {
 
   private async finish(id: string, live: LiveJob, startedAt: Date, end: { exitCode: number | null; signal: string | null; spawnError: string | null }): Promise<JobViewData> {
     const record = this.records.get(id)!;
+    if (live.killed) await live.killed;
+    else if (live.pid !== null && groupAlive(live.pid)) await this.stopLeftovers(id, live, live.pid);
     const endedAt = new Date();
     const durationMs = endedAt.getTime() - startedAt.getTime();
     let failure: JobFailureData | null;
@@ -204,6 +219,16 @@ export class JobRunner implements JobsApi {
     return structuredClone(record.view);
   }
 
+  /**
+   * The script ended but processes it started still run in its group (a worker it never joined):
+   * they belong to this run and are ended with it, so no run leaves orphans behind.
+   */
+  private async stopLeftovers(id: string, live: LiveJob, pgid: number): Promise<void> {
+    const count = groupMembers(pgid)?.length;
+    this.appendLine(id, live, 'app', `the script ended, but ${count ?? 'some'} process(es) it started still ran: stopping them`);
+    await killTree(pgid, this.options.killTimeouts ?? DEFAULT_KILL_TIMEOUTS, (signal) => this.appendLine(id, live, 'app', `sent ${signal} to the processes the script left running`));
+  }
+
   async cancel(jobId: string): Promise<JobViewData> {
     return this.stop(jobId, 'user', this.options.killTimeouts ?? DEFAULT_KILL_TIMEOUTS);
   }
@@ -216,7 +241,13 @@ export class JobRunner implements JobsApi {
       live.stopping = why;
       record.view.state = 'cancelling';
       this.changed(jobId);
-      if (live.pid !== null) void killTree(live.pid, timeouts).then((signal) => this.options.logger.info?.('job stopped', { jobId, signal }));
+      const pid = live.pid;
+      if (pid !== null) {
+        const how = why === 'user' ? 'cancel' : 'the app is closing';
+        live.killed = killTree(pid, timeouts, (signal) => this.appendLine(jobId, live, 'app', `${how}: sent ${signal} to the script and every process it started`))
+          .then((signal) => this.options.logger.info?.('job stopped', { jobId, signal }))
+          .catch((error: unknown) => this.options.logger.warn('a job could not be stopped', { jobId, message: (error as Error).message }));
+      }
     }
     return live.ended;
   }
@@ -246,8 +277,9 @@ export class JobRunner implements JobsApi {
   async log(jobId: string, from: number, limit: number): Promise<{ jobId: string; lines: LogLine[]; total: number }> {
     const record = this.record(jobId);
     const live = this.live.get(jobId);
-    if (live) return { jobId, lines: await live.log.window(from, limit), total: live.log.lines };
     try {
+      // A running job's older lines come from its file too, which can be gone as well.
+      if (live) return { jobId, lines: await live.log.window(from, limit), total: live.log.lines };
       return { jobId, lines: await readLogWindow(record.view.logFile, from, limit), total: record.view.logLines };
     } catch (error) {
       throw new AppError('LOG_UNAVAILABLE', `The log of this run (${record.view.logFile}) cannot be read: ${(error as Error).message}.`, { cause: error });
@@ -292,6 +324,15 @@ export class JobRunner implements JobsApi {
     for (const id of dropped) this.records.delete(id);
     return this.history.save(kept, dropped);
   }
+}
+
+/**
+ * The slot a train run holds: its server profile (one training per profile at a time), or the
+ * server itself for a run without a profile (the dry run). Null for every other kind.
+ */
+export function trainSlotKey(request: Pick<JobStart, 'kind' | 'swarm'>): string | null {
+  if (request.kind !== 'train' || !request.swarm) return null;
+  return request.swarm.profileId !== null ? `profile:${request.swarm.profileId}` : `server:${request.swarm.engineId}:${request.swarm.containerId}`;
 }
 
 /** Sortable by time, unique enough, and within the JobId pattern. */

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { execa } from 'execa';
 
@@ -71,14 +72,51 @@ export function spawnInGroup(options: SpawnOptions): SpawnedRun {
   return { pid: child.pid ?? null, ended };
 }
 
-/** Whether any process of the group `pgid` is still alive (a zombie counts until reaped). */
+/**
+ * The live processes of the group `pgid` on Linux (from /proc), zombies left out: an orphaned
+ * zombie stays in its group until some init reaps it, and a container's PID 1 often never does;
+ * it runs nothing and holds nothing, so it must not keep a cancel escalating. Null where there is
+ * no /proc (macOS): then only the kernel's answer to `kill(-pgid, 0)` is known.
+ */
+export function groupMembers(pgid: number): number[] | null {
+  if (process.platform !== 'linux') return null;
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  const members: number[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = procStat(Number(name));
+    if (stat && stat.pgrp === pgid && stat.state !== 'Z' && stat.state !== 'X') members.push(Number(name));
+  }
+  return members;
+}
+
+/** State and process group of one process from /proc/<pid>/stat; null when it is gone. */
+export function procStat(pid: number): { state: string; ppid: number; pgrp: number } | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // The command name (field 2) is in parentheses and may hold spaces or ")": fields start after the last ")".
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { state: fields[0] ?? '?', ppid: Number(fields[1]), pgrp: Number(fields[2]) };
+}
+
+/** Whether any process of the group `pgid` is still alive (zombies do not count where /proc tells them apart). */
 export function groupAlive(pgid: number): boolean {
   try {
     process.kill(IS_WINDOWS ? pgid : -pgid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const members = groupMembers(pgid);
+  return members === null || members.length > 0;
 }
 
 /** Sends `signal` to every process of the group; false when none was left. */
@@ -100,28 +138,41 @@ export interface TreeKillTimeouts {
 
 export const DEFAULT_KILL_TIMEOUTS: TreeKillTimeouts = { intMs: 5000, termMs: 3000 };
 
+export type TreeSignal = 'SIGINT' | 'SIGTERM' | 'SIGKILL';
+
 /**
  * Ends the whole process tree: SIGINT, then SIGTERM after `intMs`, then SIGKILL after `termMs`,
  * each to the process group, until no process of the group is left. A child that left the group
- * on purpose (its own setsid) is out of reach, as with a terminal's Ctrl+C.
+ * on purpose (its own setsid) is out of reach, as with a terminal's Ctrl+C. `onSignal` hears each
+ * signal as it is sent (the job log says how the cancel went). Resolves with the last signal sent,
+ * or 'gone' when nothing was left to signal.
  */
-export async function killTree(pid: number, timeouts: TreeKillTimeouts = DEFAULT_KILL_TIMEOUTS): Promise<'SIGINT' | 'SIGTERM' | 'SIGKILL' | 'gone'> {
+export async function killTree(pid: number, timeouts: TreeKillTimeouts = DEFAULT_KILL_TIMEOUTS, onSignal: (signal: TreeSignal) => void = () => undefined): Promise<TreeSignal | 'gone'> {
   if (IS_WINDOWS) return killWindowsTree(pid);
-  if (!signalGroup(pid, 'SIGINT')) return 'gone';
-  if (await waitGroupGone(pid, timeouts.intMs)) return 'SIGINT';
-  signalGroup(pid, 'SIGTERM');
-  if (await waitGroupGone(pid, timeouts.termMs)) return 'SIGTERM';
-  signalGroup(pid, 'SIGKILL');
-  await waitGroupGone(pid, 5000);
-  return 'SIGKILL';
+  if (!groupAlive(pid)) return 'gone';
+  const steps: [TreeSignal, number][] = [
+    ['SIGINT', timeouts.intMs],
+    ['SIGTERM', timeouts.termMs],
+    // SIGKILL cannot be ignored: the wait is for the kernel to tear the processes down.
+    ['SIGKILL', 5000],
+  ];
+  let last: TreeSignal | 'gone' = 'gone';
+  for (const [signal, waitMs] of steps) {
+    // The group ended between the check and this signal: the previous one did it.
+    if (!signalGroup(pid, signal)) return last;
+    onSignal(signal);
+    last = signal;
+    if (await waitGroupGone(pid, waitMs)) return signal;
+  }
+  return last;
 }
 
-/** Polls the group (a kernel call, no process started) until it is empty or the time is up. */
+/** Polls the group (kill(0) and /proc, no process started) until it is empty or the time is up. */
 async function waitGroupGone(pgid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
     if (!groupAlive(pgid)) return true;
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await new Promise((resolve) => setTimeout(resolve, 40));
   }
   return !groupAlive(pgid);
 }

@@ -14,7 +14,7 @@ export interface JobsDeps {
   /** The swarm monitor's statuses give a watched server's local URL (the tunnel's end for a remote one). */
   swarm: Pick<SwarmModule, 'monitor'>;
   /** Tests: shorter cancel timeouts, a smaller history. */
-  tuning?: Pick<JobRunnerOptions, 'killTimeouts' | 'disposeKillTimeouts' | 'maxRuns' | 'bufferLines' | 'logBatchMs'>;
+  tuning?: Pick<JobRunnerOptions, 'killTimeouts' | 'disposeKillTimeouts' | 'maxRuns' | 'bufferLines' | 'logBatchMs' | 'healthTimeoutMs'>;
 }
 
 /** `jobs:*`: the user's Python scripts as child processes (execa), streamed, cancelled, kept in a history. */

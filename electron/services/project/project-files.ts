@@ -5,7 +5,7 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { AppError } from '../../shared/errors';
 import type { ProjectSetupData } from '../../shared/schemas-wizard';
 import { writeFileAtomic } from '../util/atomic-file';
-import { importableModuleName, renderScaffold, type ScaffoldFileName } from './templates';
+import { moduleName, renderScaffold, requireImportableModule, type ScaffoldFileName } from './templates';
 
 /** What the wizard keeps about the project (ProjectView without python and test results). */
 export interface ProjectLayout {
@@ -88,8 +88,16 @@ async function exists(path: string): Promise<boolean> {
 async function adopt(projectDir: string, collectorPath: string, episodePath: string): Promise<ProjectLayout> {
   const collectorFile = await fileInside(projectDir, collectorPath, 'dataset collector');
   const episodeFile = await fileInside(projectDir, episodePath, 'episode runner');
-  // agent_roll.py imports it by its name: a name Python cannot import is refused now, not at training time.
-  importableModuleName(collectorFile);
+  // The training scripts import both by name from their own folder (the episode runner's): a file they
+  // could not import is refused now, not when the generated code first runs.
+  if (dirname(collectorFile) !== dirname(episodeFile)) {
+    throw new AppError(
+      'PROJECT_INVALID',
+      `The dataset collector ${collectorFile} and the episode runner ${episodeFile} must be in the same folder: the training scripts are written next to the episode runner and import both from there. Move (or copy) the collector into ${dirname(episodeFile)}, then choose it again.`,
+    );
+  }
+  requireImportableModule('dataset collector', moduleName(collectorFile));
+  requireImportableModule('episode runner', moduleName(episodeFile));
   const collector = await readFile(collectorFile, 'utf8');
   if (!/^\s*(async\s+)?def\s+get_training_dataset_item_list\s*\(/m.test(collector)) {
     throw new AppError(

@@ -3,11 +3,11 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { execa } from 'execa';
-import { AppError } from '../../shared/errors';
+import { AppError, isAppError } from '../../shared/errors';
 import type { TrainingFormData } from '../../shared/schemas-wizard';
 import { writeFileAtomic } from '../util/atomic-file';
 import { readIfExists, USER_FILE_MODE } from './project-files';
-import { renderTrainingCode } from './templates';
+import { moduleName, renderTrainingCode } from './templates';
 
 export type GeneratedName = 'agent_roll.py' | 'agent_roll_one_episode_debug.py';
 
@@ -36,7 +36,18 @@ const PY_COMPILE_TIMEOUT_MS = 60_000;
 
 /** What would be written, with a unified diff against each existing file. Writes nothing. */
 export async function previewTrainingCode(resourcesDir: string, target: CodeTarget, form: TrainingFormData): Promise<FilePreview[]> {
-  const rendered = await renderTrainingCode(resourcesDir, { form, buildDir: target.buildDir, collectorFile: target.collectorFile, episodeFile: target.episodeFile });
+  let rendered: Awaited<ReturnType<typeof renderTrainingCode>>;
+  try {
+    rendered = await renderTrainingCode(resourcesDir, { form, collectorModule: moduleName(target.collectorFile), episodeModule: moduleName(target.episodeFile) });
+  } catch (error) {
+    if (isAppError(error)) throw error;
+    // A template that is missing or does not fit its renderer: the app's resources are damaged, not the user's project.
+    throw new AppError(
+      'CODE_CHECK_FAILED',
+      `The app's training-code templates (${join(resourcesDir, 'templates')}) cannot be used: ${error instanceof Error ? error.message : String(error)}. Reinstall the app; nothing was written.`,
+      { cause: error },
+    );
+  }
   const previews: FilePreview[] = [];
   for (const [name, content] of Object.entries(rendered) as [GeneratedName, string][]) {
     const path = join(target.buildDir, name);

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { EventHub } from '../../../electron/services/events';
+import type { EventChannel } from '../../../electron/shared/contract';
 import { JobStartRequest, type JobStartInput, type JobStart, type JobViewData } from '../../../electron/shared/schemas-jobs';
 import { systemPython } from '../../support/python-env';
 
@@ -39,6 +39,11 @@ export function startRequest(input: Partial<JobStartInput> & Pick<JobStartInput,
   return JobStartRequest.parse({ kind: 'script', python: systemPython(), ...input });
 }
 
+/** What JobEvents listens to: the app's EventHub, or a harness's RecordingSink. */
+export interface EventSource {
+  subscribe(listener: (channel: EventChannel, payload: unknown) => void): () => void;
+}
+
 /**
  * Every `jobs:changed` and `jobs:log-appended` event of an app, kept from the moment it is made, so
  * a test can wait for a job's end even when it came before the test knew the job's id.
@@ -49,7 +54,7 @@ export class JobEvents {
   private readonly waiters = new Set<() => void>();
   readonly unsubscribe: () => void;
 
-  constructor(hub: EventHub) {
+  constructor(hub: EventSource) {
     this.unsubscribe = hub.subscribe((channel, payload) => {
       if (channel === 'jobs:changed') this.changed.push(payload as JobViewData);
       else if (channel === 'jobs:log-appended') this.appended.push(payload as { jobId: string; total: number });

@@ -42,17 +42,8 @@ export const en = {
   'status.checking': 'AgentJet swarm server: checking…',
 
   'wizard.title': 'Guided rollout wizard',
-  'wizard.body':
-    'This page will walk you through a first rollout step by step: pick a model and dataset, start an AgentJet swarm server, connect your agent code and watch the first training steps.',
-  'wizard.notYet':
-    'The wizard is not built yet. For now, start an AgentJet swarm server on the Servers page.',
-  'wizard.goServers': 'Go to Servers',
 
   'jobs.title': 'Rollout jobs',
-  'jobs.body':
-    'This page will list your rollout jobs: which AgentJet swarm server each one runs against, its progress and global step, and its logs.',
-  'jobs.notYet':
-    'Jobs are not tracked yet. The training status of each server is on the Servers page.',
 
   'servers.title': 'AgentJet swarm servers',
   'servers.intro':

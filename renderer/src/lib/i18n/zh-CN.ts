@@ -44,13 +44,8 @@ export const zhCN: Record<MessageKey, string> = {
   'status.checking': 'AgentJet swarm 服务器：正在检查…',
 
   'wizard.title': 'Rollout 引导向导',
-  'wizard.body': '此页面将一步步引导你完成第一次 rollout：选择模型和数据集、启动 AgentJet swarm 服务器、接入你的智能体代码，并观察最初的训练步骤。',
-  'wizard.notYet': '向导尚未实现。目前请在“服务器”页面启动 AgentJet swarm 服务器。',
-  'wizard.goServers': '前往服务器页面',
 
   'jobs.title': 'Rollout 任务',
-  'jobs.body': '此页面将列出你的 rollout 任务：每个任务连接的 AgentJet swarm 服务器、进度和全局步数（global step），以及日志。',
-  'jobs.notYet': '尚未跟踪任务。每个服务器的训练状态显示在“服务器”页面上。',
 
   'servers.title': 'AgentJet swarm 服务器',
   'servers.intro':

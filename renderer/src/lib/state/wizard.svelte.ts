@@ -50,6 +50,11 @@ export class WizardStore {
   jobs = $state<Record<string, JobViewData>>({});
   python = $state<PythonDiscoveryData | null>(null);
   preview = $state<CodePreviewData | null>(null);
+  /**
+   * Which option the swarm step's form starts on, when another step asked for one ("Choose a GPU
+   * server" after a dry-run pass); the form takes it once. Not a choice: nothing changes until Start.
+   */
+  swarmKindHint = $state<SwarmChoiceData['kind'] | null>(null);
 
   constructor(private readonly api: ExposedApi) {}
 
@@ -86,6 +91,20 @@ export class WizardStore {
 
   isBusy(action: WizardAction): boolean {
     return this.busy[action] === true;
+  }
+
+  /** The user dismissed the banner of this action's last failure. */
+  clearError(action: WizardAction): void {
+    delete this.errors[action];
+  }
+
+  /** The newest job of this kind the wizard knows (a test the user just started, or one named in the state). */
+  latestJob(kind: JobViewData['kind']): JobViewData | null {
+    let newest: JobViewData | null = null;
+    for (const job of Object.values(this.jobs)) {
+      if (job.kind === kind && (!newest || job.startedAt >= newest.startedAt)) newest = job;
+    }
+    return newest;
   }
 
   goto(step: WizardStepName): Promise<boolean> {
@@ -128,12 +147,33 @@ export class WizardStore {
     return preview;
   }
 
-  generateCode(form: TrainingFormData, overwrite: ('agent_roll.py' | 'agent_roll_one_episode_debug.py')[]): Promise<boolean> {
-    return this.stateAction('generate-code', () => this.api.wizard.generateCode({ form, overwrite }));
+  async generateCode(form: TrainingFormData, overwrite: ('agent_roll.py' | 'agent_roll_one_episode_debug.py')[]): Promise<boolean> {
+    const written = await this.stateAction('generate-code', () => this.api.wizard.generateCode({ form, overwrite }));
+    // The preview compared against the files as they were: after a write it no longer holds.
+    if (written) this.preview = null;
+    return written;
+  }
+
+  /** The previewed form was edited: its diffs no longer describe what would be written. */
+  clearPreview(): void {
+    this.preview = null;
   }
 
   chooseSwarm(choice: SwarmChoiceData): Promise<boolean> {
     return this.stateAction('choose-swarm', () => this.api.wizard.chooseSwarm(choice));
+  }
+
+  /** After a pass on the dry run: the swarm step, with "A swarm profile" preselected (same scripts, a GPU server). */
+  chooseGpuServer(): Promise<boolean> {
+    this.swarmKindHint = 'profile';
+    return this.goto('swarm');
+  }
+
+  /** The hint for the swarm form, once (see `swarmKindHint`). */
+  takeSwarmKindHint(): SwarmChoiceData['kind'] | null {
+    const hint = this.swarmKindHint;
+    this.swarmKindHint = null;
+    return hint;
   }
 
   startSwarm(): Promise<boolean> {

@@ -1,0 +1,58 @@
+import type { JobViewData } from '../../../electron/shared/schemas-jobs';
+import { elapsed, say, since } from './durations';
+import { getLocale, t, type MessageKey } from './i18n';
+
+/** How a run is named in the history, headings and accessible names: its label, else kind and id. */
+export function jobName(job: Pick<JobViewData, 'id' | 'kind' | 'label'>): string {
+  return job.label ?? t('jobs.unnamed', { kind: t(`jobs.kind.${job.kind}` as MessageKey), id: job.id });
+}
+
+export function kindText(kind: JobViewData['kind']): string {
+  return t(`jobs.kind.${kind}` as MessageKey);
+}
+
+export function stateText(state: JobViewData['state']): string {
+  return t(`jobs.state.${state}` as MessageKey);
+}
+
+/**
+ * A symbol per state beside its word, so the badge does not rely on colour (the word carries the
+ * meaning; the symbol is hidden from screen readers).
+ */
+export const stateSymbol: Record<JobViewData['state'], string> = {
+  starting: '…',
+  running: '▶',
+  cancelling: '■',
+  succeeded: '✓',
+  failed: '✗',
+  cancelled: '■',
+};
+
+/** "exit code 1", "signal SIGKILL", or null while the process has not ended. */
+export function exitText(job: Pick<JobViewData, 'exitCode' | 'signal'>): string | null {
+  if (job.exitCode !== null && job.signal) return t('jobs.exit.codeAndSignal', { code: job.exitCode, signal: job.signal });
+  if (job.signal) return t('jobs.exit.signal', { signal: job.signal });
+  if (job.exitCode !== null) return t('jobs.exit.code', { code: job.exitCode });
+  return null;
+}
+
+/** The run's duration; a run still going counts from its start to `now`. Null when unknown. */
+export function durationText(job: Pick<JobViewData, 'durationMs' | 'startedAt' | 'endedAt'>, now: number): string | null {
+  if (job.durationMs !== null) return say(elapsed(job.durationMs));
+  if (job.endedAt !== null) return null;
+  const running = since(job.startedAt, now);
+  return running === null ? null : t('jobs.summary.runningFor', { duration: say(elapsed(running)) });
+}
+
+/** The start time in the user's language, to the second (runs a few seconds apart must differ). */
+export function startedText(iso: string): string {
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return iso;
+  return at.toLocaleString(getLocale(), { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+/** A reward as people compare them: up to four decimals, no float noise (0.30000000000000004 → 0.3). */
+export function rewardText(reward: number | null | undefined): string | null {
+  if (reward === null || reward === undefined) return null;
+  return reward.toLocaleString(getLocale(), { maximumFractionDigits: 4 });
+}
