@@ -98,7 +98,7 @@ describe('wizard project step', () => {
   }, 60_000);
 
   it('refuses unusable folders and files with PROJECT_INVALID, and never writes over a scaffold the user changed (WIZARD_FILE_EXISTS)', async () => {
-    const { w, dir } = await ready();
+    const { w, dir, python } = await ready();
     const setProject = (input: Parameters<typeof call<'wizard:set-project'>>[2]) => call(w.app, 'wizard:set-project', input);
     const invalid = (message: RegExp) => ({ code: 'PROJECT_INVALID', message: expect.stringMatching(message) });
 
@@ -118,6 +118,8 @@ describe('wizard project step', () => {
     await expect(adopt(join(dir, 'my-collector.py'))).rejects.toMatchObject(invalid(/"my-collector\.py" cannot be imported by the training scripts.*my_collector\.py/));
     await writeFile(join(dir, 'json.py'), OWN_EPISODE_RUNNER);
     await expect(adopt(join(dir, 'collector.py'), join(dir, 'json.py'))).rejects.toMatchObject(invalid(/has the name of a module the training scripts import/));
+    // Renamed as told (a json.py in the project also breaks the job runner's interpreter probe, which runs there).
+    await rm(join(dir, 'json.py'));
     // The training scripts import both files from the episode runner's folder: a collector elsewhere would not be found.
     await mkdir(join(dir, 'data'));
     await writeFile(join(dir, 'data', 'items.py'), await readFile(join(dir, 'collector.py'), 'utf8'));
@@ -142,8 +144,15 @@ describe('wizard project step', () => {
     });
     expect(await readFile(episodeFile, 'utf8')).toBe(edited);
     expect(await readFile(first.project!.collectorFile, 'utf8')).toBe(collectorText);
-    // A new id (none given) is a new folder beside it, never the old one.
-    const fresh = await setProject({ mode: 'scaffold', projectDir: dir, agentCommand: SAMPLE_AGENT_COMMAND });
+    // A new id (none given) is a new folder beside it, never the old one. Without an agent command the episode
+    // runner is a marked TODO: it runs, but its reward 0 proves nothing, so the step stays todo.
+    const fresh = await setProject({ mode: 'scaffold', projectDir: dir, agentCommand: '' });
+    await call(w.app, 'wizard:set-python', { python });
+    await w.events.recorded((await call(w.app, 'wizard:test-dataset', {})).id);
+    const todo = await w.events.recorded((await call(w.app, 'wizard:test-episode', { itemId: 'q1' })).id);
+    expect(todo.job).toMatchObject({ state: 'succeeded', result: { reward: 0, raw: { placeholder: true, note: expect.stringContaining('AGENT_COMMAND is empty') } } });
+    expect(todo.state.project).toMatchObject({ dataset: { count: 4 }, episode: null });
+    expect(todo.state.steps[1]?.status).toBe('todo');
     expect(fresh.project?.buildId).not.toBe('mine');
     expect((await readdir(join(dir, 'tutorial'))).sort()).toEqual([`opencode_build_${fresh.project!.buildId}`, 'opencode_build_mine'].sort());
     expect(await readFile(episodeFile, 'utf8')).toBe(edited);
