@@ -156,6 +156,7 @@ export const enWizard = {
   'wizard.code.file.new': 'new file',
   'wizard.code.file.unchanged': 'unchanged',
   'wizard.code.file.changed': 'changed: your version differs',
+  'wizard.code.showFile': 'Show {name}',
   'wizard.code.diff': 'Changes to {name}',
   'wizard.code.overwrite': 'Overwrite {name} (I saw the changes)',
   'wizard.code.needsOverwrite': 'Tick “Overwrite” for each changed file after reading its changes, or keep your files and change nothing.',

@@ -157,6 +157,7 @@ export const zhCNWizard: Record<keyof typeof enWizard, string> = {
   'wizard.code.file.new': '新文件',
   'wizard.code.file.unchanged': '未改变',
   'wizard.code.file.changed': '已改变：你的版本与之不同',
+  'wizard.code.showFile': '查看 {name}',
   'wizard.code.diff': '{name} 的改动',
   'wizard.code.overwrite': '覆盖 {name}（我已查看改动）',
   'wizard.code.needsOverwrite': '请在阅读改动后为每个已改变的文件勾选“覆盖”，或者保留你的文件、不做更改。',
