@@ -133,6 +133,14 @@ describe('step 2: preview and generate', () => {
     expect(within(currentStep()).queryByTestId('wizard-code-preview')).toBeNull();
   });
 
+  it('previews (never writes) when Enter submits the form from a field', async () => {
+    await renderWizard(api);
+    await fireEvent.submit(field('Epochs').form!);
+    await within(currentStep()).findByTestId('wizard-code-preview');
+    expect(api.requestsOn('wizard:preview-code')).toHaveLength(1);
+    expect(api.requestsOn('wizard:generate-code')).toEqual([]);
+  });
+
   it('generates straight away when nothing would be written over (the preview is made on the way)', async () => {
     await renderWizard(api);
     await fireEvent.click(button('Generate the files'));
