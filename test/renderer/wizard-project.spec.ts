@@ -252,6 +252,14 @@ describe('step 1: the dataset and episode tests', () => {
     expect(text(within(currentStep()).getByRole('combobox', { name: 'Item to run' }).parentElement)).toContain('Test the dataset first');
   });
 
+  it('shows the end of a run that ended before its start was answered', async () => {
+    await renderWizard(api);
+    wizard.endsAtOnce = { state: 'succeeded', exitCode: 0, durationMs: 90, result: { reward: null, count: 2, items: ['x', 'y'], raw: {} } };
+    await fireEvent.click(button('Test dataset'));
+    expect(text(await within(currentStep()).findByTestId('wizard-dataset-count'))).toBe('2 items');
+    expect(within(currentStep()).getByTestId('wizard-job').dataset.state).toBe('succeeded');
+  });
+
   it.each([
     ['test-dataset', 'Test dataset', 'PYTHON_NOT_FOUND', 'No Python interpreter runs on this computer.', 'Install Python 3'],
     ['test-episode', 'Test episode', 'AJET_NOT_INSTALLED', 'AgentJet\'s client ("ajet") cannot be imported by /usr/bin/python3. pip install agentjet', 'Install it into the chosen interpreter'],
@@ -267,5 +275,23 @@ describe('step 1: the dataset and episode tests', () => {
     expect(text(banner)).toContain(message);
     await fireEvent.click(within(banner).getByRole('button', { name: 'Dismiss' }));
     expect(within(currentStep()).queryByTestId('error-banner')).toBeNull();
+  });
+});
+
+describe('step 1: another project folder', () => {
+  it('does not show the tests of the folder used before', async () => {
+    wizard = installWizardFake(api, { done: ['llm'], state: makeWizardState({ current: 'project', project: project() }, ['llm']) });
+    await renderWizard(api);
+    await fireEvent.click(button('Test dataset'));
+    const job = await within(currentStep()).findByTestId('wizard-job');
+    wizard.updateJob(job.dataset.jobId!, { state: 'succeeded', result: { reward: null, count: 2, items: ['a', 'b'], raw: {} } });
+    await within(currentStep()).findByTestId('wizard-dataset-count');
+
+    await fireEvent.input(box('Project folder (absolute path)'), { target: { value: '/home/me/other' } });
+    await fireEvent.input(box('Build id (optional)'), { target: { value: '' } });
+    await fireEvent.click(button('Create the scripts'));
+    await waitFor(() => expect(text(within(currentStep()).getByTestId('wizard-project-current'))).toContain('/home/me/other/tutorial/'));
+    expect(within(currentStep()).queryByTestId('wizard-dataset-count')).toBeNull();
+    expect(within(currentStep()).queryByTestId('wizard-job')).toBeNull();
   });
 });

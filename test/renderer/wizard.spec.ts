@@ -117,7 +117,7 @@ describe('wizard step list', () => {
 
 describe('wizard resume', () => {
   it('opens at the step wizard:state names, with its facts and the jobs it names', async () => {
-    const dataset = makeJobView({ id: 'job-dataset', kind: 'dataset-test', state: 'succeeded', result: { reward: null, count: 3, items: ['a', 'b', 'c'], raw: {} } });
+    const dataset = makeJobView({ id: 'job-dataset', kind: 'dataset-test', cwd: '/home/me/agent/tutorial/opencode_build_abc123', state: 'succeeded', result: { reward: null, count: 3, items: ['a', 'b', 'c'], raw: {} } });
     wizard = installWizardFake(api, {
       done: ['llm'],
       state: makeWizardState(

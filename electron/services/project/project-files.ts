@@ -5,7 +5,7 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { AppError } from '../../shared/errors';
 import type { ProjectSetupData } from '../../shared/schemas-wizard';
 import { writeFileAtomic } from '../util/atomic-file';
-import { renderScaffold, type ScaffoldFileName } from './templates';
+import { moduleName, renderScaffold, requireImportableModule, type ScaffoldFileName } from './templates';
 
 /** What the wizard keeps about the project (ProjectView without python and test results). */
 export interface ProjectLayout {
@@ -38,7 +38,7 @@ export function randomBuildId(): string {
 export async function setUpProject(resourcesDir: string, setup: ProjectSetupData, newId: () => string = randomBuildId): Promise<ProjectLayout> {
   const projectDir = await usableProjectDir(setup.projectDir);
   if (setup.mode === 'adopt') return adopt(projectDir, setup.collectorFile, setup.episodeFile);
-  const buildId = setup.buildId ?? newId();
+  const buildId = setup.buildId ?? (await freshBuildId(projectDir, newId));
   const buildDir = buildDirOf(projectDir, buildId);
   const files = await renderScaffold(resourcesDir, { buildId, rewardStyle: setup.rewardStyle, agentCommand: setup.agentCommand });
   const targets = Object.entries(files).map(([name, content]) => ({ path: join(buildDir, name), content }));
@@ -69,9 +69,35 @@ export async function setUpProject(resourcesDir: string, setup: ProjectSetupData
   };
 }
 
+/** A new id whose folder does not exist yet: "a new one" must never land on an earlier build's files. */
+async function freshBuildId(projectDir: string, newId: () => string): Promise<string> {
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    const id = newId();
+    if (!(await exists(buildDirOf(projectDir, id)))) return id;
+  }
+  throw new AppError('PROJECT_INVALID', `Could not find an unused build id under ${join(projectDir, 'tutorial')}. Type a build id of your own.`);
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
 async function adopt(projectDir: string, collectorPath: string, episodePath: string): Promise<ProjectLayout> {
   const collectorFile = await fileInside(projectDir, collectorPath, 'dataset collector');
   const episodeFile = await fileInside(projectDir, episodePath, 'episode runner');
+  // The training scripts import both by name from their own folder (the episode runner's): a file they
+  // could not import is refused now, not when the generated code first runs.
+  if (dirname(collectorFile) !== dirname(episodeFile)) {
+    throw new AppError(
+      'PROJECT_INVALID',
+      `The dataset collector ${collectorFile} and the episode runner ${episodeFile} must be in the same folder: the training scripts are written next to the episode runner and import both from there. Move (or copy) the collector into ${dirname(episodeFile)}, then choose it again.`,
+    );
+  }
+  requireImportableModule('dataset collector', moduleName(collectorFile));
+  requireImportableModule('episode runner', moduleName(episodeFile));
   const collector = await readFile(collectorFile, 'utf8');
   if (!/^\s*(async\s+)?def\s+get_training_dataset_item_list\s*\(/m.test(collector)) {
     throw new AppError(

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { z } from 'zod';
 import { AppError } from '../../shared/errors';
 import type { GeneratedFileName, RewardStyle, TrainingForm } from '../../shared/schemas-wizard';
@@ -160,23 +160,8 @@ export async function renderScaffold(resourcesDir: string, vars: ScaffoldVars): 
  * only into `agent_roll.py`: the job runner asks the user to confirm a script that contains it.
  */
 export async function renderTrainingCode(resourcesDir: string, vars: TrainingCodeVars): Promise<Record<GeneratedName, string>> {
-  for (const [what, name] of [
-    ['dataset collector', vars.collectorModule],
-    ['episode runner', vars.episodeModule],
-  ] as const) {
-    if (!isPythonModuleName(name)) {
-      throw new AppError(
-        'PROJECT_INVALID',
-        `The ${what} file "${name}.py" cannot be imported by the training scripts: its name must be a Python identifier (letters, digits and _, not starting with a digit, not a keyword). Rename it, e.g. to ${suggestModuleName(name)}.py, and choose it again.`,
-      );
-    }
-    if (SHADOWED_MODULES.has(name)) {
-      throw new AppError(
-        'PROJECT_INVALID',
-        `The ${what} file "${name}.py" has the name of a module the training scripts import (${name}), so it would replace that module. Rename it, e.g. to my_${name}.py, and choose it again.`,
-      );
-    }
-  }
+  requireImportableModule('dataset collector', vars.collectorModule);
+  requireImportableModule('episode runner', vars.episodeModule);
 
   const { form } = vars;
   const common: Record<string, string> = {
@@ -210,11 +195,36 @@ export async function renderTrainingCode(resourcesDir: string, vars: TrainingCod
   };
 }
 
+/**
+ * PROJECT_INVALID unless the training scripts can import `<name>.py` by its name: a Python identifier
+ * that does not replace a module they import themselves. The project step checks adopted files with
+ * it too, so a bad name is refused when the file is chosen, not when the code is generated.
+ */
+export function requireImportableModule(what: string, name: string): void {
+  if (!isPythonModuleName(name)) {
+    throw new AppError(
+      'PROJECT_INVALID',
+      `The ${what} file "${name}.py" cannot be imported by the training scripts: its name must be a Python identifier (letters, digits and _, not starting with a digit, not a keyword). Rename it, e.g. to ${suggestModuleName(name)}.py, and choose it again.`,
+    );
+  }
+  if (SHADOWED_MODULES.has(name)) {
+    throw new AppError(
+      'PROJECT_INVALID',
+      `The ${what} file "${name}.py" has the name of a module the training scripts import (${name}), so it would replace that module. Rename it, e.g. to my_${name}.py, and choose it again.`,
+    );
+  }
+}
+
 /** A module name close to `name` that Python accepts (shown in the rename hint). */
 function suggestModuleName(name: string): string {
   let fixed = name.replace(/[^A-Za-z0-9_]/g, '_');
   if (!/^[A-Za-z_]/.test(fixed)) fixed = `_${fixed}`;
   return PYTHON_KEYWORDS.has(fixed) ? `${fixed}_` : fixed;
+}
+
+/** `get_training_dataset_item_list.py` → `get_training_dataset_item_list` (what the training scripts import). */
+export function moduleName(file: string): string {
+  return basename(file).replace(/\.py$/, '');
 }
 
 /** `resources/python/probe_dataset.py`: imports a collector file, prints its count and first items as the result line. */

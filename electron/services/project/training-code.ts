@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { execa } from 'execa';
-import { AppError } from '../../shared/errors';
+import { AppError, isAppError } from '../../shared/errors';
 import type { TrainingFormData } from '../../shared/schemas-wizard';
 import { writeFileAtomic } from '../util/atomic-file';
 import { readIfExists, USER_FILE_MODE } from './project-files';
-import { renderTrainingCode } from './templates';
+import { moduleName, renderTrainingCode } from './templates';
 
 export type GeneratedName = 'agent_roll.py' | 'agent_roll_one_episode_debug.py';
 
@@ -36,11 +36,18 @@ const PY_COMPILE_TIMEOUT_MS = 60_000;
 
 /** What would be written, with a unified diff against each existing file. Writes nothing. */
 export async function previewTrainingCode(resourcesDir: string, target: CodeTarget, form: TrainingFormData): Promise<FilePreview[]> {
-  const rendered = await renderTrainingCode(resourcesDir, {
-    form,
-    collectorModule: moduleName(target.collectorFile),
-    episodeModule: moduleName(target.episodeFile),
-  });
+  let rendered: Awaited<ReturnType<typeof renderTrainingCode>>;
+  try {
+    rendered = await renderTrainingCode(resourcesDir, { form, collectorModule: moduleName(target.collectorFile), episodeModule: moduleName(target.episodeFile) });
+  } catch (error) {
+    if (isAppError(error)) throw error;
+    // A template that is missing or does not fit its renderer: the app's resources are damaged, not the user's project.
+    throw new AppError(
+      'CODE_CHECK_FAILED',
+      `The app's training-code templates (${join(resourcesDir, 'templates')}) cannot be used: ${error instanceof Error ? error.message : String(error)}. Reinstall the app; nothing was written.`,
+      { cause: error },
+    );
+  }
   const previews: FilePreview[] = [];
   for (const [name, content] of Object.entries(rendered) as [GeneratedName, string][]) {
     const path = join(target.buildDir, name);
@@ -96,17 +103,37 @@ export async function generateTrainingCode(
   };
 }
 
-/** `python -m py_compile <files>`: CODE_CHECK_FAILED with the compiler's message when it refuses. */
+/**
+ * What `python -m py_compile` checks, without its side effect: py_compile always writes a .pyc into
+ * `__pycache__/` next to the file (PYTHONDONTWRITEBYTECODE does not stop it), and the user's project
+ * must not get folders it did not ask for. compile() runs the same parser and reports the same errors.
+ */
+const COMPILE_CHECK = [
+  'import sys',
+  'failed = False',
+  'for path in sys.argv[1:]:',
+  '    try:',
+  '        with open(path, "rb") as f:',
+  '            compile(f.read(), path, "exec", dont_inherit=True)',
+  '    except (SyntaxError, ValueError) as e:',
+  '        failed = True',
+  '        where = f\'  File "{getattr(e, "filename", None) or path}", line {getattr(e, "lineno", None) or "?"}\'',
+  '        text = (getattr(e, "text", None) or "").rstrip()',
+  '        print(where + ("\\n    " + text if text else ""), file=sys.stderr)',
+  '        print(f"{type(e).__name__}: {getattr(e, \'msg\', None) or e}", file=sys.stderr)',
+  'sys.exit(1 if failed else 0)',
+].join('\n');
+
+/** Compiles the files with `python`: CODE_CHECK_FAILED with the compiler's message when it refuses. */
 export async function pyCompile(python: string, files: readonly string[], cwd: string): Promise<void> {
-  const result = await execa(python, ['-m', 'py_compile', ...files], {
+  const result = await execa(python, ['-c', COMPILE_CHECK, ...files], {
     cwd,
     reject: false,
     timeout: PY_COMPILE_TIMEOUT_MS,
-    // The check must not leave __pycache__ folders in the user's project.
     env: { PYTHONDONTWRITEBYTECODE: '1' },
     stdin: 'ignore',
   });
-  if (result.timedOut) throw new AppError('CODE_CHECK_FAILED', `${python} -m py_compile did not finish within ${PY_COMPILE_TIMEOUT_MS / 1000} s; the files were put back as they were.`);
+  if (result.timedOut) throw new AppError('CODE_CHECK_FAILED', `${python} did not finish checking the files within ${PY_COMPILE_TIMEOUT_MS / 1000} s; the files were put back as they were.`);
   // No exit code and no timeout: the interpreter did not start at all (ENOENT, EACCES).
   if (result.exitCode === undefined) {
     throw new AppError('PYTHON_NOT_FOUND', `Could not run ${python} to check the generated files (${result.code ?? 'it did not start'}). Choose another Python interpreter in the project step; the files were put back as they were.`);
@@ -122,11 +149,6 @@ async function restore(before: ReadonlyMap<string, string | null>): Promise<void
     if (content === null) await rm(path, { force: true });
     else if ((await readIfExists(path)) !== content) await writeFileAtomic(path, content, USER_FILE_MODE);
   }
-}
-
-/** `get_training_dataset_item_list.py` → `get_training_dataset_item_list` (imported from the build folder). */
-export function moduleName(file: string): string {
-  return basename(file).replace(/\.py$/, '');
 }
 
 export function sha256(text: string): string {

@@ -11,7 +11,18 @@ export function hasEnded(job: JobViewData): boolean {
 /** A number the script reported as its reward, from a run that succeeded; else null. */
 function rewardOf(job: JobViewData): number | null {
   const reward = job.result?.reward;
+  if (isPlaceholder(job.result?.raw)) return null;
   return job.state === 'succeeded' && typeof reward === 'number' && Number.isFinite(reward) ? reward : null;
+}
+
+/**
+ * The scaffolded episode runner with no agent command yet answers reward 0 marked `"placeholder": true`
+ * (the debug script passes it on in `metadata`): no agent ran, so it proves nothing and completes no step.
+ */
+function isPlaceholder(raw: Record<string, unknown> | undefined): boolean {
+  if (!raw) return false;
+  const metadata = raw.metadata;
+  return raw.placeholder === true || (typeof metadata === 'object' && metadata !== null && (metadata as Record<string, unknown>).placeholder === true);
 }
 
 /**

@@ -70,14 +70,17 @@ export class WizardService {
       }));
     }
     for (const pending of this.facts().pending) {
-      try {
-        this.options.jobs.get(pending.jobId);
-      } catch {
+      const job = this.jobOrNull(pending.jobId);
+      if (!job) {
         // Gone from the runner's history: nothing to wait for.
         await this.store.update((f) => ({ ...f, pending: f.pending.filter((p) => p.jobId !== pending.jobId) }));
-        continue;
+      } else if (hasEnded(job)) {
+        // It ended while the app was closed (or was ended by the close): recorded before the first state is read,
+        // so the UI never shows it running.
+        await this.store.update((f) => (f.pending.some((p) => p.jobId === job.id) ? recordJobEnd(f, pending, job) : f));
+      } else {
+        this.watch(pending);
       }
-      this.watch(pending);
     }
   }
 
@@ -196,7 +199,8 @@ export class WizardService {
     // Two generate clicks (two windows) must not interleave their writes and restores.
     const run = async () => {
       const project = this.requireProject(this.locked('code'));
-      const generated = await generateTrainingCode(this.options.resourcesDir, project, request, project.python ?? 'python3');
+      // The project's interpreter (else the runner's recommendation): a bare 'python3' is not on every PATH (Windows).
+      const generated = await generateTrainingCode(this.options.resourcesDir, project, request, await this.project.pythonFor(project));
       return this.change((f) => {
         const before = new Map((f.code?.files ?? []).map((file) => [file.name, file.sha256]));
         const differs = f.code !== null && generated.files.some((file) => before.get(file.name) !== file.sha256);

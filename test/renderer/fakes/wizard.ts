@@ -117,6 +117,11 @@ export interface WizardFake {
   jobs: Map<string, JobViewData>;
   /** Re-derives the steps from `done`, and sends the state as wizard:changed. */
   push(): void;
+  /**
+   * Set: the next job the wizard starts ends at once, with this patch, and its last jobs:changed is
+   * sent before the wizard:changed that names it (a run shorter than the round trip).
+   */
+  endsAtOnce: Partial<JobViewData> | null;
   /** Replaces a job with a later snapshot of it and sends jobs:changed (then what its end proves, like the backend). */
   updateJob(id: string, patch: Partial<JobViewData>): JobViewData;
 }
@@ -134,6 +139,7 @@ export function installWizardFake(api: FakeApi, initial: { state?: WizardStateDa
     preview: { files: [makeCodeFile('agent_roll.py'), makeCodeFile('agent_roll_one_episode_debug.py')] },
     llmTest: { ok: true, latencyMs: 120, message: 'fake-debug-model answered "pong"' },
     jobs: new Map(),
+    endsAtOnce: null,
     push() {
       const steps = makeWizardState({}, fake.done).steps.map((step) => {
         const before = fake.state.steps.find((s) => s.id === step.id);
@@ -161,9 +167,18 @@ export function installWizardFake(api: FakeApi, initial: { state?: WizardStateDa
     fake.done = isDone ? [...new Set([...fake.done, step])] : fake.done.filter((s) => s !== step);
   };
   const startJob = (kind: JobViewData['kind'], label: string, args: string[]): JobViewData => {
-    const job = makeJobView({ kind, label, args, state: 'running' });
+    // The backend runs both tests in the project's build folder.
+    const job = makeJobView({ kind, label, args, state: 'running', cwd: fake.state.project?.buildDir ?? '/home/me/agent' });
     fake.jobs.set(job.id, job);
+    const ending = fake.endsAtOnce;
+    fake.endsAtOnce = null;
+    if (ending) {
+      const ended = { ...job, ...ending };
+      fake.jobs.set(job.id, ended);
+      api.emit('jobs:changed', structuredClone(ended));
+    }
     change({ runningJobIds: [...fake.state.runningJobIds, job.id] });
+    if (ending) recordEnd(fake.jobs.get(job.id)!);
     return structuredClone(job);
   };
   // What the backend records when a wizard job ends (electron/services/wizard/job-facts.ts).

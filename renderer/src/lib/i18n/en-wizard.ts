@@ -23,7 +23,6 @@ export const enWizard = {
   'wizard.steps.needs': 'needs: {steps}',
   'wizard.steps.missing': 'This step needs {steps} done first; its actions are refused until then.',
   'wizard.steps.staleNote': 'Done before something it depends on changed: run it again to bring it up to date.',
-  'wizard.steps.fact': 'Last result: {fact}',
 
   'wizard.llm.intro':
     'The debug LLM answers your agent’s calls while you test it on this computer (the episode test, the dry run). Any OpenAI-compatible endpoint works; its key stays in the vault.',
@@ -156,6 +155,7 @@ export const enWizard = {
   'wizard.code.file.new': 'new file',
   'wizard.code.file.unchanged': 'unchanged',
   'wizard.code.file.changed': 'changed: your version differs',
+  'wizard.code.showFile': 'Show {name}',
   'wizard.code.diff': 'Changes to {name}',
   'wizard.code.overwrite': 'Overwrite {name} (I saw the changes)',
   'wizard.code.needsOverwrite': 'Tick “Overwrite” for each changed file after reading its changes, or keep your files and change nothing.',

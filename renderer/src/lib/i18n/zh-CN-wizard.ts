@@ -24,7 +24,6 @@ export const zhCNWizard: Record<keyof typeof enWizard, string> = {
   'wizard.steps.needs': '依赖：{steps}',
   'wizard.steps.missing': '此步骤需要先完成 {steps}；在此之前，它的操作会被拒绝。',
   'wizard.steps.staleNote': '完成之后，它所依赖的内容发生了变化：请重新运行以使其保持最新。',
-  'wizard.steps.fact': '上次结果：{fact}',
 
   'wizard.llm.intro':
     '在本机测试智能体时（回合测试、空跑），由调试 LLM 回答智能体的调用。任何兼容 OpenAI 的端点都可以；密钥保存在密钥库中。',
@@ -157,6 +156,7 @@ export const zhCNWizard: Record<keyof typeof enWizard, string> = {
   'wizard.code.file.new': '新文件',
   'wizard.code.file.unchanged': '未改变',
   'wizard.code.file.changed': '已改变：你的版本与之不同',
+  'wizard.code.showFile': '查看 {name}',
   'wizard.code.diff': '{name} 的改动',
   'wizard.code.overwrite': '覆盖 {name}（我已查看改动）',
   'wizard.code.needsOverwrite': '请在阅读改动后为每个已改变的文件勾选“覆盖”，或者保留你的文件、不做更改。',

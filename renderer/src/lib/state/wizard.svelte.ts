@@ -32,6 +32,9 @@ export type WizardAction =
 
 export type CodePreviewData = z.infer<typeof CodePreview>;
 
+/** How many snapshots of not-yet-claimed jobs are kept (jobs the Jobs page starts pass by too). */
+const UNCLAIMED_KEPT = 20;
+
 /**
  * The wizard as its page shows it. The step machine lives in the backend (`wizard:*`): this store
  * only mirrors its state (`wizard:state`, then every `wizard:changed`), the jobs the wizard started
@@ -67,6 +70,7 @@ export class WizardStore {
     const offJobs = this.api.events.on('jobs:changed', (job) => {
       // Only jobs the wizard knows of (its answers, or ids named in its state) are kept here.
       if (this.jobs[job.id] || this.knownJobIds().includes(job.id)) this.jobs[job.id] = job;
+      else this.rememberUnclaimed(job);
     });
     void this.api.wizard.state({}).then(async (result) => {
       this.loaded = true;
@@ -98,11 +102,15 @@ export class WizardStore {
     delete this.errors[action];
   }
 
-  /** The newest job of this kind the wizard knows (a test the user just started, or one named in the state). */
-  latestJob(kind: JobViewData['kind']): JobViewData | null {
+  /**
+   * The newest job of this kind the wizard knows (a test the user just started, or one named in the
+   * state); with `cwd`, only those that ran there (the tests of another project folder do not count).
+   */
+  latestJob(kind: JobViewData['kind'], cwd: string | null = null): JobViewData | null {
     let newest: JobViewData | null = null;
     for (const job of Object.values(this.jobs)) {
-      if (job.kind === kind && (!newest || job.startedAt >= newest.startedAt)) newest = job;
+      if (job.kind !== kind || (cwd !== null && job.cwd !== cwd)) continue;
+      if (!newest || job.startedAt >= newest.startedAt) newest = job;
     }
     return newest;
   }
@@ -200,9 +208,23 @@ export class WizardStore {
 
   private async jobAction(action: WizardAction, call: () => Promise<Result<JobViewData>>): Promise<JobViewData | null> {
     const job = await this.run(action, call);
-    // A `jobs:changed` may already carry a later snapshot (the run ended before the answer came).
-    if (job && !this.jobs[job.id]) this.jobs[job.id] = job;
-    return job ? (this.jobs[job.id] ?? job) : null;
+    if (!job) return null;
+    // A `jobs:changed` may already carry a later snapshot: a short run can end before the answer
+    // (and before wizard:changed names it) comes, and then its last event was parked unclaimed.
+    const seen = this.unclaimed.find((j) => j.id === job.id);
+    this.unclaimed = this.unclaimed.filter((j) => j.id !== job.id);
+    if (!this.jobs[job.id]) this.jobs[job.id] = seen ?? job;
+    return this.jobs[job.id] ?? job;
+  }
+
+  /**
+   * Snapshots of jobs not (yet) known to be the wizard's, newest last, a few only: the answer that
+   * claims one follows its start within moments.
+   */
+  private unclaimed: JobViewData[] = [];
+
+  private rememberUnclaimed(job: JobViewData): void {
+    this.unclaimed = [...this.unclaimed.filter((j) => j.id !== job.id), job].slice(-UNCLAIMED_KEPT);
   }
 
   private async run<T>(action: WizardAction, call: () => Promise<Result<T>>): Promise<T | null> {
