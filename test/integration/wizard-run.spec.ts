@@ -119,7 +119,11 @@ describe('wizard steps 3–5 on the dry run', () => {
     restarted = await startTestApp({ dataDir });
     const resumed = await call(restarted, 'wizard:state', {});
     expect(resumed.current).toBe(before.current);
-    expect(resumed.steps.map((s) => [s.id, s.status, s.fact])).toEqual(before.steps.map((s) => [s.id, s.status, s.fact]));
+    const kept = (state: typeof before) => state.steps.filter((s) => ['llm', 'project', 'code'].includes(s.id)).map((s) => [s.id, s.status, s.fact]);
+    expect(kept(resumed)).toEqual(kept(before));
+    // The dry run lived inside the old backend: the swarm step says so and waits for Start again.
+    expect(resumed.swarm).toMatchObject({ choice: { kind: 'dry-run' }, phase: 'idle', url: null, detail: expect.stringContaining('dry run ended') });
+    expect(resumed.steps.find((s) => s.id === 'swarm')?.status).toBe('todo');
     expect(resumed).toMatchObject({ trainJobId: confirmed.id, runningJobIds: [] });
     const ended = await call(restarted, 'jobs:get', { jobId: confirmed.id });
     expect(['cancelled', 'failed']).toContain(ended.state);

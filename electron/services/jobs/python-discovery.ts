@@ -26,7 +26,12 @@ const ENV_PYTHON = IS_WINDOWS ? ['python.exe', join('Scripts', 'python.exe')] : 
  * and whether `import ajet` works. Python 2 syntax too, so an old interpreter says what it is.
  */
 const PROBE = [
-  'import sys, json, platform',
+  // The standard modules first without the project folder on sys.path (a json.py or platform.py of
+  // the user's must not break the probe); `import ajet` then sees the project as the job will.
+  'import sys',
+  'here = sys.path.pop(0) if sys.path and sys.path[0] in ("", ".") else None',
+  'import json, platform',
+  'if here is not None: sys.path.insert(0, here)',
   'out = {"version": platform.python_version(), "prefix": sys.prefix, "ajet": False, "ajetVersion": None, "error": None}',
   'try:',
   '    import ajet',

@@ -68,6 +68,14 @@ export class WizardService {
         ...f,
         swarm: f.swarm ? { ...f.swarm, phase: 'failed' as const, detail: 'The app stopped while the server was starting. Press Start again.' } : null,
       }));
+    } else if (facts.swarm?.choice.kind === 'dry-run' && facts.swarm.phase === 'ready') {
+      // The dry run lives inside the backend: it ended with the app. A container (or a native server)
+      // outlives the app and is found again, so only the dry run has to be started again.
+      await this.store.update((f) => ({
+        ...f,
+        swarmReadyAt: null,
+        swarm: f.swarm ? { ...f.swarm, phase: 'idle' as const, url: null, detail: 'The dry run ended when the app closed. Press Start again.' } : null,
+      }));
     }
     for (const pending of this.facts().pending) {
       const job = this.jobOrNull(pending.jobId);
