@@ -1,4 +1,4 @@
-import { chmod, cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -55,6 +55,12 @@ describe('the guided wizard end to end (Chromium + browser host + real Python, d
     modelDir = await mkdtemp(join(tmpdir(), 'aswz-model-'));
     await writeFile(join(modelDir, 'config.json'), '{"architectures":["Qwen2ForCausalLM"]}');
     await chmod(modelDir, 0o755);
+    // The profile's log / experiments / checkpoints folders, writable by the SSH server's user (the
+    // default ~/swarm* may have been created by Docker as root by an earlier test on this bed).
+    for (const name of ['log', 'exp', 'ckpt']) {
+      await mkdir(join(modelDir, name));
+      await chmod(join(modelDir, name), 0o777);
+    }
     llm = await startFakeLlm({ requireKey: KEY });
     app = await startTestApp({ dataDir, staticDir: rendererDir, monitorIntervalMs: 300 });
     browser = await launchChromium();
@@ -114,9 +120,9 @@ describe('the guided wizard end to end (Chromium + browser host + real Python, d
 
     // Step 2: the training code, previewed, generated and checked with py_compile.
     main = await step('Training code');
-    await main.getByRole('textbox', { name: 'Model path inside the container' }).fill(MODEL_PATH);
-    await main.getByRole('spinbutton', { name: 'Batch size' }).fill('2');
-    await main.getByRole('spinbutton', { name: 'GRPO group size' }).fill('2');
+    await main.getByLabel('Model path inside the container', { exact: true }).fill(MODEL_PATH);
+    await main.getByLabel('Batch size', { exact: true }).fill('2');
+    await main.getByLabel('GRPO group size', { exact: true }).fill('2');
     await main.getByRole('button', { name: 'Preview the files' }).click();
     await main.getByRole('button', { name: 'Generate the files' }).click();
     await expect.poll(() => main.getByTestId('wizard-code-result').textContent(), { timeout: SLOW }).toContain('agent_roll.py');
@@ -137,9 +143,10 @@ describe('the guided wizard end to end (Chromium + browser host + real Python, d
     await expect.poll(async () => (await main.getByTestId('wizard-debug-calls').textContent()) ?? '', { timeout: 30_000 }).toContain('fake-debug-model');
     // The episode's calls reached the debug LLM with the stored key.
     expect(llm.calls.some((call) => call.headers.authorization === `Bearer ${KEY}`)).toBe(true);
+    await expect.poll(() => page.getByTestId('wizard-step-debug').getAttribute('data-status'), { timeout: 30_000 }).toBe('done');
     await screenshot('debug-dry-run');
     expect(pageErrors).toEqual([]);
-  });
+  }, 300_000);
 
   it('moves to the SSH server: trusts its key, starts the fake swarm there, debugs through the tunnel, trains and stops', async () => {
     const tunnelPort = await freePort();
@@ -179,6 +186,9 @@ describe('the guided wizard end to end (Chromium + browser host + real Python, d
     await form.getByTestId('profile-form-shm-gb').fill('1');
     await form.getByTestId('profile-form-model-host').fill(modelDir);
     await form.getByTestId('profile-form-model-container').fill(MODEL_PATH);
+    await form.getByTestId('profile-form-logDir').fill(join(modelDir, 'log'));
+    await form.getByTestId('profile-form-experimentsDir').fill(join(modelDir, 'exp'));
+    await form.getByTestId('profile-form-checkpointsDir').fill(join(modelDir, 'ckpt'));
     await form.getByTestId('profile-form-env-add').click();
     await form.getByTestId('profile-form-env-name').last().fill('AJET_FAKE_BOOT_DELAY_MS');
     await form.getByTestId('profile-form-env-value').last().fill('300');
@@ -194,6 +204,8 @@ describe('the guided wizard end to end (Chromium + browser host + real Python, d
     const option = await profile.locator('option', { hasText: label }).getAttribute('value');
     await profile.selectOption(option ?? '');
     await main.getByRole('button', { name: 'Start the swarm server' }).click();
+    // Done for THIS choice (the dry run was ready a moment ago): the step's fact names the profile.
+    await expect.poll(async () => (await page.getByTestId('wizard-step-swarm-about').textContent()) ?? '', { timeout: SLOW }).toContain(label);
     await expect.poll(() => main.getByTestId('wizard-swarm-state').textContent(), { timeout: SLOW }).toContain('Ready');
     const url = (await main.getByTestId('wizard-swarm-url').textContent())?.trim() ?? '';
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -204,6 +216,8 @@ describe('the guided wizard end to end (Chromium + browser host + real Python, d
     main = await step('Debug episode');
     await main.getByRole('button', { name: /Run the debug episode|Run again/ }).click();
     await expect.poll(() => main.getByTestId('wizard-debug-result').textContent(), { timeout: SLOW }).toMatch(/Passed: reward/);
+    await expect.poll(() => page.getByTestId('wizard-step-debug').getAttribute('data-status'), { timeout: 30_000 }).toBe('done');
+    expect(await page.getByTestId('wizard-step-debug-about').textContent()).toContain(label);
     await screenshot('debug-ssh');
 
     // Step 5: train; global_step advances and the reward chart draws; stop.
@@ -222,7 +236,7 @@ describe('the guided wizard end to end (Chromium + browser host + real Python, d
     await expect.poll(() => main.getByTestId('wizard-job-state').textContent(), { timeout: 60_000 }).toMatch(/cancelled/i);
     await screenshot('train-stopped');
     expect(pageErrors).toEqual([]);
-  });
+  }, 300_000);
 
   it('resumes at the same step after the backend restarts', async () => {
     const current = await page.locator('[data-testid^="wizard-step-"][aria-current="step"]').getAttribute('data-testid');
