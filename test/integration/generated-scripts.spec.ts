@@ -221,7 +221,16 @@ describe('the roll scripts against the fake swarm through an SSH tunnel', () => 
   it('training whose agent always fails gives every episode back and ends with exit 1 saying why', async () => {
     const broken = await setUpProject(RESOURCES, { mode: 'scaffold', projectDir, buildId: 'it_broken', rewardStyle: 'native', agentCommand: '{python} agent.py --item missing-{item_id}' });
     await generateTrainingCode(RESOURCES, broken, { form: FORM, overwrite: [] }, python);
-    const step = swarm!.state.globalStep;
+    // The previous run's last batch may still be weight-syncing (one step per batch): wait until the
+    // step stays put for 1.5 s (3× the fake's rolling-post + weight-sync time) before taking it.
+    let step = swarm!.state.globalStep;
+    for (let stableSince = Date.now(); Date.now() - stableSince < 1500; ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      if (swarm!.state.globalStep !== step) {
+        step = swarm!.state.globalStep;
+        stableSince = Date.now();
+      }
+    }
     const train = await runScript(join(broken.buildDir, 'agent_roll.py'), [], broken.buildDir, runnerEnv(tunnel!.url));
     expect(train.code, explain(train)).toBe(1);
     expect(train.result).toMatchObject({ episodes: 0, failed_episodes: 8, stopped: expect.stringContaining('none of the 8 episodes gave a reward') });
