@@ -37,7 +37,8 @@ DOCKERD_STATE='' REGISTRY_STATE='' SSHD_STATE='' JUMP_STATE='' IMAGE_STATE='' FI
 NATIVE_DIR=$STATE/native
 NATIVE_ACTIVATE='export PATH="$HOME/.local/bin:$PATH"'
 # fonts-wqy-microhei: a small CJK font, so zh-CN screenshots from the e2e suite are readable.
-PACKAGES=(docker.io openssh-server docker-registry chromium curl ca-certificates fonts-wqy-microhei)
+# python3 + python3-venv: the job runner and the wizard run real Python (the ajet stub in a venv per test project).
+PACKAGES=(docker.io openssh-server docker-registry chromium curl ca-certificates fonts-wqy-microhei python3 python3-venv)
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 secs() { awk -v ms="$1" 'BEGIN { printf "%.2fs", ms / 1000 }'; }

@@ -39,7 +39,7 @@ export const pages: readonly PageEntry[] = [
   { id: 'settings', label: 'nav.settings', component: SettingsPage },
 ];
 
-/** Servers is the one page with real functionality today, so the app opens there. */
+/** The app opens on Servers (what most users check first: is my server up?); the Wizard is first in the navigation. */
 export const FIRST_PAGE: Page = 'servers';
 
 export function findPage(id: Page): PageEntry | undefined {
