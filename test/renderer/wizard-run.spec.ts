@@ -10,7 +10,7 @@ import StepSwarm from '../../renderer/src/pages/wizard/StepSwarm.svelte';
 import StepTrain from '../../renderer/src/pages/wizard/StepTrain.svelte';
 import { FakeApi, makeProfileView, makeServerView, makeTrainingView } from './fake-api';
 import { installDryRunFake, makeEpisode, type DryRunFake } from './fakes/dryrun';
-import { makeJobView } from './fakes/wizard';
+import { makeJobView, makeWizardState } from './fakes/wizard';
 import { installWizardRunFake, makeContext, readyDryRun, wizardAtSwarm, type WizardRunFake } from './fakes/wizard-run';
 
 let api: FakeApi;
@@ -327,6 +327,23 @@ describe('step 5: train', () => {
     expect(banner.textContent).toContain(en['errors.JOB_BUSY']);
     expect(banner.textContent).toContain('Training already runs (job train-7)');
     expect(dialog()).toBeNull();
+  });
+
+  it('a "not done yet" refusal goes away once the backend records the debug episode (no stale banner)', async () => {
+    // trainState: the debug step is not done in `steps` yet (its result is recorded a moment after the run).
+    await mount(StepTrain, trainState(false));
+    fake.trainError = { code: 'WIZARD_STEP_LOCKED', message: '"Train" needs these steps done first: Debug episode.' };
+    await fireEvent.click(screen.getByRole('button', { name: 'Start training' }));
+    const banner = await screen.findByRole('alert');
+    expect(banner.getAttribute('data-error-code')).toBe('WIZARD_STEP_LOCKED');
+    // Still locked: the banner stays.
+    api.emit('wizard:changed', { ...trainState(false) });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(screen.queryByRole('alert')).not.toBeNull();
+    // The backend recorded the debug episode: Train is unlocked and the refusal is old news.
+    const recorded = { ...trainState(false), steps: makeWizardState({}, ['llm', 'project', 'code', 'swarm', 'debug']).steps };
+    api.emit('wizard:changed', recorded);
+    await waitFor(() => expect(screen.queryByRole('alert')).toBeNull());
   });
 
   it('a training run that crashes shows its traceback, and Start training comes back', async () => {
