@@ -22,6 +22,7 @@ import {
 import type { TrainingSeries, TrainingView } from '../../electron/shared/schemas-profiles';
 import { DoctorCheckId, type DoctorCheck, type DoctorReport, type PullView } from '../../electron/shared/schemas-profiles';
 import { ProfileInput, type Profile, type ProfileView } from '../../electron/shared/schemas-profiles';
+import { makeWizardState } from './fakes/wizard';
 
 /** What the fake answers on one channel, given the request as the renderer sent it. */
 type Producer<C extends InvokeChannel> = (request: InvokeInput<C> | undefined) => InvokeResponse<C>;
@@ -99,6 +100,11 @@ class FakeBackend {
     'app:info': () => ({ version: '0.1.0', host: 'browser', platform: 'linux' }),
     'app:log': () => ({ ...this.appLog, lines: [...this.appLog.lines] }),
     'app:open-log': () => ({ opened: true as const, path: this.appLog.path }),
+    // A new user's Wizard and an empty Jobs history, so every page renders for real by default.
+    'wizard:state': () => makeWizardState(),
+    'jobs:list': () => [],
+    // Job logs are empty unless a test answers them (JobLogView reads them wherever a job shows).
+    'jobs:log': (request) => ({ jobId: request?.jobId ?? 'job', lines: [], total: 0 }),
     'engines:list': () => this.engineList.map((e) => ({ ...e })),
     'engines:health': () => this.health,
     'swarm:list': () => this.containers.map((c) => ({ ...c })),
