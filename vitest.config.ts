@@ -13,9 +13,12 @@ const root = import.meta.dirname;
  */
 export default defineConfig({
   test: {
-    // One file at a time across all projects: the e2e suite serves out/renderer while the
-    // packaging and `npm start` tests rebuild it, and the integration suites share one dockerd.
-    maxWorkers: 1,
+    // Two workers (our machines have two cores) for the suites that share nothing: unit,
+    // conformance, renderer. Integration and e2e set fileParallelism: false, which puts each of
+    // their files in vitest's sequential group: one file at a time, never beside another
+    // integration or e2e file (the e2e suite serves out/renderer while the packaging and
+    // `npm start` tests rebuild it, and the integration suites share one dockerd).
+    maxWorkers: 2,
     projects: [
       {
         resolve: { alias: { electron: resolve(root, 'test/stubs/electron.ts') } },
