@@ -2,33 +2,22 @@
 // DOUBLE of the GPU server) started through `profiles:start` (doctor included), then the generated debug episode
 // against it. Creates containers: run it under `flock /tmp/agentswarm-docker.lock`.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ProfileInput } from '../../electron/shared/schemas-profiles';
 import type { FakeLlm } from '../fixtures/fake-llm/fake-llm';
 import { freePort } from '../support/helpers';
 import { loadTestbed } from '../testbed/testbed';
-import { call, runDebug, smallForm, startCanaryLlm, startWizardApp, stepStatus, throughCode, type WizardApp } from './support/wizard-fixtures';
+import { call, runDebug, smallForm, useWizardSuite, startWizardApp, stepStatus, throughCode, type WizardApp } from './support/wizard-fixtures';
 
 const MODEL_IN_CONTAINER = '/mnt/models/fake-qwen';
 let llm: FakeLlm;
 let wizard: WizardApp | null = null;
 const folders: string[] = [];
 
-beforeAll(async () => {
-  llm = await startCanaryLlm();
-});
-afterAll(async () => {
-  await llm.close();
-});
-afterEach(async () => {
-  wizard?.events.unsubscribe();
-  await wizard?.app.dispose();
-  wizard = null;
-  await Promise.all(folders.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
+useWizardSuite({ llmStarted: (started) => (llm = started), current: () => wizard, ended: () => (wizard = null), folders });
 
 describe('wizard on a swarm profile (local Docker, fake swarm image)', () => {
   it('starts the profile through its doctor until /health answers, suggests its model mount, and passes a debug episode on it', async () => {

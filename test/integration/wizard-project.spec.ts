@@ -1,9 +1,9 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FakeLlm } from '../fixtures/fake-llm/fake-llm';
-import { call, CANARY_KEY, makeSampleProject, SAMPLE_AGENT_COMMAND, smallForm, startCanaryLlm, startWizardApp, type WizardApp } from './support/wizard-fixtures';
+import { call, CANARY_KEY, makeSampleProject, SAMPLE_AGENT_COMMAND, smallForm, useWizardSuite, startWizardApp, type WizardApp } from './support/wizard-fixtures';
 
 /**
  * The wizard's project step in its other shapes, through the app's handlers with real Python: the LLM judge
@@ -14,18 +14,7 @@ let llm: FakeLlm;
 let wizard: WizardApp | null = null;
 const folders: string[] = [];
 
-beforeAll(async () => {
-  llm = await startCanaryLlm();
-});
-afterAll(async () => {
-  await llm.close();
-});
-afterEach(async () => {
-  wizard?.events.unsubscribe();
-  await wizard?.app.dispose();
-  wizard = null;
-  await Promise.all(folders.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
+useWizardSuite({ llmStarted: (started) => (llm = started), current: () => wizard, ended: () => (wizard = null), folders });
 
 async function ready(): Promise<{ w: WizardApp; dir: string; python: string }> {
   const { dir, python } = await makeSampleProject();

@@ -1,5 +1,4 @@
-import { rm } from 'node:fs/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeLlm } from '../fixtures/fake-llm/fake-llm';
 import { waitForEvent } from '../support/helpers';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -8,7 +7,7 @@ import {
   CANARY_KEY,
   runDebug,
   smallForm,
-  startCanaryLlm,
+  useWizardSuite,
   startWizardApp,
   stepStatus,
   throughCode,
@@ -25,19 +24,10 @@ let wizard: WizardApp | null = null;
 let restarted: TestApp | null = null;
 const folders: string[] = [];
 
-beforeAll(async () => {
-  llm = await startCanaryLlm();
-});
-afterAll(async () => {
-  await llm.close();
-});
+useWizardSuite({ llmStarted: (started) => (llm = started), current: () => wizard, ended: () => (wizard = null), folders });
 afterEach(async () => {
-  wizard?.events.unsubscribe();
-  await wizard?.app.dispose();
   await restarted?.dispose();
-  wizard = null;
   restarted = null;
-  await Promise.all(folders.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
 describe('wizard steps 3–5 on the dry run', () => {

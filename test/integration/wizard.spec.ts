@@ -1,6 +1,6 @@
-import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sha256 } from '../../electron/services/project/training-code';
 import type { FakeLlm } from '../fixtures/fake-llm/fake-llm';
 import {
@@ -9,7 +9,7 @@ import {
   makeSampleProject,
   SAMPLE_AGENT_COMMAND,
   smallForm,
-  startCanaryLlm,
+  useWizardSuite,
   startWizardApp,
   stepStatus,
   type WizardApp,
@@ -24,18 +24,7 @@ let llm: FakeLlm;
 let wizard: WizardApp | null = null;
 const folders: string[] = [];
 
-beforeAll(async () => {
-  llm = await startCanaryLlm();
-});
-afterAll(async () => {
-  await llm.close();
-});
-afterEach(async () => {
-  wizard?.events.unsubscribe();
-  await wizard?.app.dispose();
-  wizard = null;
-  await Promise.all(folders.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
+useWizardSuite({ llmStarted: (started) => (llm = started), current: () => wizard, ended: () => (wizard = null), folders });
 
 async function project(): Promise<{ dir: string; python: string }> {
   const made = await makeSampleProject();

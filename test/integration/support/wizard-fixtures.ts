@@ -1,6 +1,7 @@
-import { copyFile, mkdtemp, readdir } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { EventHub } from '../../../electron/services/events';
 import { invokeContract, type InvokeChannel, type InvokeInput, type InvokeResponse } from '../../../electron/shared/contract';
 import type { JobViewData } from '../../../electron/shared/schemas-jobs';
@@ -149,4 +150,27 @@ export class WizardEvents {
 
 export function stepStatus(state: WizardStateData): Record<string, string> {
   return Object.fromEntries(state.steps.map((s) => [s.id, s.status]));
+}
+
+/**
+ * The hooks every wizard spec needs: one canary fake LLM for the file, and after each test the app
+ * disposed (containers and data folder with it) and the test's folders removed. The spec keeps its
+ * own `llm` and `wizard` variables; these callbacks read and set them.
+ */
+export function useWizardSuite(suite: { llmStarted: (llm: FakeLlm) => void; current: () => WizardApp | null; ended: () => void; folders: string[] }): void {
+  let llm: FakeLlm | null = null;
+  beforeAll(async () => {
+    llm = await startCanaryLlm();
+    suite.llmStarted(llm);
+  });
+  afterAll(async () => {
+    await llm?.close();
+  });
+  afterEach(async () => {
+    const wizard = suite.current();
+    wizard?.events.unsubscribe();
+    await wizard?.app.dispose();
+    suite.ended();
+    await Promise.all(suite.folders.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  });
 }
