@@ -193,5 +193,11 @@ describe('engine restart needs a confirmation', () => {
     expect(await harness.events.ended(confirmed.id)).toMatchObject({ state: 'succeeded', result: { reward: 1 } });
     // The slot was not taken by the refused start.
     expect(existsSync(confirmed.logFile)).toBe(true);
+
+    // "Run again" does not carry the old yes over: the script may have changed, and this run ends
+    // everyone's training again, so it is asked again (the wizard's Train step asks; the Jobs page shows why).
+    const again = await harness.runner.rerun(confirmed.id).catch((error: unknown) => error);
+    expect(again).toMatchObject({ code: 'JOB_NEEDS_CONFIRMATION' });
+    expect(harness.runner.list()).toHaveLength(1);
   });
 });

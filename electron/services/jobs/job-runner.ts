@@ -119,7 +119,8 @@ export class JobRunner implements JobsApi {
 
   async rerun(jobId: string): Promise<JobViewData> {
     const record = this.record(jobId);
-    return this.start(record.request, { extraEnv: record.extraEnv });
+    // An engine restart is agreed to per run, never carried over: it ends everyone's training again.
+    return this.start({ ...record.request, confirmEngineRestart: false }, { extraEnv: record.extraEnv });
   }
 
   private spawn(request: JobStart, extraEnv: Record<string, string>, scriptPath: string, swarmUrl: string | null, env: Record<string, string | undefined>, trainKey: string | null): JobViewData {
