@@ -120,6 +120,21 @@ describe('wizard steps 3–5 on the dry run', () => {
     expect(ended.failure?.message).toMatch(/app closed/i);
   }, 300_000);
 
+  it('refuses to debug against a dry run that already runs with another LLM, and leaves that dry run alone', async () => {
+    wizard = await startWizardApp(llm);
+    const { app } = wizard;
+    await call(app, 'wizard:set-llm', { secretId: wizard.secretId });
+    // Started on the Servers page with a key typed for the run and another model.
+    await call(app, 'dryrun:start', { config: { llm: { baseUrl: llm.url, model: 'someone-elses-model', secretId: null } }, sessionKey: 'sk-typed-for-this-run-0123456789' });
+    await call(app, 'wizard:choose-swarm', { kind: 'dry-run' });
+    await expect(call(app, 'wizard:start-swarm', {})).rejects.toMatchObject({
+      code: 'DRY_RUN_STATE',
+      message: expect.stringMatching(/already runs with someone-elses-model .*Stop the dry run on the Servers page/),
+    });
+    expect((await call(app, 'wizard:state', {})).swarm).toMatchObject({ phase: 'failed', detail: expect.stringContaining('someone-elses-model') });
+    expect(await call(app, 'dryrun:view', {})).toMatchObject({ state: 'running', config: { llm: { model: 'someone-elses-model' } } });
+  }, 60_000);
+
   it('judge reward style: in the debug episode the agent talks to the swarm server, while the judge grades with the debug LLM from the vault', async () => {
     wizard = await startWizardApp(llm);
     const { app } = wizard;

@@ -57,6 +57,16 @@ export async function startSwarm(
       await deps.progress({ phase: 'starting', detail: `starting the dry run with ${llm.model}`, engineId, containerId, url: null });
       // The contract's defaults (port, boot delay, spend limits) filled in by its own schema.
       await handlers['dryrun:start'](DryRunStartRequest.parse({ config: { llm: { baseUrl: llm.baseUrl, model: llm.model, secretId: llm.secretId } } }));
+    } else {
+      // A dry run already running (started on the Servers page) relays to ITS LLM: with another one
+      // the debug episode would test the wrong endpoint. Stopping it is the user's call, not ours.
+      const running = view.config?.llm;
+      if (running && (running.baseUrl !== llm.baseUrl || running.model !== llm.model || running.secretId !== llm.secretId)) {
+        throw new AppError(
+          'DRY_RUN_STATE',
+          `The dry run already runs with ${running.model} at ${running.baseUrl}, not with the wizard's debug LLM (${llm.model} at ${llm.baseUrl}). Stop the dry run on the Servers page and press Start again, or choose that endpoint in the "Debug LLM" step.`,
+        );
+      }
     }
   } else {
     const profile = deps.profiles.get(choice.profileId);
