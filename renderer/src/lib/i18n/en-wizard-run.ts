@@ -3,7 +3,7 @@ export const enWizardRun = {
   // ---- step 3: the swarm server
   'wizard.run.swarm.title': 'Swarm server',
   'wizard.run.swarm.intro':
-    'Choose where the debug episode and the training run. Begin on this computer: the dry run needs no GPU and shows every LLM call of the episode. Move to a GPU server once the episode passes.',
+    'Choose where the debug episode and the training will run. Begin on this computer: the dry run needs no GPU and shows every LLM call of the episode. Move to a GPU server once the episode passes.',
   'wizard.run.swarm.where': 'Where the swarm server runs',
   'wizard.run.swarm.dryRun': 'This computer (dry run, no GPU)',
   'wizard.run.swarm.dryRunHelp': 'An in-app swarm server on 127.0.0.1 that sends the LLM calls to your debug LLM. Nothing is trained.',
