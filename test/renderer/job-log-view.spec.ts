@@ -135,6 +135,23 @@ describe('JobLogView', () => {
     expect(stdoutRow.textContent).toContain('line 8');
   });
 
+  it("highlights only stderr lines that read like a failure (Python's logging writes its INFO lines to stderr too)", async () => {
+    api.answer('jobs:log', () => ({
+      jobId: 'job-a',
+      total: 3,
+      lines: [
+        { n: 0, stream: 'err' as const, text: '17:25:14 | INFO     | Synced train config to Swarm server' },
+        { n: 1, stream: 'err' as const, text: 'Traceback (most recent call last):' },
+        { n: 2, stream: 'out' as const, text: 'Error budget: none (stdout is never highlighted)' },
+      ],
+    }));
+    renderLog();
+    await waitFor(() => expect(rows()).toHaveLength(3));
+    expect(rows().map((row) => row.dataset.alarm)).toEqual(['false', 'true', 'false']);
+    // Every stderr line still carries its badge.
+    expect(rows().slice(0, 2).every((row) => within(row).queryByTitle('error output (stderr)') !== null)).toBe(true);
+  });
+
   it('shows app lines (the runner\'s own messages) marked as such', async () => {
     api.answer('jobs:log', () => ({ jobId: 'job-a', total: 1, lines: [{ n: 0, stream: 'app' as const, text: 'Sent SIGINT to the script.' }] }));
     renderLog();

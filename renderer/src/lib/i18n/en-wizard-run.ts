@@ -49,7 +49,7 @@ export const enWizardRun = {
   'wizard.run.debug.cancelled': 'the run was cancelled.',
   'wizard.run.debug.exited': 'the script exited with code {code}.',
   'wizard.run.debug.calls': 'LLM calls of the episode',
-  'wizard.run.debug.callsEpisode': 'Episode {uuid} · task {task} · {count} calls',
+  'wizard.run.debug.callsEpisode': 'Episode {uuid} · task {task} · LLM calls: {count}',
   'wizard.run.debug.callsNone': 'No LLM calls recorded for this run yet.',
   'wizard.run.debug.gpuOffer':
     'The episode passed on the dry run. Next, run the same scripts on a GPU server: choose a swarm profile, start it, and run the debug episode there.',
