@@ -121,6 +121,9 @@ export const ErrorCodes = [
   'PROJECT_INVALID',
   /** A generated file does not compile (python -m py_compile); nothing else was changed. */
   'CODE_CHECK_FAILED',
+  // Podman engines and GPU verification (issue 17).
+  /** The container started but does not see the GPUs it asked for (checked with nvidia-smi -L inside it); it was stopped. */
+  'GPU_NOT_VISIBLE',
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

@@ -61,15 +61,47 @@ export const SshJumpHost = z.object({
   identityFiles: z.array(LocalFilePath).max(8).default([]),
 });
 
-/** How the app reaches Docker on the server over the SSH connection. */
-export const RemoteDockerAccess = z.object({
-  /** `socket`: the socket below over streamlocal; `dial-stdio`: `docker system dial-stdio` (rootless Docker, contexts). */
-  transport: z.enum(['socket', 'dial-stdio']).default('socket'),
-  socketPath: z
-    .string()
-    .regex(/^\/[A-Za-z0-9_./-]*$/, 'Docker socket must be an absolute path on the server, e.g. /var/run/docker.sock')
-    .default('/var/run/docker.sock'),
-});
+/** Which container engine the server runs: Docker, or Podman's Docker-compatible API service. */
+export const RemoteEngineProduct = z.enum(['docker', 'podman']);
+
+/** Podman's rootful API socket (`systemctl enable --now podman.socket`). */
+export const PODMAN_ROOTFUL_SOCKET = '/run/podman/podman.sock';
+
+/**
+ * How the app reaches the container engine on the server over the SSH connection. (The field is
+ * called `docker` in stored profiles; it covers Podman too.)
+ */
+export const RemoteDockerAccess = z
+  .object({
+    /** What the user said the server runs; the engine's `/version` decides (a "Docker" that is Podman is shown as Podman). */
+    engine: RemoteEngineProduct.default('docker'),
+    /**
+     * `socket`: the socket below over streamlocal; `dial-stdio`: `docker system dial-stdio` (rootless Docker,
+     * contexts; Docker only); `user-socket`: the login user's rootless Podman socket, found on the server
+     * (`podman info` or `$XDG_RUNTIME_DIR/podman/podman.sock`; Podman only).
+     */
+    transport: z.enum(['socket', 'dial-stdio', 'user-socket']).default('socket'),
+    socketPath: z
+      .string()
+      .regex(/^\/[A-Za-z0-9_./-]*$/, 'engine socket must be an absolute path on the server, e.g. /var/run/docker.sock')
+      .default('/var/run/docker.sock'),
+  })
+  .superRefine((access, ctx) => {
+    if (access.engine === 'podman' && access.transport === 'dial-stdio') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['transport'],
+        message: 'Podman has no `docker system dial-stdio`: use its socket (rootful) or the user socket (rootless)',
+      });
+    }
+    if (access.engine === 'docker' && access.transport === 'user-socket') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['transport'],
+        message: 'the user socket is rootless Podman\'s: for rootless Docker choose `dial-stdio` or its socket path',
+      });
+    }
+  });
 
 /** What the user enters to add a server (by hand or from ~/.ssh/config). */
 export const ServerProfileInput = z.object({
@@ -84,7 +116,7 @@ export const ServerProfileInput = z.object({
   /** Like OpenSSH's IdentitiesOnly: offer only the listed key files, not every key in the agent. */
   identitiesOnly: z.boolean().default(false),
   jumps: z.array(SshJumpHost).max(8).default([]),
-  docker: RemoteDockerAccess.default({ transport: 'socket', socketPath: '/var/run/docker.sock' }),
+  docker: RemoteDockerAccess.default({ engine: 'docker', transport: 'socket', socketPath: '/var/run/docker.sock' }),
   /** The local port the swarm tunnel prefers (10086); when taken, the next free one is used and shown. */
   tunnelLocalPort: z.number().int().min(1024).max(PORT_MAX).default(SWARM_DEFAULT_PORT),
   /** The ~/.ssh/config Host alias this profile came from, shown so the user knows where it came from. */

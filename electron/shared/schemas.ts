@@ -193,11 +193,18 @@ export const EngineSummary = z.object({
   endpoint: z.string(),
 });
 
+/** What answers on an engine's API: Docker, or Podman (its `/version` names "Podman Engine"). */
+export const EngineProduct = z.enum(['docker', 'podman']);
+
 export const EngineHealth = z.object({
   id: EngineId,
   reachable: z.boolean(),
   version: z.string().nullable(),
   apiVersion: z.string().nullable(),
+  /** Known once the engine answered; absent for engines that are not container engines (dry run). */
+  product: EngineProduct.nullable().optional(),
+  /** Rootless Docker or Podman; null when not known. */
+  rootless: z.boolean().nullable().optional(),
   error: z.object({ code: z.enum(ErrorCodes), message: z.string() }).nullable(),
 });
 
@@ -302,6 +309,7 @@ export type LogExcerpt = z.infer<typeof LogExcerpt>;
 export type SwarmExit = z.infer<typeof SwarmExit>;
 export type EngineProblem = z.infer<typeof EngineProblem>;
 export type EngineSummary = z.infer<typeof EngineSummary>;
+export type EngineProduct = z.infer<typeof EngineProduct>;
 export type EngineHealth = z.infer<typeof EngineHealth>;
 export type EngineKind = z.infer<typeof EngineKind>;
 export type NetworkMode = z.infer<typeof NetworkMode>;

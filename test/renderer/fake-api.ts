@@ -464,7 +464,7 @@ export function makeServerView(profile: Partial<ServerProfile> = {}, overrides: 
     identityFiles: [],
     identitiesOnly: false,
     jumps: [],
-    docker: { transport: 'socket', socketPath: '/var/run/docker.sock' },
+    docker: { engine: 'docker', transport: 'socket', socketPath: '/var/run/docker.sock' },
     tunnelLocalPort: 10086,
     importedFrom: null,
     ...profile,

@@ -54,7 +54,7 @@ describe('Add server dialog: by hand', () => {
         { host: 'bastion.example.org', port: 2200, username: 'bob', identityFiles: [] },
         { host: 'gate', port: 22, username: 'alice', identityFiles: [] },
       ],
-      docker: { transport: 'dial-stdio', socketPath: '/var/run/docker.sock' },
+      docker: { engine: 'docker', transport: 'dial-stdio', socketPath: '/var/run/docker.sock' },
       tunnelLocalPort: 10090,
       importedFrom: null,
     });
@@ -148,7 +148,7 @@ describe('Add server dialog: import from ~/.ssh/config', () => {
             identityFiles: ['~/.ssh/gpu_ed25519'],
             identitiesOnly: true,
             jumps: [{ host: 'bastion', port: 22, username: 'alice', identityFiles: ['~/.ssh/bastion'] }],
-            docker: { transport: 'socket', socketPath: '/var/run/docker.sock' },
+            docker: { engine: 'docker', transport: 'socket', socketPath: '/var/run/docker.sock' },
             tunnelLocalPort: 10086,
             importedFrom: 'gpu',
           },

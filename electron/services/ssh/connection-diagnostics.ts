@@ -16,7 +16,7 @@ export interface DiagnosticsOptions {
   serverId: string;
   /** Jump hosts first, the server last (hopsOfProfile). */
   hops: ChainHop[];
-  docker: { transport: 'socket' | 'dial-stdio'; socketPath: string };
+  docker: { engine?: 'docker' | 'podman'; transport: 'socket' | 'dial-stdio' | 'user-socket'; socketPath: string };
   askSecret: (hop: number, request: SecretRequest) => Promise<string | null>;
   verifyHostKey: (hop: number, info: HostKeyInfo) => Promise<boolean>;
   /** Per stage that waits on the network (TCP, banner, login, each remote command). Default 15 s. */

@@ -18,7 +18,7 @@ const RELOGIN = 'then reconnect the server here: group changes only apply to new
 /** Why the user can or cannot use Docker: missing socket, not a socket, permission, or no docker CLI (dial-stdio). */
 export async function checkDockerAccess(
   server: SshConnection,
-  docker: { transport: 'socket' | 'dial-stdio'; socketPath: string },
+  docker: { transport: 'socket' | 'dial-stdio' | 'user-socket'; socketPath: string },
   user: string,
   timeoutMs: number,
 ): Promise<StageResult> {

@@ -28,7 +28,7 @@ export interface ServerDraft {
   identitiesOnly: boolean;
   /** One hop a line, `user@host:port` (user and port optional), first hop first. */
   jumps: string;
-  dockerTransport: 'socket' | 'dial-stdio';
+  dockerTransport: 'socket' | 'dial-stdio' | 'user-socket';
   socketPath: string;
   tunnelLocalPort: string;
   importedFrom: string | null;

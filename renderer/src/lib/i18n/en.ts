@@ -288,6 +288,7 @@ export const en = {
   'errors.WIZARD_FILE_EXISTS': 'A file would be overwritten.',
   'errors.PROJECT_INVALID': 'The project folder or a file in it cannot be used.',
   'errors.CODE_CHECK_FAILED': 'A generated file does not compile.',
+  'errors.GPU_NOT_VISIBLE': 'The container started without the GPUs it asked for; it was stopped.',
   'errors.unknown': 'Error {code}.',
   'errorHelp.SSH_HOST_KEY_UNKNOWN': "The app has never seen this server's key. Check the fingerprint on the server (ssh-keygen -lf on its host key) and accept it only if they match.",
   'errorHelp.SSH_HOST_KEY_CHANGED': 'known_hosts holds another key for this server. After a reinstall, replace the key; otherwise do not connect, the connection may be intercepted.',
@@ -359,6 +360,7 @@ export const en = {
   'errorHelp.WIZARD_FILE_EXISTS': 'Read the differences, then confirm the overwrite, or keep your file.',
   'errorHelp.PROJECT_INVALID': 'Check that the folder exists and is writable, and that the files are the ones asked for.',
   'errorHelp.CODE_CHECK_FAILED': 'Read the error shown; fix the form value it names and generate again.',
+  'errorHelp.GPU_NOT_VISIBLE': 'The engine accepted the GPU request but the container sees no GPU. On Podman, generate a CDI spec (sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml); on Docker, install the NVIDIA Container Toolkit. Or start with GPUs off.',
 } as const;
 
 export type MessageKey = keyof typeof en;

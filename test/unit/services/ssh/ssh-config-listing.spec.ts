@@ -56,7 +56,7 @@ Host *
         { host: 'bastion', port: 2201, username: 'jb', identityFiles: ['/keys/bastion'] },
         { host: 'inner', port: 22, username: 'innerme', identityFiles: [] },
       ],
-      docker: { transport: 'socket', socketPath: '/var/run/docker.sock' },
+      docker: { engine: 'docker', transport: 'socket', socketPath: '/var/run/docker.sock' },
       tunnelLocalPort: 10086,
       importedFrom: 'gpu',
     });
