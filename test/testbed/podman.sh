@@ -166,38 +166,53 @@ start_podman_rootless() { # after setup_ssh_user
   PODMAN_ROOTLESS_STATE=started
 }
 
-# Current when both names resolve to the Docker build's image id (its fixture-hash label comes with it).
+# Current when both names resolve to the Docker build's image id (its fixture-hash label comes with it). Asked with
+# curl: each `podman --remote` call costs ~0.3 s.
 podman_image_current() { # podman_image_current <socket> <docker image id>
   local name
   for name in "$IMAGE" "$IMAGE_LOCAL"; do
-    [[ $(podman_at "$1" image inspect -f '{{.Id}}' "$name" 2>/dev/null) == "${2#sha256:}" ]] || return 1
+    [[ $(curl -sf --max-time 10 --unix-socket "$1" "http://d/v1.41/images/$name/json" 2>/dev/null) == "{\"Id\":\"$2\""* ]] || return 1
   done
 }
 
-# After ensure_image (the Docker build is current). Loads the image into the storage behind <socket> when
-# missing or stale, then drops the image the names pointed at before, unless a container still uses it.
-load_podman_image() { # load_podman_image <socket> <what>; prints cached|loaded
-  local sock=$1 id old
-  id=$(docker image inspect -f '{{.Id}}' "$IMAGE")
+# After ensure_image (the Docker build is current). Loads the image into the storage behind <socket> when missing
+# or stale, from one `docker save` shared by both storages, then drops the image the names pointed at before,
+# unless a container still uses it.
+load_podman_image() { # load_podman_image <socket> <what> <docker image id> <archive>; prints cached|loaded
+  local sock=$1 id=$3 archive=$4 old
   if podman_image_current "$sock" "$id"; then
     echo cached
     return 0
   fi
   old=$(podman_at "$sock" image inspect -f '{{.Id}}' "$IMAGE" 2>/dev/null || true)
   log "loading $IMAGE into $2 podman"
-  docker save "$IMAGE" "$IMAGE_LOCAL" | podman_at "$sock" load -q >>"$LOG" 2>&1 || die "podman load into $2 storage failed"
+  # One name in the archive, then a tag: podman load copies the image once per name it finds.
+  [[ -s $archive ]] || docker save -o "$archive" "$IMAGE" >>"$LOG" 2>&1 || die "docker save $IMAGE failed"
+  podman_at "$sock" load -q -i "$archive" >>"$LOG" 2>&1 || die "podman load into $2 storage failed"
+  podman_at "$sock" tag "$IMAGE" "$IMAGE_LOCAL" >>"$LOG" 2>&1
   podman_image_current "$sock" "$id" || die "podman load into $2 storage did not give image ${id#sha256:} both names"
   [[ -n $old && $old != "${id#sha256:}" ]] && { podman_at "$sock" rmi "$old" >>"$LOG" 2>&1 || true; }
   echo loaded
 }
 
 ensure_podman_images() {
-  PODMAN_IMAGE_STATE="rootful $(load_podman_image "$POD_SOCK" rootful), rootless $(load_podman_image "$POD_XDG/podman/podman.sock" rootless)"
-  PODMAN_VERSION=$(podman_at "$POD_SOCK" version --format '{{.Server.Version}}')
+  local id archive=$STATE/image/podman-load.tar rootful rootless
+  id=$(docker image inspect -f '{{.Id}}' "$IMAGE")
+  rm -f "$archive"
+  rootful=$(load_podman_image "$POD_SOCK" rootful "$id" "$archive")
+  rootless=$(load_podman_image "$POD_XDG/podman/podman.sock" rootless "$id" "$archive")
+  rm -f "$archive"
+  PODMAN_IMAGE_STATE="rootful $rootful, rootless $rootless"
+  # The server's version, from its ping header (`Libpod-Api-Version: 4.3.1`).
+  PODMAN_VERSION=$(curl -sf --max-time 5 -D - -o /dev/null --unix-socket "$POD_SOCK" http://d/_ping |
+    awk -F': *' 'tolower($1) == "libpod-api-version" { gsub(/\r/, "", $2); print $2 }')
+  [[ -n $PODMAN_VERSION ]] || die "the rootful podman service did not say its version"
 }
 
-# Before the services stop: test containers would otherwise wait out their stop timeout. Only in a service
-# this test bed started (one it reused belongs to someone else's run).
+# Before the services stop: test containers would otherwise wait out their stop timeout. Only in a service this test
+# bed started (one it reused belongs to someone else's run); there every other running container is the test bed's
+# too (the rootful storage is private, the rootless user exists for the tests) and is killed, so that no container
+# process outlives its conmon.
 remove_podman_test_containers() {
   local kind sock
   for kind in rootful rootless; do
@@ -207,6 +222,7 @@ remove_podman_test_containers() {
     pid_alive "$RUN/podman-$kind.pid" "$PODMAN" && podman_ping_sock "$sock" || continue
     podman_at "$sock" ps -aq --filter label=io.agentswarm.app-version=0.0.0-test |
       xargs -r "$PODMAN" --remote --url "unix://$sock" rm -f -t 0 >>"$LOG" 2>&1 || true
+    podman_at "$sock" kill -a >>"$LOG" 2>&1 || true
   done
 }
 

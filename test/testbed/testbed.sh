@@ -524,7 +524,8 @@ cmd_down() {
     # them all: the app version the tests pass (TEST_CONTAINER_FILTER in test/support/test-app.ts).
     docker ps -aq --filter label=io.agentswarm.app-version=0.0.0-test | xargs -r docker rm -f >>"$LOG" 2>&1 || true
   fi
-  stop_native_servers
+  # Only with the sshd (and so the test user) of this test bed: another bed's tests may still be running.
+  if pid_alive "$RUN/sshd.pid" /usr/sbin/sshd; then stop_native_servers; fi
   # Signal them all first, then wait: the registry and dockerd each take 1-2 s to shut down.
   pod_pid=$(signal_ours podman-rootful "$PODMAN")
   podless_pid=$(signal_ours podman-rootless "$PODMAN")
