@@ -125,16 +125,17 @@ setup_podman_user() { # after setup_ssh_user (the plain key)
 }
 
 # Leftovers that make the next rootless start fail (podman-slurm-facts.md): the pause process (`catatonit -P`)
-# holding an old user namespace, and the network namespaces a failed publish left. Cleared only while no conmon
-# of the user runs, that is while no container of the user can be running.
+# holding an old user namespace, and the network namespaces a failed publish left ($XDG_RUNTIME_DIR/netns,
+# libpod/tmp/rootless-netns). Cleared only while no conmon of the user runs, that is while no container of the
+# user can be running: then the whole runtime dir goes, as logind empties it at logout and a reboot does (Podman
+# then refreshes every container's state, and runtime state left by an older home's storage is gone too).
 clear_rootless_leftovers() {
   local pid
   pgrep -u "$POD_UID" -x conmon >/dev/null && return 0
   for pid in $(pgrep -u "$POD_UID" -x catatonit || true); do
     kill -KILL "$pid" 2>/dev/null && log "killed leftover catatonit $pid of $POD_USER"
   done
-  rm -rf "$POD_XDG/netns" "$POD_XDG/libpod/tmp/rootless-netns" "$POD_XDG/libpod/tmp/pause.pid"
-  rm -f "$POD_XDG/libpod/tmp/alive" # as after a reboot: the next service refreshes every container's state
+  find "$POD_XDG" -mindepth 1 -maxdepth 1 -exec rm -rf {} + 2>>"$LOG" || true
 }
 
 start_podman_rootless() { # after setup_ssh_user
