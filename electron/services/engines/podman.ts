@@ -5,7 +5,7 @@ import { DockerApiEngine } from './docker-api-engine';
 import { detectedDialect } from './engine-dialect';
 import { localHostForPlatform } from './engine-host';
 import type { ContainerEngine } from './container-engine';
-import { dockerOptionsFor, isLoopbackPortFree, LOCAL_DOCKER_WORDING } from './local-docker';
+import { dockerOptionsFor, isLoopbackPortFree, LOCAL_DOCKER_WORDING, resolveLocalDockerHost } from './local-docker';
 import { localPodmanWording } from './podman-wording';
 import { UnavailableEngine } from './unavailable-engine';
 import { isLoopbackAddress } from '../util/loopback';
@@ -44,6 +44,17 @@ export function resolveLocalPodmanHost(
     if (path && socketExists(path)) return `unix://${path}`;
   }
   return null;
+}
+
+/**
+ * The local Podman socket to register as its own engine, unless it is the one Local Docker already
+ * uses (DOCKER_HOST pointed at Podman's socket): one engine per socket, or containers show twice.
+ * `podmanHost` null: no local Podman engine at all.
+ */
+export function localPodmanHostBesides(dockerHost: string | undefined, podmanHost: string | null | undefined, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (podmanHost === null) return null;
+  const found = resolveLocalPodmanHost(podmanHost, env);
+  return found && found !== resolveLocalDockerHost(dockerHost, env) ? found : null;
 }
 
 /** Rootless by its path until the engine says (`/run/podman/podman.sock` is the rootful one). */
