@@ -1,15 +1,23 @@
 // Commands inside containers (the exec API) and the post-start GPU check, against the test bed's
 // real engines. The fake swarm image (a TEST DOUBLE of AgentJet's) has node and no shell, and no
 // nvidia-smi: exactly a container whose GPU request was dropped. Needs `bash test/testbed/testbed.sh up`.
+import Docker from 'dockerode';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ContainerEngine, ContainerSpec } from '../../electron/services/engines/container-engine';
+import { LABEL_MANAGED, LABEL_PORT, LABEL_ROLE, type ContainerEngine, type ContainerSpec } from '../../electron/services/engines/container-engine';
+import { DockerApiEngine } from '../../electron/services/engines/docker-api-engine';
 import { EXEC_MAX_OUTPUT_BYTES } from '../../electron/services/engines/docker-exec';
-import { createLocalDockerEngine } from '../../electron/services/engines/local-docker';
+import { EngineRegistry } from '../../electron/services/engines/engine-registry';
+import { createLocalDockerEngine, isLoopbackPortFree, LOCAL_DOCKER_WORDING } from '../../electron/services/engines/local-docker';
 import { createSshDockerEngine } from '../../electron/services/engines/ssh-docker';
+import { EventHub } from '../../electron/services/events';
 import type { SshConnection } from '../../electron/services/ssh/ssh-connection';
+import { createSwarmMonitor } from '../../electron/services/swarm/create-monitor';
 import { verifyGpus } from '../../electron/services/swarm/gpu-verify';
-import { loadTestbed } from '../testbed/testbed';
-import { removeTestContainers, TEST_CONTAINER_LABELS } from '../support/test-app';
+import { buildSwarmSpec, SWARM_ROLE, SwarmContainers } from '../../electron/services/swarm/swarm-containers';
+import { loadTestbed, loadTestbedWithPodman } from '../testbed/testbed';
+import { freePort } from '../support/helpers';
+import { podmanBedService } from '../support/podman-bed';
+import { removeTestContainers, TEST_APP_VERSION, TEST_CONTAINER_LABELS } from '../support/test-app';
 import { connectToTestbed } from '../support/testbed-ssh';
 
 const tb = loadTestbed();
@@ -128,5 +136,74 @@ describe.each([
     expect(outcome.error.message).toContain('NVIDIA Container Toolkit');
     expect(outcome.ms).toBeLessThan(2_000);
     console.info(`[gpu-verify] check on ${key} took ${outcome.ms} ms`);
+  });
+});
+
+/**
+ * The app's start flow (SwarmContainers with the real monitor) on one engine; records every event
+ * the app would send the UI, so a test can say what was (never) reported.
+ */
+function startFlowOn(engine: ContainerEngine) {
+  const registry = new EngineRegistry();
+  registry.add(engine);
+  const hub = new EventHub();
+  const sent: Array<{ name: string; payload: unknown }> = [];
+  hub.subscribe((name, payload) => sent.push({ name, payload }));
+  const logged: Array<{ message: string; meta?: Record<string, unknown> }> = [];
+  const logger = { warn: (message: string, meta?: Record<string, unknown>) => logged.push({ message, meta }), info: (message: string, meta?: Record<string, unknown>) => logged.push({ message, meta }) };
+  const monitor = createSwarmMonitor(registry, hub, { intervalMs: 200 });
+  const containers = new SwarmContainers({ engines: registry, monitor, events: hub, appVersion: TEST_APP_VERSION, logger });
+  return { containers, monitor, sent, logged, dispose: () => monitor.dispose() };
+}
+
+describe('start flow on rootful Podman through its Docker-compatible API', () => {
+  const ptb = loadTestbedWithPodman();
+  const podman = podmanBedService('rootful', ptb);
+  // A "Docker" server that is really Podman: the GPU request goes out as Docker DeviceRequests,
+  // which Podman 4.3 drops without a word (podman-slurm-facts.md). Only the check can tell.
+  const engine = new DockerApiEngine({
+    summary: { id: 'podman-compat', kind: 'podman', label: 'Podman (test bed)', endpoint: `unix://${podman.socketPath}` },
+    docker: new Docker({ socketPath: podman.socketPath }),
+    wording: { ...LOCAL_DOCKER_WORDING, product: 'Podman' },
+    isHostPortFree: isLoopbackPortFree,
+    urlForHostPort: (port) => Promise.resolve(`http://127.0.0.1:${port}`),
+    host: null,
+  });
+
+  it('a GPU request dropped in silence: the server starts, the check finds no GPU, the container is stopped and removed, nothing is reported as a crash', async () => {
+    const flow = startFlowOn(engine);
+    try {
+      const port = await freePort();
+      const spec = buildSwarmSpec({ engineId: engine.summary.id, image: ptb.podman.image, port, networkMode: 'host', gpus: true, shmSizeGb: 1 }, TEST_APP_VERSION);
+      expect(spec.gpus).toEqual({ mode: 'all' });
+      const started = Date.now();
+      const error = await flow.containers.startSpec(engine.summary.id, spec).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      const ms = Date.now() - started;
+      const check = flow.logged.find((l) => l.message === 'swarm server started without its GPUs: removed');
+      expect(check?.meta).toMatchObject({ engineId: engine.summary.id, ms: expect.any(Number) });
+      console.info(`[gpu-verify] Podman: the check took ${String(check?.meta?.ms)} ms; start + check + stop + remove ${ms} ms`);
+      expect(check!.meta!.ms).toBeLessThan(2_000);
+      expect(error).toMatchObject({ code: 'GPU_NOT_VISIBLE' });
+      const message = (error as Error).message;
+      expect(message).toContain("The swarm server's container on Podman (test bed) (Podman) started without the GPUs it asked for");
+      expect(message).toContain('executable file not found');
+      expect(message).toContain('sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml');
+      expect(message).toContain('Or start with GPUs off.');
+      // No container with our labels is left, none of this port either.
+      const left = await podman.docker.listContainers({ all: true, filters: { label: [`${LABEL_MANAGED}=true`, `${LABEL_ROLE}=${SWARM_ROLE}`, `${LABEL_PORT}=${port}`] } });
+      expect(left).toEqual([]);
+      // Never watched: no status (not even "starting"), so nothing can later say it crashed.
+      expect(flow.monitor.statuses()).toEqual([]);
+      expect(flow.sent.filter((e) => e.name === 'swarm:status')).toEqual([]);
+      expect(flow.sent.filter((e) => e.name === 'swarm:containers-changed')).toEqual([{ name: 'swarm:containers-changed', payload: { engineId: engine.summary.id } }]);
+      // The port lock is free again: the same port starts at once without GPUs.
+      const again = await flow.containers.startSpec(engine.summary.id, { ...spec, name: `${spec.name}-nogpu`, gpus: { mode: 'none' } });
+      expect(again.state).toBe('running');
+    } finally {
+      flow.dispose();
+    }
   });
 });
