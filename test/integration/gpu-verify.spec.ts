@@ -10,11 +10,12 @@ import { EngineRegistry } from '../../electron/services/engines/engine-registry'
 import { createLocalDockerEngine, isLoopbackPortFree, LOCAL_DOCKER_WORDING } from '../../electron/services/engines/local-docker';
 import { createSshDockerEngine } from '../../electron/services/engines/ssh-docker';
 import { EventHub } from '../../electron/services/events';
+import { NativeProcesses } from '../../electron/services/native/native-processes';
 import type { SshConnection } from '../../electron/services/ssh/ssh-connection';
 import { createSwarmMonitor } from '../../electron/services/swarm/create-monitor';
 import { verifyGpus } from '../../electron/services/swarm/gpu-verify';
 import { buildSwarmSpec, SWARM_ROLE, SwarmContainers } from '../../electron/services/swarm/swarm-containers';
-import { loadTestbed, loadTestbedWithPodman } from '../testbed/testbed';
+import { loadTestbed, loadTestbedWithNative, loadTestbedWithPodman } from '../testbed/testbed';
 import { freePort } from '../support/helpers';
 import { podmanBedService } from '../support/podman-bed';
 import { removeTestContainers, TEST_APP_VERSION, TEST_CONTAINER_LABELS } from '../support/test-app';
@@ -204,6 +205,32 @@ describe('start flow on rootful Podman through its Docker-compatible API', () =>
       expect(again.state).toBe('running');
     } finally {
       flow.dispose();
+    }
+  });
+});
+
+describe('start flow of a native server on this computer (no container: the check runs on the host)', () => {
+  it('a host without nvidia-smi: the native server is stopped and removed, GPU_NOT_VISIBLE names the driver', async () => {
+    const ntb = loadTestbedWithNative();
+    const engine = createLocalDockerEngine(`unix://${ntb.dockerSocket}`);
+    const flow = startFlowOn(engine);
+    const native = new NativeProcesses(engine.host!);
+    try {
+      const port = await freePort();
+      const base = buildSwarmSpec({ engineId: engine.summary.id, image: 'native', port, networkMode: 'host', gpus: true, shmSizeGb: 1 }, TEST_APP_VERSION);
+      // The profiles' builder gives native specs no GPU request today (the host's own GPUs are used);
+      // a spec that carries one is checked on the host.
+      const spec: ContainerSpec = { ...base, cmd: ['ajet-swarm', 'start', `--swarm-port=${port}`], runtime: 'native', nativeActivate: `export PATH=${ntb.native.binDir}:$PATH` };
+      await expect(flow.containers.startSpec(engine.summary.id, spec)).rejects.toMatchObject({
+        code: 'GPU_NOT_VISIBLE',
+        message: expect.stringMatching(/^The native swarm server on Local Docker started without the GPUs it asked for \(checked with nvidia-smi -L on this computer\): nvidia-smi is not there.*Install the NVIDIA driver on this computer/),
+      });
+      expect(await native.list({ [LABEL_PORT]: String(port) })).toEqual([]);
+      expect(flow.monitor.statuses()).toEqual([]);
+      expect(await isLoopbackPortFree(port)).toBe(true);
+    } finally {
+      flow.dispose();
+      await engine.dispose();
     }
   });
 });
