@@ -110,12 +110,11 @@ export class DoctorService {
       rootless: once(async () => {
         const answer = await health().catch(() => null);
         if (typeof answer?.rootless === 'boolean') return answer.rootless;
-        if (answer?.reachable) {
-          const known = await info().then((i) => i.rootless, () => null);
-          if (known !== null) return known;
-        }
-        // The engine does not say: rootful Podman's socket is root's alone, so a user other than root
-        // on the engine's host uses rootless Podman.
+        // Docker's /info lists "rootless" among its security options; Podman 4.3's compat /info does not
+        // (measured), so only a yes from it is believed.
+        if (answer?.reachable && (await info().then((i) => i.rootless, () => false))) return true;
+        // Rootful Podman's socket is root's alone, so a user other than root on the engine's host uses
+        // rootless Podman.
         if (!host) return null;
         const id = await host.exec('id -u', { timeoutMs: 5_000 }).catch(() => null);
         const uid = id?.code === 0 ? id.stdout.trim() : '';

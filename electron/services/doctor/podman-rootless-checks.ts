@@ -49,7 +49,7 @@ export const podmanLinger: Check = async (c) => {
     case 'unavailable':
       return problem(
         'warn',
-        `loginctl does not work on ${c.hostLabel} (${linger.reason}): there is no systemd login manager there, so lingering cannot be checked. The Podman service and the swarm server may stop when ${user} logs out.`,
+        `loginctl does not work on ${c.hostLabel} ("${linger.reason}"): there is no systemd login manager there, so lingering cannot be checked. The Podman service and the swarm server may stop when ${user} logs out.`,
         `Where systemd runs, turn lingering on with "${enable}". Without systemd, start the Podman service so that it outlives your login (for example from cron with @reboot podman system service --time=0), and keep the app connected while the server runs.`,
         null,
         null,
@@ -82,18 +82,24 @@ export const podmanRuntimeDir: Check = async (c) => {
   const dir = `/run/user/${probe.uid ?? '<uid>'}`;
   const create = probe.uid === null ? null : `sudo install -d -m 0700 -o ${shellQuote(user)} ${shellQuote(dir)}`;
   const whyUnset = c.engine.host?.kind === 'ssh' ? ' (no systemd login session there sets it)' : '';
-  const because = `XDG_RUNTIME_DIR is not set in ${session(c)}${whyUnset}, so rootless Podman's socket and runtime files are not where a normal login has them. The app then looks in ${dir}`;
-  const fix = `Log in through a systemd login session (pam_systemd sets it), or have ${dir} made for ${user} and start the Podman service with XDG_RUNTIME_DIR=${dir}.`;
+  const because = `XDG_RUNTIME_DIR is not set in ${session(c)}${whyUnset}. Rootless Podman keeps its socket and runtime files there; without it, Podman and the app use ${dir} when it belongs to ${user}`;
+  const systemd = 'To have it set in every login, log in through a systemd login session (pam_systemd sets it).';
   switch (probe.fallback) {
     case 'owned':
-      return problem('warn', `${because}, which exists and belongs to ${user}.`, `Nothing to do if the Podman service runs with XDG_RUNTIME_DIR=${dir}. ${fix}`, null, null);
+      return problem(
+        'warn',
+        `${because}, and it does: this works as long as the Podman service uses it too.`,
+        `Nothing to do if the Podman service was started with XDG_RUNTIME_DIR=${dir} (its socket is then ${dir}/podman/podman.sock). ${systemd}`,
+        null,
+        null,
+      );
     case 'other':
-      return problem('warn', `${because}, which belongs to another user, so Podman cannot use it for ${user}.`, fix, `ls -ld ${shellQuote(dir)}`, c.where);
+      return problem('warn', `${because}, but it belongs to another user, so Podman cannot use it for ${user}.`, `Have ${dir} given to ${user} (mode 0700). ${systemd}`, `ls -ld ${shellQuote(dir)}`, c.where);
     default:
       return problem(
         'warn',
-        `${because}, which does not exist: Podman then falls back to a folder under /tmp and the app may not find its socket.`,
-        `${fix} Made by hand, the folder is gone after a reboot:`,
+        `${because}, and it does not exist: Podman then keeps its files under /tmp (podman-run-${probe.uid ?? '<uid>'}) and the app may not find its socket.`,
+        `Have ${dir} made for ${user} (made by hand, it is gone after a reboot), and start the Podman service with XDG_RUNTIME_DIR=${dir}. ${systemd}`,
         create,
         create === null ? null : c.where,
       );
@@ -152,8 +158,8 @@ export const podmanNetwork: Check = async (c) => {
   // AgentJet's server listens on 0.0.0.0 (agentjet-swarm.md §1): with host networking on every
   // interface of the host, with no authentication, not only on the loopback the app's tunnel uses.
   const fallback =
-    `Or switch the profile's network to "host": the swarm server then listens on port ${c.profile.port} of ${c.hostLabel} itself and the app still reaches it on its loopback` +
-    `${c.engine.host?.kind === 'ssh' ? ' through its SSH tunnel' : ''}. But AgentJet's server listens on all interfaces (0.0.0.0), so anyone who can reach ${c.hostLabel} on that port can use it, and it has no password: block the port with a firewall if the network is not yours alone.`;
+    `Or switch the profile's network to "host": the swarm server then listens on port ${c.profile.port} of ${c.hostLabel} itself and the app still reaches it` +
+    `${c.engine.host?.kind === 'ssh' ? " on the server's loopback, through its SSH tunnel" : ' on the loopback'}. But AgentJet's server listens on all interfaces (0.0.0.0), so anyone who can reach ${c.hostLabel} on that port can use it, and it has no password: block the port with a firewall if the network is not yours alone.`;
   const plain = `Rootless Podman publishes ports through a user-mode network helper (slirp4netns or pasta) that needs /dev/net/tun`;
   if (probe.tools.length === 0) {
     return problem('fail', `${plain}, and neither slirp4netns nor pasta is installed on ${c.hostLabel}, so a server with a published port cannot start.`, `Install slirp4netns on ${c.hostLabel}. ${fallback}`, installCommand(probe.packageManager, 'slirp4netns'), c.where);

@@ -123,8 +123,11 @@ describe('which checks a report lists', () => {
     expect((await runWith(fakePodman({ kind: 'ssh-docker', health: { product: 'podman', rootless: true } }))).ids).toEqual(ROOTLESS_PODMAN);
   });
 
-  it('rootlessness unknown to the engine (older engine code): info says, else the host user (not root → rootless)', async () => {
-    expect((await runWith(fakePodman({ health: { rootless: undefined }, info: { rootless: false } }))).ids).toEqual(ROOTFUL_PODMAN);
+  it("rootlessness unknown to the engine (older engine code): info's yes, else the host user (not root → rootless)", async () => {
+    expect((await runWith(fakePodman({ health: { rootless: undefined }, info: { rootless: true } }))).ids).toEqual(ROOTLESS_PODMAN);
+    // Podman 4.3's compat /info never says rootless: its no is not believed, the host user is asked.
+    expect((await runWith(fakePodman({ health: { rootless: undefined }, info: { rootless: false }, scripts: { id: '0\n' } }))).ids).toEqual(ROOTFUL_PODMAN);
+    expect((await runWith(fakePodman({ health: { rootless: undefined }, info: { rootless: false }, scripts: { id: '1001\n' } }))).ids).toEqual(ROOTLESS_PODMAN);
     const down = fakePodman({ health: { reachable: false, rootless: undefined, product: undefined, version: null, error: { code: 'ENGINE_UNREACHABLE', message: 'Cannot reach Podman.' } }, scripts: { id: '1001\n' } });
     const { ids, of } = await runWith(down);
     expect(ids).toEqual(ROOTLESS_PODMAN);
@@ -265,7 +268,7 @@ describe('rootless specifics', () => {
     expect(unset.detail).toContain('/run/user/1001');
     const owned = (await runWith(fakePodman({ scripts: { session: '#user alice\n#uid 1001\n#fallback owned\n' } }))).of('podman-runtime-dir');
     expect(owned).toMatchObject({ status: 'warn', command: null });
-    expect(owned.detail).toContain('exists and belongs to alice');
+    expect(owned.detail).toContain('Podman and the app use /run/user/1001 when it belongs to alice, and it does');
   });
 
   it('storage: overlay passes; vfs warns that it is slow and that podman system reset deletes the images', async () => {
