@@ -1,11 +1,14 @@
 // The real-service test bed itself: dockerd on the default socket, the local registry, sshd with the
-// swarmtest user in every auth mode, and the jump sshd. Needs `bash test/testbed/testbed.sh up`.
+// swarmtest user in every auth mode, the jump sshd, and the Podman services. Needs `bash test/testbed/testbed.sh up`.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import Docker from 'dockerode';
 import { Client, type ConnectConfig } from 'ssh2';
 import { describe, expect, it } from 'vitest';
-import { loadTestbedWithJump } from '../testbed/testbed';
+import { podmanBedService, removePodmanContainerNow, type PodmanBedKind } from '../support/podman-bed';
+import { TEST_CONTAINER_LABELS } from '../support/test-app';
+import { loadTestbedWithJump, loadTestbedWithPodman } from '../testbed/testbed';
 
 const tb = loadTestbedWithJump();
 
@@ -188,5 +191,78 @@ describe('test bed: jump sshd (ProxyJump host)', () => {
     };
     expect(await openDockerSocket(tb.jump.port, tb.jump.hostKeyFingerprint)).toBe('(SSH) Channel open failure: open failed');
     expect(await openDockerSocket(tb.ssh.port, tb.ssh.hostKeyFingerprint)).toBe('opened');
+  });
+});
+
+/** One GET on a unix socket: status, headers and body, nothing in between (dockerode hides the headers). */
+function getOnSocket(socketPath: string, path: string): Promise<{ status: number; server: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath, path, method: 'GET' }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, server: String(res.headers.server ?? ''), body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe.each<PodmanBedKind>(['rootful'])('test bed: podman %s service', (kind) => {
+  const ptb = loadTestbedWithPodman();
+  const { socketPath, docker: podman } = podmanBedService(kind, ptb);
+
+  it('answers _ping as Libpod and /version as the Podman Engine', async () => {
+    const ping = await getOnSocket(socketPath, '/_ping');
+    expect([ping.status, ping.body]).toEqual([200, 'OK']);
+    expect(ping.server).toBe(`Libpod/${ptb.podman.version} (linux)`);
+    const version = JSON.parse((await getOnSocket(socketPath, '/version')).body) as { Components: Array<{ Name: string; Version: string }> };
+    expect(version.Components[0]).toMatchObject({ Name: 'Podman Engine', Version: ptb.podman.version });
+    expect(ptb.podman.version).toBe('4.3.1');
+  });
+
+  it('has the fake swarm image under both names, the same image as in Docker', async () => {
+    expect(ptb.podman.image).toBe(ptb.fakeSwarmImage);
+    const inDocker = await new Docker({ socketPath: ptb.dockerSocket }).getImage(ptb.fakeSwarmImage).inspect();
+    for (const name of [ptb.fakeSwarmImage, ptb.fakeSwarmLocalImage]) {
+      const image = await podman.getImage(name).inspect();
+      expect(image.Id).toBe(inDocker.Id);
+      expect(image.Config.Labels?.['io.agentswarm.fixture-hash']).toBe(ptb.fakeSwarmFixtureHash);
+      expect(image.Config.Cmd).toEqual(['ajet-swarm', 'start']);
+    }
+  });
+
+  // Init, host networking and no ulimits of our own: what the app asks for. On rootful Podman this starts only
+  // because the service was started with the test bed's containers.conf (the sandbox's ulimits fix).
+  it('starts a container with Init and host networking, and stops it with SIGTERM through the init (exit 143)', async () => {
+    const container = await podman.createContainer({
+      Image: ptb.podman.image,
+      Cmd: ['node', '-e', 'setInterval(() => {}, 1000)'],
+      Labels: TEST_CONTAINER_LABELS,
+      HostConfig: { Init: true, NetworkMode: 'host' },
+    });
+    try {
+      await container.start();
+      const running = await container.inspect();
+      expect(running.State.Status).toBe('running');
+      expect(running.Path).toBe('/run/podman-init');
+      expect(running.HostConfig.NetworkMode).toBe('host');
+      // Podman's compat create stores StopTimeout 0 when none is given (Docker: 10), so name the timeout.
+      await container.stop({ t: 10 });
+      const stopped = await container.inspect();
+      expect([stopped.State.Status, stopped.State.ExitCode]).toEqual(['exited', 143]);
+    } finally {
+      await removePodmanContainerNow(podman, container.id);
+    }
+  });
+});
+
+describe('test bed: podman rootful storage', () => {
+  it('is the private one under the state dir, not /var/lib/containers', async () => {
+    const ptb = loadTestbedWithPodman();
+    const info = (await podmanBedService('rootful', ptb).docker.info()) as { DockerRootDir: string; Driver: string };
+    expect(info.DockerRootDir).toBe(ptb.podman.rootful.root);
+    expect(info.Driver).toBe('overlay');
+    expect(ptb.podman.rootful.socket.startsWith(ptb.stateDir + '/')).toBe(true);
+    expect(readFileSync(ptb.podman.rootful.containersConf, 'utf8')).toMatch(/^default_ulimits = \["nofile=\d+:\d+", "nproc=\d+:\d+"\]$/m);
   });
 });

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Real-service test bed for AgentSwarm Desktop: dockerd on the default socket, a registry on 127.0.0.1:5000,
 # sshd on 127.0.0.1:2222 with a test user, a second sshd on 127.0.0.1:2223 as a ProxyJump host (same user,
-# own host key), and the fake swarm server image (a TEST DOUBLE of AgentJet).
+# own host key), the fake swarm server image (a TEST DOUBLE of AgentJet), and Podman (test/testbed/podman.sh):
+# a rootful service on a private socket with the same image.
 #   bash test/testbed/testbed.sh up|down|status
 # State lives in $AGENTSWARM_TESTBED_DIR (default <repo>/.testbed). `up` is idempotent; `down` stops only
 # the daemons this script started (tracked by PID files under <state>/run).
@@ -38,7 +39,10 @@ NATIVE_DIR=$STATE/native
 NATIVE_ACTIVATE='export PATH="$HOME/.local/bin:$PATH"'
 # fonts-wqy-microhei: a small CJK font, so zh-CN screenshots from the e2e suite are readable.
 # python3 + python3-venv: the job runner and the wizard run real Python (the ajet stub in a venv per test project).
-PACKAGES=(docker.io openssh-server docker-registry chromium curl ca-certificates fonts-wqy-microhei python3 python3-venv)
+# podman: runc named so the runtime is the one measured (podman depends on crun | runc), catatonit for Init:true
+# (a recommends, and skipped when tini is installed), uidmap/slirp4netns/fuse-overlayfs for the rootless user.
+PACKAGES=(docker.io openssh-server docker-registry chromium curl ca-certificates fonts-wqy-microhei python3 python3-venv
+  podman runc catatonit uidmap slirp4netns fuse-overlayfs)
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 secs() { awk -v ms="$1" 'BEGIN { printf "%.2fs", ms / 1000 }'; }
@@ -87,6 +91,9 @@ wait_for() { # wait_for <seconds> <check> <what> <log>
     sleep 0.05
   done
 }
+
+# shellcheck source=podman.sh
+source "$REPO/test/testbed/podman.sh"
 
 ensure_packages() {
   local missing=() p
@@ -369,18 +376,21 @@ export AGENTSWARM_TEST_JUMP_HOST_PUBKEY='$s/jump_host_ed25519.pub'
 export AGENTSWARM_TEST_JUMP_HOST_FINGERPRINT='$jfp'
 export AGENTSWARM_TEST_FAKE_SWARM_IMAGE='$IMAGE'
 export AGENTSWARM_TEST_NATIVE_AJET_SWARM='$NATIVE_DIR/bin/ajet-swarm'
+export AGENTSWARM_TEST_PODMAN_SOCKET='$POD_SOCK'
 EOF
   STATE=$STATE SOCK=$SOCK REG=$REG SSH_HOST=$SSH_HOST SSH_PORT=$SSH_PORT SSH_USER=$SSH_USER \
     SSH_PASSWORD=$SSH_PASSWORD KEY_PASSPHRASE=$KEY_PASSPHRASE FP=$fp JUMP_PORT=$JUMP_PORT JFP=$jfp IMAGE=$IMAGE IMAGE_LOCAL=$IMAGE_LOCAL \
-    FIXTURE_HASH=$FIXTURE_HASH NATIVE_DIR=$NATIVE_DIR NATIVE_ACTIVATE=$NATIVE_ACTIVATE STARTED="$DOCKERD_STATE $REGISTRY_STATE $SSHD_STATE $JUMP_STATE" /usr/bin/node -e '
+    FIXTURE_HASH=$FIXTURE_HASH NATIVE_DIR=$NATIVE_DIR NATIVE_ACTIVATE=$NATIVE_ACTIVATE \
+    STARTED="$DOCKERD_STATE $REGISTRY_STATE $SSHD_STATE $JUMP_STATE $PODMAN_ROOTFUL_STATE" \
+    PODMAN_VERSION=$PODMAN_VERSION POD_ROOTFUL=$POD_ROOTFUL POD_SOCK=$POD_SOCK POD_CONF=$POD_CONF /usr/bin/node -e '
       const e = process.env, s = e.STATE + "/ssh";
-      const [dockerd, registry, sshd, jump] = e.STARTED.split(" ");
+      const [dockerd, registry, sshd, jump, podmanRootful] = e.STARTED.split(" ");
       const out = {
         version: 1, stateDir: e.STATE,
         dockerSocket: e.SOCK, registry: e.REG, registryUrl: "http://" + e.REG,
         fakeSwarmImage: e.IMAGE, fakeSwarmLocalImage: e.IMAGE_LOCAL, fakeSwarmFixtureHash: e.FIXTURE_HASH,
         startedByTestbed: { dockerd: dockerd !== "foreign", registry: registry !== "foreign", sshd: sshd !== "foreign",
-                            jumpSshd: jump !== "foreign" },
+                            jumpSshd: jump !== "foreign", podmanRootful: podmanRootful !== "foreign" },
         ssh: { host: e.SSH_HOST, port: Number(e.SSH_PORT), user: e.SSH_USER, password: e.SSH_PASSWORD,
                plainKeyPath: s + "/id_ed25519", encryptedKeyPath: s + "/id_ed25519_enc",
                encryptedKeyPassphrase: e.KEY_PASSPHRASE, hostPublicKeyPath: s + "/host_ed25519.pub",
@@ -390,13 +400,16 @@ EOF
         native: { ajetSwarmPath: e.NATIVE_DIR + "/bin/ajet-swarm", binDir: e.NATIVE_DIR + "/bin",
                   sshUserAjetSwarmPath: e.STATE + "/home/" + e.SSH_USER + "/.local/bin/ajet-swarm",
                   sshUserActivate: e.NATIVE_ACTIVATE },
+        podman: { version: e.PODMAN_VERSION, image: e.IMAGE,
+                  rootful: { socket: e.POD_SOCK, root: e.POD_ROOTFUL + "/root", runroot: e.POD_ROOTFUL + "/runroot",
+                             tmpdir: e.POD_ROOTFUL + "/tmp", containersConf: e.POD_CONF } },
       };
       require("fs").writeFileSync(e.STATE + "/testbed.json", JSON.stringify(out, null, 2) + "\n");'
 }
 
 cmd_up() {
   [[ $(id -u) == 0 ]] || die "testbed.sh up needs root (dockerd, sshd and useradd)"
-  local t0 t d_docker d_reg d_ssh d_jump d_img d_pkg
+  local t0 t d_docker d_reg d_ssh d_jump d_img d_pkg d_pod d_podimg
   t0=$(now_ms)
   t=$t0; ensure_packages; d_pkg=$(($(now_ms) - t))
   t=$(now_ms); start_dockerd; d_docker=$(($(now_ms) - t))
@@ -405,9 +418,12 @@ cmd_up() {
   t=$(now_ms); start_jump_sshd; d_jump=$(($(now_ms) - t))
   install_native
   t=$(now_ms); ensure_image; d_img=$(($(now_ms) - t))
+  t=$(now_ms); start_podman_rootful; d_pod=$(($(now_ms) - t))
+  t=$(now_ms); ensure_podman_images; d_podimg=$(($(now_ms) - t))
   write_outputs
   echo "testbed up in $(secs $(($(now_ms) - t0))): packages $(secs "$d_pkg"), dockerd $DOCKERD_STATE $(secs "$d_docker")," \
-    "registry $REGISTRY_STATE $(secs "$d_reg"), sshd $SSHD_STATE $(secs "$d_ssh"), jump sshd $JUMP_STATE $(secs "$d_jump"), native ajet-swarm $NATIVE_STATE, image $IMAGE_STATE $(secs "$d_img") -> $STATE/testbed.json"
+    "registry $REGISTRY_STATE $(secs "$d_reg"), sshd $SSHD_STATE $(secs "$d_ssh"), jump sshd $JUMP_STATE $(secs "$d_jump"), native ajet-swarm $NATIVE_STATE, image $IMAGE_STATE $(secs "$d_img")," \
+    "podman rootful $PODMAN_ROOTFUL_STATE $(secs "$d_pod"), podman image $PODMAN_IMAGE_STATE $(secs "$d_podimg") -> $STATE/testbed.json"
 }
 
 # Sends SIGTERM to a daemon this script started; prints its PID (nothing when it is not ours or not running).
@@ -433,16 +449,24 @@ wait_gone() { # wait_gone <name> <pid> <timeout s>
   rm -f "$RUN/$1.pid"
 }
 
+unmount_under() { # unmount_under <dir/>: deepest first
+  awk -v p="$1" 'index($2, p) == 1 { print $2 }' /proc/mounts | sort -r | while read -r m; do
+    umount "$m" >>"$LOG" 2>&1 || umount -l "$m" >>"$LOG" 2>&1 || true
+  done
+}
+
 cmd_down() {
-  local t0 sshd_pid jump_pid reg_pid docker_pid stopped=()
+  local t0 sshd_pid jump_pid reg_pid docker_pid pod_pid stopped=()
   t0=$(now_ms)
+  remove_podman_test_containers
   if pid_alive "$RUN/dockerd.pid" /usr/sbin/dockerd && docker_ping; then
     # Test containers would otherwise wait out their stop timeout during daemon shutdown. One label marks
     # them all: the app version the tests pass (TEST_CONTAINER_FILTER in test/support/test-app.ts).
     docker ps -aq --filter label=io.agentswarm.app-version=0.0.0-test | xargs -r docker rm -f >>"$LOG" 2>&1 || true
   fi
   stop_native_servers
-  # Signal all three first, then wait: the registry and dockerd each take 1-2 s to shut down.
+  # Signal them all first, then wait: the registry and dockerd each take 1-2 s to shut down.
+  pod_pid=$(signal_ours podman-rootful "$PODMAN")
   sshd_pid=$(signal_ours sshd /usr/sbin/sshd)
   jump_pid=$(signal_ours sshd-jump /usr/sbin/sshd)
   reg_pid=$(signal_ours registry /usr/bin/docker-registry)
@@ -450,14 +474,18 @@ cmd_down() {
   [[ -n $sshd_pid ]] && wait_gone sshd "$sshd_pid" 10 && stopped+=(sshd)
   [[ -n $jump_pid ]] && wait_gone sshd-jump "$jump_pid" 10 && stopped+=(sshd-jump)
   [[ -n $reg_pid ]] && wait_gone registry "$reg_pid" 10 && stopped+=(registry)
+  if [[ -n $pod_pid ]]; then
+    wait_gone podman-rootful "$pod_pid" 10 && stopped+=(podman-rootful)
+    kill_podman_leftovers "$POD_ROOTFUL"
+  fi
   if [[ -n $docker_pid ]]; then
     wait_gone dockerd "$docker_pid" 30 && stopped+=(dockerd)
     # dockerd leaves its default network namespace (nsfs) mounted under the exec root after shutdown,
     # which makes the state dir impossible to delete. Only mounts under our own state dir are touched.
-    awk -v p="$STATE/docker/" 'index($2, p) == 1 { print $2 }' /proc/mounts | sort -r | while read -r m; do
-      umount "$m" >>"$LOG" 2>&1 || umount -l "$m" >>"$LOG" 2>&1 || true
-    done
+    unmount_under "$STATE/docker/"
   fi
+  # Podman's storage keeps its overlay mounts (shm, a container's rootfs) after the service stops.
+  [[ -n $pod_pid ]] && unmount_under "$STATE/podman/"
   echo "testbed down in $(secs $(($(now_ms) - t0))): stopped ${stopped[*]:-nothing} (only daemons started by testbed.sh up are stopped)"
 }
 
@@ -470,6 +498,7 @@ cmd_status() {
   if ssh_ping; then echo "sshd     up ($(owner sshd /usr/sbin/sshd)) on $SSH_HOST:$SSH_PORT"; else echo "sshd     DOWN"; ok=1; fi
   if jump_ping; then echo "jump     up ($(owner sshd-jump /usr/sbin/sshd)) on $SSH_HOST:$JUMP_PORT"; else echo "jump     DOWN"; ok=1; fi
   if docker_ping && docker image inspect "$IMAGE" >/dev/null 2>&1; then echo "image    $IMAGE present"; else echo "image    $IMAGE MISSING"; ok=1; fi
+  podman_status || ok=1
   [[ -f $STATE/testbed.json ]] && echo "config   $STATE/testbed.json" || { echo "config   MISSING"; ok=1; }
   return $ok
 }
