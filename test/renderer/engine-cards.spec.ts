@@ -75,6 +75,11 @@ describe('engine cards: product, mode and version', () => {
     expect(screen.getByRole('region', { name: 'Swarm profiles · Podman engine (this computer)' })).toBeTruthy();
     await waitFor(() => expect(api.requestsOn('swarm:list')).toContainEqual({ engineId: 'local-podman' }));
     expect(api.requestsOn('engines:health')).toContainEqual({ engineId: 'local-podman' });
+    // Its start form words the GPU need for Podman (a CDI spec), Docker's for Docker (the toolkit).
+    const hints = screen.getAllByTestId('swarm-gpus-checkbox').map((box) => document.getElementById(box.getAttribute('aria-describedby') ?? '')?.textContent ?? '');
+    expect(hints).toHaveLength(2);
+    expect(hints[0]).toContain('NVIDIA Container Toolkit');
+    expect(hints[1]).toContain('nvidia-ctk cdi generate');
   });
 
   it.each([

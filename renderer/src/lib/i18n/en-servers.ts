@@ -17,6 +17,8 @@ export const enServers = {
   'engine.versionMode': '{product} {version} · {mode} · API {apiVersion}',
   'engine.detected': 'Detected: this server runs {product} (it was added as {configured}).',
   'engine.detectedLocal': 'Detected: this engine is {product}.',
+  'start.gpusHintPodman':
+    'Needs NVIDIA GPUs and a CDI spec on the Podman host (sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml). The app checks after start that the container sees them.',
   'start.urlHintRemote':
     'It listens on port {port} of the server. A tunnel brings it to this computer: your training code uses the address shown on the server card.',
 

@@ -15,6 +15,7 @@ export const zhCNServers: Record<keyof typeof enServers, string> = {
   'engine.versionMode': '{product} {version} · {mode} · API {apiVersion}',
   'engine.detected': '检测结果：这台服务器运行的是 {product}（添加时选的是 {configured}）。',
   'engine.detectedLocal': '检测结果：这个引擎是 {product}。',
+  'start.gpusHintPodman': '需要 NVIDIA GPU，以及 Podman 主机上的 CDI 规范（sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml）。启动后应用会检查容器能否看到 GPU。',
   'start.urlHintRemote': '它监听服务器的 {port} 端口。隧道把它带到本机：你的训练代码使用服务器卡片上显示的地址。',
 
   'server.via': '经由 {hops}',
