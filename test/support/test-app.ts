@@ -9,6 +9,7 @@ import { EventHub } from '../../electron/services/events';
 import type { Handlers } from '../../electron/services/ipc/handlers';
 import { loadTestbed } from '../testbed/testbed';
 import { contractCheckedHandlers } from './helpers';
+import { podmanBedServices, removePodmanContainerNow } from './podman-bed';
 
 /**
  * The app version every test passes to the app. The app writes it on each container it starts
@@ -112,21 +113,28 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
 }
 
 /**
- * Removes every container that carries the test label on the test bed's dockerd: the ones the app
- * started, a Start that failed half-way and never reported its id, and those a test made by hand.
+ * Removes every container that carries the test label on the test bed's dockerd and on its Podman services
+ * (rootful and rootless): the ones the app started, a Start that failed half-way and never reported its id, and
+ * those a test made by hand.
  */
 export async function removeTestContainers(): Promise<void> {
-  const docker = new Docker({ socketPath: loadTestbed().dockerSocket });
-  const ours = await docker.listContainers({ all: true, filters: { label: [TEST_CONTAINER_FILTER] } });
-  await Promise.all(
-    ours.map((c) =>
+  const tb = loadTestbed();
+  const docker = new Docker({ socketPath: tb.dockerSocket });
+  await Promise.all([
+    removeLabelled(docker, (id) =>
       docker
-        .getContainer(c.Id)
+        .getContainer(id)
         .remove({ force: true })
         // Already gone (removed by the test itself a moment ago) is what we wanted.
         .catch((error: { statusCode?: number }) => {
           if (error.statusCode !== 404 && error.statusCode !== 409) throw error;
         }),
     ),
-  );
+    ...podmanBedServices(tb).map(({ docker: podman }) => removeLabelled(podman, (id) => removePodmanContainerNow(podman, id))),
+  ]);
+}
+
+async function removeLabelled(engine: Docker, remove: (id: string) => Promise<void>): Promise<void> {
+  const ours = await engine.listContainers({ all: true, filters: { label: [TEST_CONTAINER_FILTER] } });
+  await Promise.all(ours.map((c) => remove(c.Id)));
 }

@@ -15,8 +15,18 @@ export interface Testbed {
   /** The same image under its local-only tag, agentswarm-test/fake-swarm:1. */
   fakeSwarmLocalImage: string;
   fakeSwarmFixtureHash: string;
-  /** false when `up` found the service already running and reused it (then `down` leaves it alone). */
-  startedByTestbed: { dockerd: boolean; registry: boolean; sshd: boolean; jumpSshd: boolean };
+  /**
+   * false when `up` found the service already running, started by someone else, and reused it (then `down` leaves
+   * it alone). The Podman services count as started by this test bed when their PID file is in its state dir.
+   */
+  startedByTestbed: {
+    dockerd: boolean;
+    registry: boolean;
+    sshd: boolean;
+    jumpSshd: boolean;
+    podmanRootful: boolean;
+    podmanRootless: boolean;
+  };
   ssh: {
     host: string;
     port: number;
@@ -51,6 +61,50 @@ export interface Testbed {
     sshUserAjetSwarmPath: string;
     sshUserActivate: string;
   };
+  /**
+   * Real Podman from Debian (test/testbed/podman.sh). Both services run `podman system service --time=0`; the
+   * fake swarm image is in both storages under the same two names as in Docker (the same image id).
+   */
+  podman: TestbedPodman;
+}
+
+export interface TestbedPodman {
+  /** The server version, "4.3.1" (from the rootful service's /version). */
+  version: string;
+  /** The image reference to create containers from: the same as `fakeSwarmImage`. */
+  image: string;
+  /**
+   * A rootful service on a private socket under the state dir (not /run/podman/podman.sock), with its own
+   * storage, so it shares nothing with another Podman on the machine. Reach it as root with the socket path.
+   */
+  rootful: {
+    socket: string;
+    /** `--root`: images and containers. */
+    root: string;
+    /** `--runroot`: runtime state. */
+    runroot: string;
+    /** `--tmpdir`: libpod's lock files and event log (its own, not /run/libpod). */
+    tmpdir: string;
+    /**
+     * The containers.conf the service was started with (CONTAINERS_CONF): only the sandbox's ulimits fix
+     * (default_ulimits within the hard limits, since these machines lack CAP_SYS_RESOURCE).
+     */
+    containersConf: string;
+  };
+  /**
+   * A rootless user, reached over the test bed's sshd (`ssh.host`/`ssh.port`) with the plain key
+   * (`ssh.plainKeyPath`). Its service listens on `<runtimeDir>/podman/podman.sock`, the path the app finds
+   * over SSH: there is no logind here, so XDG_RUNTIME_DIR is unset in SSH sessions and /run/user/<uid> is it.
+   * One per machine: a second test bed reuses the running service (then `startedByTestbed.podmanRootless` is false).
+   */
+  rootless: {
+    user: string;
+    uid: number;
+    home: string;
+    /** /run/user/<uid>, made by hand (no systemd here). */
+    runtimeDir: string;
+    socket: string;
+  };
 }
 
 export function testbedDir(): string {
@@ -77,6 +131,18 @@ export function loadTestbedWithJump(): Testbed {
   const data = loadTestbed();
   if (typeof data.jump?.port !== 'number') {
     throw new Error(`${resolve(testbedDir(), 'testbed.json')} has no jump host: re-run \`bash test/testbed/testbed.sh up\` from this checkout`);
+  }
+  return data;
+}
+
+/**
+ * The test bed with its Podman services. A testbed.json written by an older testbed.sh has none: say how to
+ * fix that instead of failing later on `undefined`.
+ */
+export function loadTestbedWithPodman(): Testbed {
+  const data = loadTestbed();
+  if (typeof data.podman?.rootful?.socket !== 'string' || typeof data.podman.rootless?.socket !== 'string') {
+    throw new Error(`${resolve(testbedDir(), 'testbed.json')} has no Podman services: re-run \`bash test/testbed/testbed.sh up\` from this checkout`);
   }
   return data;
 }
