@@ -28,13 +28,14 @@ function podman(): ContainerEngine {
   return engine;
 }
 
-function fakeSwarm(name: string, port: number, testCase: string): ContainerSpec {
+/** The fake swarm with `labels` (always TEST_CONTAINER_LABELS, so the cleanup finds it) and this case's label. */
+function fakeSwarm(labels: Record<string, string>, name: string, port: number, testCase: string): ContainerSpec {
   return {
     name,
     image: tb.podman.image,
     cmd: ['ajet-swarm', 'start', '--swarm-port', String(port)],
     env: { AGENTSWARM_TEST_ENV: 'podman' },
-    labels: { ...TEST_CONTAINER_LABELS, [CASE]: testCase },
+    labels: { ...labels, [CASE]: testCase },
     network: { mode: 'host' },
     init: true,
     gpus: { mode: 'none' },
@@ -71,7 +72,7 @@ describe('which product answers', () => {
     expect(asDocker.wording.product).toBe('Docker');
     expect(await asDocker.health()).toMatchObject({ reachable: true, product: 'podman', rootless: false, version: tb.podman.version });
     expect(asDocker.wording.product).toBe('Podman');
-    await expect(asDocker.createContainer({ ...fakeSwarm('agentswarm-podman-nope', 1, 'podman-detect'), image: '127.0.0.1:5000/agentswarm-test/not-there:1' })).rejects.toMatchObject({
+    await expect(asDocker.createContainer({ ...fakeSwarm(TEST_CONTAINER_LABELS, 'agentswarm-podman-nope', 1, 'podman-detect'), image: '127.0.0.1:5000/agentswarm-test/not-there:1' })).rejects.toMatchObject({
       code: 'IMAGE_NOT_FOUND',
       message: expect.stringContaining('podman pull 127.0.0.1:5000/agentswarm-test/not-there:1'),
     });
@@ -88,8 +89,8 @@ describe('a container made through libpod (the GPU path)', () => {
   it('is the same as one made through the compat API in labels, init, network, shm, env, binds and restart policy, and runs', async () => {
     const engine = podman();
     const [portA, portB] = [await freePort(), await freePort()];
-    const compatId = await engine.createContainer(fakeSwarm(`agentswarm-podman-compat-${portA}`, portA, 'podman-libpod'));
-    const libpodId = await createLibpodContainer(rootful.docker, fakeSwarm(`agentswarm-podman-libpod-${portB}`, portB, 'podman-libpod'));
+    const compatId = await engine.createContainer(fakeSwarm(TEST_CONTAINER_LABELS, `agentswarm-podman-compat-${portA}`, portA, 'podman-libpod'));
+    const libpodId = await createLibpodContainer(rootful.docker, fakeSwarm(TEST_CONTAINER_LABELS, `agentswarm-podman-libpod-${portB}`, portB, 'podman-libpod'));
     const compat = await rootful.docker.getContainer(compatId).inspect();
     const libpod = await rootful.docker.getContainer(libpodId).inspect();
     const essentials = (info: Docker.ContainerInspectInfo) => ({
@@ -138,7 +139,7 @@ describe('events', () => {
         await probe.remove({ force: true });
         return seen.some((e) => probes.has(e.containerId) && e.action === 'destroy') ? true : undefined;
       }, 200);
-      const id = await engine.createContainer(fakeSwarm(`agentswarm-podman-events-${port}`, port, 'podman-events'));
+      const id = await engine.createContainer(fakeSwarm(TEST_CONTAINER_LABELS, `agentswarm-podman-events-${port}`, port, 'podman-events'));
       await engine.startContainer(id, { port });
       await poll('the start event', 15_000, async () => (seen.some((e) => e.containerId === id && e.action === 'start') ? true : undefined));
       await engine.stopContainer(id, 5);

@@ -21,13 +21,14 @@ const engine = createLocalPodmanEngine(socket);
 // Set up as Docker, answered by Podman: must end up with Podman's errors and GPU mapping all the same.
 const labelledDocker = createLocalDockerEngine(socket);
 
-function spec(name: string, port: number, overrides: Partial<ContainerSpec> = {}): ContainerSpec {
+/** The fake swarm with `labels` (always TEST_CONTAINER_LABELS, so the cleanup finds it) and this case's label. */
+function spec(labels: Record<string, string>, name: string, port: number, overrides: Partial<ContainerSpec> = {}): ContainerSpec {
   return {
     name,
     image: tb.podman.image,
     cmd: ['ajet-swarm', 'start', '--swarm-port', String(port)],
     env: {},
-    labels: { ...TEST_CONTAINER_LABELS, [CASE]: 'podman-errors' },
+    labels: { ...labels, [CASE]: 'podman-errors' },
     network: { mode: 'host' },
     init: true,
     gpus: { mode: 'none' },
@@ -58,18 +59,18 @@ afterAll(async () => {
 describe('Podman answers that differ from Docker, as the same typed errors', () => {
   it('a name conflict (Podman: 500, Docker: 409) is CONTAINER_CONFLICT', async () => {
     const port = await freePort();
-    await engine.createContainer(spec(`agentswarm-podman-conflict-${port}`, port));
-    const error = await rejection(engine.createContainer(spec(`agentswarm-podman-conflict-${port}`, port)));
+    await engine.createContainer(spec(TEST_CONTAINER_LABELS, `agentswarm-podman-conflict-${port}`, port));
+    const error = await rejection(engine.createContainer(spec(TEST_CONTAINER_LABELS, `agentswarm-podman-conflict-${port}`, port)));
     expect(error).toMatchObject({ code: 'CONTAINER_CONFLICT', message: expect.stringMatching(/^Podman refused: .*is already in use/) });
     // Through the libpod create (the GPU path) too: same name, same code.
-    const viaLibpod = await rejection(engine.createContainer(spec(`agentswarm-podman-conflict-${port}`, port, { gpus: { mode: 'all' } })));
+    const viaLibpod = await rejection(engine.createContainer(spec(TEST_CONTAINER_LABELS, `agentswarm-podman-conflict-${port}`, port, { gpus: { mode: 'all' } })));
     expect(viaLibpod.code).toBe('CONTAINER_CONFLICT');
   });
 
   it('a missing image ("image not known", compat 404 and libpod 500) is IMAGE_NOT_FOUND with podman pull', async () => {
     const image = '127.0.0.1:5000/agentswarm-test/not-there:1';
     for (const gpus of [{ mode: 'none' }, { mode: 'all' }] as const) {
-      const error = await rejection(engine.createContainer(spec('agentswarm-podman-noimage', 1, { image, gpus })));
+      const error = await rejection(engine.createContainer(spec(TEST_CONTAINER_LABELS, 'agentswarm-podman-noimage', 1, { image, gpus })));
       expect(error).toMatchObject({ code: 'IMAGE_NOT_FOUND', message: expect.stringContaining(`podman pull ${image}`) });
     }
     expect(await engine.imageExists(image)).toBe(false);
@@ -78,7 +79,7 @@ describe('Podman answers that differ from Docker, as the same typed errors', () 
 
   it('a removed container ("no container with name or ID … found") is CONTAINER_NOT_FOUND for every call', async () => {
     const port = await freePort();
-    const id = await engine.createContainer(spec(`agentswarm-podman-removed-${port}`, port));
+    const id = await engine.createContainer(spec(TEST_CONTAINER_LABELS, `agentswarm-podman-removed-${port}`, port));
     await engine.removeContainer(id);
     for (const call of [engine.inspectContainer(id), engine.startContainer(id), engine.stopContainer(id, 1), engine.removeContainer(id), engine.readLog(id, { tail: 10 })]) {
       expect(await rejection(call)).toMatchObject({ code: 'CONTAINER_NOT_FOUND', message: expect.stringContaining('no container with name or ID') });
@@ -102,7 +103,7 @@ describe('Podman answers that differ from Docker, as the same typed errors', () 
     const holder = net.createServer();
     await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
     try {
-      const id = await engine.createContainer(spec(`agentswarm-podman-port-${port}`, 10086, { network: { mode: 'publish', ports: [{ containerPort: 10086, hostIp: '127.0.0.1', hostPort: port }] } }));
+      const id = await engine.createContainer(spec(TEST_CONTAINER_LABELS, `agentswarm-podman-port-${port}`, 10086, { network: { mode: 'publish', ports: [{ containerPort: 10086, hostIp: '127.0.0.1', hostPort: port }] } }));
       const error = await rejection(engine.startContainer(id, { port }));
       expect(error).toMatchObject({ code: 'PORT_IN_USE', message: expect.stringContaining(`Port ${port}`) });
     } finally {
@@ -116,7 +117,7 @@ describe('a GPU request on Podman', () => {
     for (const [which, subject] of [['Podman engine', engine], ['engine set up as Docker', labelledDocker]] as [string, ContainerEngine][]) {
       await subject.health();
       const port = await freePort();
-      const id = await subject.createContainer(spec(`agentswarm-podman-gpu-${port}`, port, { gpus: { mode: 'all' } }));
+      const id = await subject.createContainer(spec(TEST_CONTAINER_LABELS, `agentswarm-podman-gpu-${port}`, port, { gpus: { mode: 'all' } }));
       // The compat API would have dropped the request (see below); libpod kept it as a CDI device, which Podman
       // cannot resolve here (no CDI spec on this machine): the start fails, saying so.
       const error = await rejection(subject.startContainer(id, { port }));
@@ -129,7 +130,7 @@ describe('a GPU request on Podman', () => {
 
   it('names each requested GPU by index', async () => {
     const port = await freePort();
-    const id = await engine.createContainer(spec(`agentswarm-podman-gpu-ids-${port}`, port, { gpus: { mode: 'ids', ids: ['0', '1'] } }));
+    const id = await engine.createContainer(spec(TEST_CONTAINER_LABELS, `agentswarm-podman-gpu-ids-${port}`, port, { gpus: { mode: 'ids', ids: ['0', '1'] } }));
     const error = await rejection(engine.startContainer(id, { port }));
     expect(error.message).toMatch(/unresolvable CDI devices nvidia\.com\/gpu=0/);
   });
