@@ -10,15 +10,21 @@ import { parseDockerEvent, type EventDialect } from './docker-logs';
  *   point at which Docker says `stop` (not running any more). Docker sends `stop` only for a
  *   requested stop; listeners treat `stop` as "check whether it still runs", so one after a crash
  *   is harmless, and twice is fine (events may repeat).
+ * Podman's events filter compares with its own status names: `event=die` never matches (the
+ * stream then has no `die` at all), `event=died` does, and the event still says `die`.
  */
 const PODMAN_ACTION_NAMES: Readonly<Record<string, ContainerEvent['action']>> = {
   start: 'start',
   die: 'die',
+  died: 'die',
   oom: 'oom',
   stop: 'stop',
   cleanup: 'stop',
   remove: 'destroy',
 };
+
+/** What to ask Podman's events API for, in its filter's words. */
+const PODMAN_FILTER_ACTIONS = ['start', 'died', 'oom', 'stop', 'cleanup', 'remove'];
 
 /** One event of Podman's compat stream in the app's (Docker's) words; null for events the app ignores. */
 export function parsePodmanEvent(raw: unknown): ContainerEvent | null {
@@ -29,4 +35,4 @@ export function parsePodmanEvent(raw: unknown): ContainerEvent | null {
   return parseDockerEvent({ ...event, Action: action, status: action });
 }
 
-export const PODMAN_EVENTS: EventDialect = { actions: Object.keys(PODMAN_ACTION_NAMES), parse: parsePodmanEvent };
+export const PODMAN_EVENTS: EventDialect = { actions: PODMAN_FILTER_ACTIONS, parse: parsePodmanEvent };

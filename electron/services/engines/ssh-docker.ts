@@ -3,13 +3,13 @@ import type { Duplex } from 'node:stream';
 import { inspect } from 'node:util';
 import Docker from 'dockerode';
 import { AppError } from '../../shared/errors';
-import { PODMAN_ROOTFUL_SOCKET } from '../../shared/schemas-servers';
 import type { SshConnection } from '../ssh/ssh-connection';
 import { DockerApiEngine } from './docker-api-engine';
 import { detectedDialect } from './engine-dialect';
 import { SshHost } from './engine-host';
 import type { EngineWording } from './engine-wording';
-import { sshPodmanWording } from './podman-wording';
+import { missingUserSocketDetail, userSocketLocator, type UserSocketAnswer } from './podman-socket';
+import { rootlessServiceDown, sshPodmanWording } from './podman-wording';
 
 export const DEFAULT_REMOTE_DOCKER_SOCKET = '/var/run/docker.sock';
 
@@ -130,6 +130,41 @@ export function dockerOptionsOverAgent(agent: http.Agent): Docker.DockerOptions 
   return options;
 }
 
+/** How the app reaches the engine's API on the server (see RemoteDockerAccess.transport). */
+export type SshEngineTransport = { kind: 'socket'; path: string } | { kind: 'dial-stdio' } | { kind: 'user-socket' };
+
+/** The transport a stored server profile asks for. */
+export function transportOfAccess(access: { transport: 'socket' | 'dial-stdio' | 'user-socket'; socketPath: string }): SshEngineTransport {
+  if (access.transport === 'socket') return { kind: 'socket', path: access.socketPath };
+  return { kind: access.transport };
+}
+
+/** Where a transport reaches, in messages ("/var/run/docker.sock", "alice's rootless Podman socket"). */
+export function transportPlace(transport: SshEngineTransport, user: string): string {
+  if (transport.kind === 'socket') return transport.path;
+  return transport.kind === 'dial-stdio' ? 'docker system dial-stdio' : `${user}'s rootless Podman socket`;
+}
+
+/**
+ * The HTTP agent for a transport. `user-socket` looks the socket up once per connection; when there
+ * is none, `describeMissing` says so (the service is not running) instead of a channel failure.
+ */
+export function agentForTransport(
+  source: ConnectionSource,
+  transport: SshEngineTransport,
+  describeFailure: (message: string) => AppError,
+  describeMissing: (answer: Extract<UserSocketAnswer, { found: false }> | null) => AppError,
+): http.Agent {
+  if (transport.kind === 'socket') return createStreamLocalAgent(source, transport.path, describeFailure);
+  if (transport.kind === 'dial-stdio') return createDialStdioAgent(source, describeFailure);
+  const locate = userSocketLocator(describeMissing);
+  const open = async (connection: SshConnection): Promise<Duplex> => {
+    const path = await locate(connection);
+    return connection.openStreamLocal(path);
+  };
+  return createChannelAgent(openOn(source, open), 'UserSocketAgent', describeFailure);
+}
+
 export interface SshDockerEngineOptions {
   /** The engine id in the EngineRegistry, e.g. "ssh:gpu-box". */
   id: string;
@@ -147,10 +182,11 @@ export interface SshDockerEngineOptions {
    */
   connection: SshConnection | { target: string; current: () => Promise<SshConnection> };
   /**
-   * How to reach Docker on the server: its socket (default /var/run/docker.sock) through
-   * streamlocal, or `dial-stdio` to let the server's docker CLI find it (rootless, contexts).
+   * How to reach the engine on the server: its socket (default /var/run/docker.sock) through
+   * streamlocal, `dial-stdio` to let the server's docker CLI find it (rootless Docker, contexts),
+   * or `user-socket`: the login user's rootless Podman socket, found on the server.
    */
-  transport?: { kind: 'socket'; path: string } | { kind: 'dial-stdio' };
+  transport?: SshEngineTransport;
   /**
    * The URL the app uses to reach a port on the server. The self-healing tunnel provides it; until
    * it lands, callers pass their own (the test bed shares loopback with this machine).
@@ -197,29 +233,31 @@ export function createSshDockerEngine(options: SshDockerEngineOptions): DockerAp
   const transport = options.transport ?? { kind: 'socket', path: DEFAULT_REMOTE_DOCKER_SOCKET };
   const server = options.label;
   const user = connection.target.split('@')[0] ?? 'your user';
-  const where = transport.kind === 'socket' ? transport.path : 'docker system dial-stdio';
+  const where = transportPlace(transport, user);
   const socketPath = transport.kind === 'socket' ? transport.path : undefined;
-  const product = options.engine ?? 'docker';
+  const product = options.engine ?? (transport.kind === 'user-socket' ? 'podman' : 'docker');
+  // Rootless by the transport until the engine says: the user socket, or a socket under /run/user/<uid>.
+  const rootlessGuess = transport.kind === 'user-socket' || (socketPath?.startsWith('/run/user/') ?? false);
   const podmanWording = (rootless: boolean | null) =>
-    sshPodmanWording(server, user, { rootless: rootless ?? socketPath !== PODMAN_ROOTFUL_SOCKET, ...(socketPath ? { path: socketPath } : {}) });
+    sshPodmanWording(server, user, { rootless: rootless ?? rootlessGuess, ...(socketPath ? { path: socketPath } : {}) });
   const dialect = detectedDialect(product, { docker: () => sshDockerWording(server, user, socketPath), podman: podmanWording });
-  const wording = dialect.assumed.wording;
-  const endpoint = `ssh://${connection.target}${transport.kind === 'socket' ? transport.path : ' (docker system dial-stdio)'}`;
+  const endpoint = `ssh://${connection.target}${transport.kind === 'socket' ? transport.path : ` (${where})`}`;
+  // The wording of what answered last (Podman's for a "Docker" server that is Podman).
+  const wording = (): EngineWording => engine.wording;
   // OpenSSH answers "open failed" both for a missing socket and for one the user may not open.
   const describeFailure = (message: string): AppError =>
     new AppError(
       'ENGINE_UNREACHABLE',
-      `Cannot open ${where} on ${server} over SSH (${message}). ${wording.unreachable(endpoint)} If it is, ${wording.permissionDenied(endpoint)}`,
+      `Cannot open ${where} on ${server} over SSH (${message}). ${wording().unreachable(endpoint)} If it is, ${wording().permissionDenied(endpoint)}`,
     );
-  const agent =
-    transport.kind === 'socket'
-      ? createStreamLocalAgent(source, transport.path, describeFailure)
-      : createDialStdioAgent(source, describeFailure);
+  const describeMissing = (answer: Extract<UserSocketAnswer, { found: false }> | null): AppError =>
+    new AppError('ENGINE_UNREACHABLE', `${rootlessServiceDown(server, user)} (${missingUserSocketDetail(answer)})`);
+  const agent = agentForTransport(source, transport, describeFailure, describeMissing);
   const docker = new Docker(dockerOptionsOverAgent(agent));
-  return new DockerApiEngine({
+  const engine: DockerApiEngine = new DockerApiEngine({
     summary: { id: options.id, kind: product === 'podman' ? 'podman' : 'ssh-docker', label: options.label, endpoint },
     docker,
-    wording,
+    wording: dialect.assumed.wording,
     dialect,
     isHostPortFree: (port) => isRemotePortFree(source, port),
     urlForHostPort: options.urlForHostPort,
@@ -230,4 +268,5 @@ export function createSshDockerEngine(options: SshDockerEngineOptions): DockerAp
       if (options.closeConnectionOnDispose && !('current' in connection)) await connection.close();
     },
   });
+  return engine;
 }

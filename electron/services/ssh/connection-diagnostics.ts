@@ -3,7 +3,10 @@ import type { Duplex } from 'node:stream';
 import Docker from 'dockerode';
 import { AppError, type ErrorCode } from '../../shared/errors';
 import type { DiagnosticsReport, DiagnosticStage } from '../../shared/schemas-servers';
-import { createDialStdioAgent, createStreamLocalAgent, dockerOptionsOverAgent } from '../engines/ssh-docker';
+import { productOfVersion, type VersionBody } from '../engines/engine-product';
+import { missingUserSocketDetail } from '../engines/podman-socket';
+import { rootlessServiceDown } from '../engines/podman-wording';
+import { agentForTransport, dockerOptionsOverAgent, transportOfAccess, transportPlace } from '../engines/ssh-docker';
 import { SecretMemory, type SecretRequest, type SshAuthOutcome } from './ssh-auth';
 import { connectHop, hopError, hopTarget, streamToHop, type ChainHop } from './ssh-chain';
 import type { HostKeyInfo, SshConnection } from './ssh-connection';
@@ -212,11 +215,12 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
     if (server) {
       const user = hops[hops.length - 1]!.username;
       let t = Date.now();
-      const version = await dockerVersion(server, options.docker, timeoutMs).then(
+      const podman = options.docker.engine === 'podman';
+      const version = await dockerVersion(server, options.docker, user, timeoutMs).then(
         (detail): StageResult => ({ status: 'pass', detail }),
         (error: unknown): StageResult => {
           const app = error instanceof AppError ? error : new AppError('ENGINE_UNREACHABLE', String(error));
-          return { status: 'fail', detail: null, error: { code: app.code, message: app.message }, fix: 'See the Docker socket permission stage below for the cause.' };
+          return { status: 'fail', detail: null, error: { code: app.code, message: app.message }, fix: `See the ${podman ? 'Podman' : 'Docker'} socket stage below for the cause.` };
         },
       );
       record('docker-version', t, version);
@@ -224,8 +228,12 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
       const access = await checkDockerAccess(server, options.docker, user, timeoutMs);
       record('docker-permission', t, access);
       if (version.status === 'fail' && access.status === 'pass') {
-        // The socket is there and ours to use, yet Docker did not answer: the daemon itself is the problem.
-        results.get('docker-version')!.fix = `Docker does not answer on ${server.target}: check it with \`sudo systemctl status docker\` there.`;
+        // The socket is there and ours to use, yet the engine did not answer: the service itself is the problem.
+        results.get('docker-version')!.fix = podman
+          ? options.docker.transport === 'user-socket'
+            ? rootlessServiceDown(server.target, user)
+            : `Podman's API service does not answer on ${server.target}: check it with \`sudo systemctl status podman.socket\` there.`
+          : `Docker does not answer on ${server.target}: check it with \`sudo systemctl status docker\` there.`;
       } else if (version.status === 'fail' && access.fix) {
         results.get('docker-version')!.fix = access.fix;
       }
@@ -244,15 +252,25 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
   return { serverId: options.serverId, target, stages, finishedAt: new Date().toISOString() };
 }
 
-/** `GET /version` over the same transport the engine uses (streamlocal to the socket, or dial-stdio). */
-async function dockerVersion(server: SshConnection, docker: DiagnosticsOptions['docker'], timeoutMs: number): Promise<string> {
-  const where = docker.transport === 'socket' ? docker.socketPath : '`docker system dial-stdio`';
-  const describeFailure = (message: string): AppError => new AppError('ENGINE_UNREACHABLE', `Docker on ${server.target} did not answer through ${where} (${message}).`);
-  const agent = docker.transport === 'socket' ? createStreamLocalAgent(server, docker.socketPath, describeFailure) : createDialStdioAgent(server, describeFailure);
+/**
+ * `GET /version` over the same transport the engine uses (streamlocal to the socket or to the user's
+ * rootless Podman socket, or dial-stdio), naming the product that answered: a server set up as
+ * Docker that answers as Podman is reported as Podman (the app treats it so).
+ */
+async function dockerVersion(server: SshConnection, docker: DiagnosticsOptions['docker'], user: string, timeoutMs: number): Promise<string> {
+  const transport = transportOfAccess(docker);
+  const where = transportPlace(transport, user);
+  const said = docker.engine === 'podman' ? 'Podman' : 'Docker';
+  const describeFailure = (message: string): AppError => new AppError('ENGINE_UNREACHABLE', `${said} on ${server.target} did not answer through ${where} (${message}).`);
+  const agent = agentForTransport(server, transport, describeFailure, (answer) =>
+    new AppError('ENGINE_UNREACHABLE', `${rootlessServiceDown(server.target, user)} (${missingUserSocketDetail(answer)})`),
+  );
   try {
     const client = new Docker({ ...dockerOptionsOverAgent(agent), timeout: timeoutMs });
-    const v = await client.version();
-    return `Docker ${v.Version} (API ${v.ApiVersion}) through ${where}`;
+    const v = (await client.version()) as Docker.DockerVersion & VersionBody;
+    const answered = productOfVersion(v) === 'podman' ? 'Podman' : 'Docker';
+    const differs = answered === said ? '' : `; the server is set up as ${said}, but ${answered} answers: the app treats it as ${answered}`;
+    return `${answered} ${v.Version} (API ${v.ApiVersion}) through ${where}${differs}`;
   } catch (error) {
     if (error instanceof AppError) throw error;
     throw describeFailure((error as Error).message);

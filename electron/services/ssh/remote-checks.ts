@@ -1,4 +1,6 @@
 import { AppError } from '../../shared/errors';
+import { findUserPodmanSocket, missingUserSocketDetail } from '../engines/podman-socket';
+import { ROOTFUL_SOCKET_START, rootlessServiceDown } from '../engines/podman-wording';
 import type { StageResult } from './connection-diagnostics';
 import { shellQuote } from './profile-hops';
 import type { SshConnection } from './ssh-connection';
@@ -15,15 +17,19 @@ function failed(error: unknown, fix: string): StageResult {
 
 const RELOGIN = 'then reconnect the server here: group changes only apply to new SSH logins.';
 
-/** Why the user can or cannot use Docker: missing socket, not a socket, permission, or no docker CLI (dial-stdio). */
+/**
+ * Why the user can or cannot use the engine: missing socket, not a socket, permission, no docker
+ * CLI (dial-stdio), or no rootless Podman service (user socket).
+ */
 export async function checkDockerAccess(
   server: SshConnection,
-  docker: { transport: 'socket' | 'dial-stdio' | 'user-socket'; socketPath: string },
+  docker: { engine?: 'docker' | 'podman'; transport: 'socket' | 'dial-stdio' | 'user-socket'; socketPath: string },
   user: string,
   timeoutMs: number,
 ): Promise<StageResult> {
   const host = server.target;
   if (docker.transport === 'dial-stdio') return checkDockerCli(server, user, timeoutMs);
+  if (docker.transport === 'user-socket') return checkUserSocket(server, user, timeoutMs);
   const path = docker.socketPath;
   const script =
     `p=${shellQuote(path)}; if [ ! -e "$p" ]; then echo missing; elif [ ! -S "$p" ]; then echo not-a-socket; ` +
@@ -35,15 +41,34 @@ export async function checkDockerAccess(
   } catch (error) {
     return failed(error, `Run \`ls -l ${path}\` on ${host} to see the socket.`);
   }
-  return socketAccessResult(lines, path, user, host);
+  return socketAccessResult(lines, path, user, host, docker.engine ?? 'docker');
+}
+
+/** The rootless Podman socket of `user`: found and a socket, or the service is not running (and how to start it). */
+export async function checkUserSocket(server: SshConnection, user: string, timeoutMs: number): Promise<StageResult> {
+  const host = server.target;
+  let answer;
+  try {
+    answer = await findUserPodmanSocket(server, timeoutMs);
+  } catch (error) {
+    return failed(error, `Run \`podman info\` as ${user} on ${host} to see why it hangs.`);
+  }
+  if (answer?.found) return { status: 'pass', detail: `${user}'s rootless Podman socket is ${answer.path}` };
+  return {
+    status: 'fail',
+    detail: missingUserSocketDetail(answer),
+    error: { code: 'ENGINE_UNREACHABLE', message: `The Podman API service is not running for ${user} on ${host}.` },
+    fix: answer && !answer.podman ? `Podman is not installed on ${host} for ${user}: install it (sudo apt-get install podman catatonit, or sudo dnf install podman), then: ${rootlessServiceDown(host, user)}` : rootlessServiceDown(host, user),
+  };
 }
 
 /**
  * Reads the output of the socket check script: its verdict line, `id -nG`, then the socket's
  * `owner:group mode`.
  */
-export function socketAccessResult(lines: string[], path: string, user: string, host: string): StageResult {
+export function socketAccessResult(lines: string[], path: string, user: string, host: string, product: 'docker' | 'podman' = 'docker'): StageResult {
   const [verdict, groups = '', owner = '?'] = lines;
+  if (product === 'podman') return podmanSocketResult(verdict, groups, owner, path, user, host);
   switch (verdict) {
     case 'ok':
       return { status: 'pass', detail: `${user} may use ${path} (${owner}; groups: ${groups})` };
@@ -72,6 +97,38 @@ export function socketAccessResult(lines: string[], path: string, user: string, 
           : `On the server run \`sudo usermod -aG docker ${user}\`, ${RELOGIN}`,
       };
     }
+    default:
+      return failed(new AppError('ENGINE_UNREACHABLE', `Could not check ${path} on ${host} (the shell printed "${verdict ?? ''}").`), `Run \`ls -l ${path}; id\` on ${host} to see why.`);
+  }
+}
+
+/** The same verdicts for a Podman socket: Podman has no docker group; rootless users use their own socket. */
+function podmanSocketResult(verdict: string | undefined, groups: string, owner: string, path: string, user: string, host: string): StageResult {
+  const rootless = `choose "user socket" (the rootless Podman of ${user}) in the server's settings`;
+  switch (verdict) {
+    case 'ok':
+      return { status: 'pass', detail: `${user} may use ${path} (${owner}; groups: ${groups})` };
+    case 'missing':
+      return {
+        status: 'fail',
+        detail: `${path} does not exist on ${host}`,
+        error: { code: 'ENGINE_UNREACHABLE', message: `There is no Podman socket at ${path} on ${host}.` },
+        fix: `Start Podman's API service on the server (${ROOTFUL_SOCKET_START}), or ${rootless}.`,
+      };
+    case 'not-a-socket':
+      return {
+        status: 'fail',
+        detail: `${path} on ${host} is ${owner}, not a socket`,
+        error: { code: 'ENGINE_UNREACHABLE', message: `${path} on ${host} exists but is not a unix socket.` },
+        fix: `Set the socket path in the server's settings to the one Podman serves (\`podman info --format '{{.Host.RemoteSocket.Path}}'\` on the server shows it).`,
+      };
+    case 'denied':
+      return {
+        status: 'fail',
+        detail: `${path} is ${owner}; ${user} is in: ${groups || 'no groups'}`,
+        error: { code: 'ENGINE_PERMISSION_DENIED', message: `${user} may not use ${path} on ${host} (permission denied).` },
+        fix: `The rootful Podman socket belongs to root: ${rootless}, or log in as a user who may use it.`,
+      };
     default:
       return failed(new AppError('ENGINE_UNREACHABLE', `Could not check ${path} on ${host} (the shell printed "${verdict ?? ''}").`), `Run \`ls -l ${path}; id\` on ${host} to see why.`);
   }

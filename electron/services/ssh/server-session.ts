@@ -1,7 +1,8 @@
 import { AppError } from '../../shared/errors';
 import { engineIdOfServer, type LinkHealth, type LinkState, type ServerProfile, type ServerView, type SshAuthMethod } from '../../shared/schemas-servers';
 import type { ContainerEngine } from '../engines/container-engine';
-import { createSshDockerEngine } from '../engines/ssh-docker';
+import type { DockerApiEngine } from '../engines/docker-api-engine';
+import { createSshDockerEngine, transportOfAccess } from '../engines/ssh-docker';
 import { withNativeProcesses } from '../native/native-engine';
 import type { SecretVaultApi } from '../secrets/vault-api';
 import type { Logger } from '../util/logger';
@@ -50,6 +51,8 @@ export interface ServerSessionOptions {
 export class ServerSession {
   /** Docker over SSH, plus native swarm servers run on the server through SSH exec (one engine per host). */
   readonly engine: ContainerEngine;
+  /** The container engine inside `engine`: told to ask again what it is after each reconnect. */
+  private readonly containers: DockerApiEngine;
   readonly hostKeys: HostKeyTrust;
   /** Secrets typed for this server: kept across reconnects, in memory only. */
   readonly memory = new SecretMemory();
@@ -84,11 +87,13 @@ export class ServerSession {
       openChannel: async (port) => (await this.connection(3000)).forwardOut('127.0.0.1', port),
       onChange: options.onChange,
     });
-    this.engine = withNativeProcesses(createSshDockerEngine({
+    this.containers = createSshDockerEngine({
       id: engineIdOfServer(profile.id),
       label: profile.label,
       connection: { target: `${profile.username}@${profile.host}:${profile.port}`, current: () => this.connection() },
-      transport: profile.docker.transport === 'socket' ? { kind: 'socket', path: profile.docker.socketPath } : { kind: 'dial-stdio' },
+      // Docker or Podman as the user said; the engine's /version has the last word.
+      engine: profile.docker.engine,
+      transport: transportOfAccess(profile.docker),
       urlForHostPort: async (port) => {
         const url = await this.tunnels.urlFor(port);
         // A tunnel that appears while up is probed at once, so the link chain fills in.
@@ -100,7 +105,8 @@ export class ServerSession {
         // Re-judge the link now: a server degraded only by this tunnel's dead probe is up again.
         if (this.chain) void this.probe();
       },
-    }));
+    });
+    this.engine = withNativeProcesses(this.containers);
   }
 
   get id(): string {
@@ -255,6 +261,8 @@ export class ServerSession {
     this.reason = null;
     this.connectedSince = Date.now();
     this.authMethod = authMethodOf(chain.target.authOutcomes);
+    // A new connection may reach another engine (the server was reinstalled, the user socket moved).
+    this.containers.forgetDialect();
     chain.once('closed', (reason) => this.lost(chain, reason));
     this.setState('up');
     this.wakeWaiters();

@@ -29,7 +29,7 @@ describe('Podman events in Docker\'s words', () => {
     expect(seen[3]).toMatchObject({ containerId: id, exitCode: 143, at: 1796408037826, labels: expect.objectContaining({ probe: '1' }) });
   });
 
-  it('asks Podman\'s events API for the actions it sends', async () => {
+  it('asks Podman\'s events API in its filter\'s words (died, not die), for the actions it sends', async () => {
     const asked: { filters: Record<string, string[]> }[] = [];
     // TEST DOUBLE: Podman's /events, answering once with the events of a stop and a remove.
     const docker = {
@@ -43,7 +43,7 @@ describe('Podman events in Docker\'s words', () => {
     const stop = watchDockerEvents(docker, { probe: '1' }, (e) => seen.push(e), () => Promise.resolve(PODMAN_EVENTS));
     try {
       await expect.poll(() => seen.map((e) => e.action), { timeout: 5000 }).toEqual(['die', 'stop', 'destroy']);
-      expect(asked[0]!.filters).toEqual({ type: ['container'], event: ['start', 'die', 'oom', 'stop', 'cleanup', 'remove'], label: ['probe=1'] });
+      expect(asked[0]!.filters).toEqual({ type: ['container'], event: ['start', 'died', 'oom', 'stop', 'cleanup', 'remove'], label: ['probe=1'] });
     } finally {
       stop();
     }
