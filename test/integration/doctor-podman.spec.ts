@@ -8,7 +8,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProfileInput, type DoctorCheck, type DoctorCheckId, type DoctorReport, type ProfileInputRaw } from '../../electron/shared/schemas-profiles';
+import { DoctorReport, ProfileInput, type DoctorCheck, type DoctorCheckId, type ProfileInputRaw } from '../../electron/shared/schemas-profiles';
 import type { ContainerEngine } from '../../electron/services/engines/container-engine';
 import { EngineRegistry } from '../../electron/services/engines/engine-registry';
 import { createLocalPodmanEngine, LOCAL_PODMAN_ENGINE_ID } from '../../electron/services/engines/podman';
@@ -68,7 +68,8 @@ afterAll(async () => {
 
 async function run(engineId: string, input: Partial<ProfileInputRaw>): Promise<{ report: DoctorReport; check: (id: DoctorCheckId) => DoctorCheck }> {
   const profile = await store.add(ProfileInput.parse({ label: `doctor podman ${Math.random().toString(36).slice(2, 8)}`, engineId, image: tb.podman.image, port: await freePort(), ...input }));
-  const report = await doctor.run(profile.id);
+  // What the app's `doctor:run` channel would send: checked against the contract's schema.
+  const report = DoctorReport.parse(await doctor.run(profile.id));
   const check = (id: DoctorCheckId): DoctorCheck => {
     const found = report.checks.find((c) => c.id === id);
     if (!found) throw new Error(`no ${id} check in the report: ${report.checks.map((c) => c.id).join(', ')}`);
