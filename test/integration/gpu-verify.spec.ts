@@ -1,0 +1,236 @@
+// Commands inside containers (the exec API) and the post-start GPU check, against the test bed's
+// real engines. The fake swarm image (a TEST DOUBLE of AgentJet's) has node and no shell, and no
+// nvidia-smi: exactly a container whose GPU request was dropped. Needs `bash test/testbed/testbed.sh up`.
+import Docker from 'dockerode';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LABEL_MANAGED, LABEL_PORT, LABEL_ROLE, type ContainerEngine, type ContainerSpec } from '../../electron/services/engines/container-engine';
+import { DockerApiEngine } from '../../electron/services/engines/docker-api-engine';
+import { EXEC_MAX_OUTPUT_BYTES } from '../../electron/services/engines/docker-exec';
+import { EngineRegistry } from '../../electron/services/engines/engine-registry';
+import { createLocalDockerEngine, isLoopbackPortFree, LOCAL_DOCKER_WORDING } from '../../electron/services/engines/local-docker';
+import { createSshDockerEngine } from '../../electron/services/engines/ssh-docker';
+import { EventHub } from '../../electron/services/events';
+import { NativeProcesses } from '../../electron/services/native/native-processes';
+import type { SshConnection } from '../../electron/services/ssh/ssh-connection';
+import { createSwarmMonitor } from '../../electron/services/swarm/create-monitor';
+import { verifyGpus } from '../../electron/services/swarm/gpu-verify';
+import { buildSwarmSpec, SWARM_ROLE, SwarmContainers } from '../../electron/services/swarm/swarm-containers';
+import { loadTestbed, loadTestbedWithNative, loadTestbedWithPodman } from '../testbed/testbed';
+import { freePort } from '../support/helpers';
+import { podmanBedService } from '../support/podman-bed';
+import { removeTestContainers, TEST_APP_VERSION, TEST_CONTAINER_LABELS } from '../support/test-app';
+import { connectToTestbed } from '../support/testbed-ssh';
+
+const tb = loadTestbed();
+let connection: SshConnection;
+const engines: Record<string, ContainerEngine> = {};
+
+beforeAll(async () => {
+  engines.local = createLocalDockerEngine(`unix://${tb.dockerSocket}`);
+  connection = await connectToTestbed({}, tb);
+  engines.ssh = createSshDockerEngine({
+    id: 'ssh:testbed',
+    label: 'testbed',
+    connection,
+    urlForHostPort: (port) => Promise.resolve(`http://127.0.0.1:${port}`),
+  });
+});
+
+afterEach(async () => {
+  await removeTestContainers();
+});
+
+afterAll(async () => {
+  await Promise.all(Object.values(engines).map((e) => e.dispose()));
+  await connection?.close();
+});
+
+/** A container that only idles (no swarm server needed to run commands in it). */
+function idleSpec(name: string): ContainerSpec {
+  return {
+    name: `agentswarm-gpu-test-${name}-${process.pid}-${Date.now()}`,
+    image: tb.fakeSwarmImage,
+    cmd: ['node', '-e', 'setInterval(() => {}, 1 << 30)'],
+    env: {},
+    labels: { ...TEST_CONTAINER_LABELS, 'agentswarm.test.case': 'gpu-verify' },
+    network: { mode: 'publish', ports: [] },
+    init: true,
+    gpus: { mode: 'none' },
+    shm: { mode: 'size', bytes: 64 * 1024 * 1024 },
+    binds: [],
+  };
+}
+
+async function runningContainer(engine: ContainerEngine, name: string): Promise<string> {
+  const id = await engine.createContainer(idleSpec(name));
+  await engine.startContainer(id);
+  return id;
+}
+
+const node = (script: string) => ['node', '-e', script];
+
+describe.each([
+  ['local Docker', 'local'],
+  ['Docker over SSH', 'ssh'],
+])('execInContainer on %s', (_title, key) => {
+  const engine = () => engines[key]!;
+
+  it('gives the exit code, with stdout and stderr apart', async () => {
+    const id = await runningContainer(engine(), `streams-${key}`);
+    await expect(engine().execInContainer(id, node('process.stdout.write("to out\\n"); process.stderr.write("to err\\n"); process.exit(3)'), { timeoutMs: 10_000 })).resolves.toEqual({
+      code: 3,
+      stdout: 'to out\n',
+      stderr: 'to err\n',
+    });
+    // An argv, no shell: quotes and spaces reach the program as they are.
+    await expect(engine().execInContainer(id, ['node', '-e', 'console.log(process.argv[1])', "it's a $HOME"], { timeoutMs: 10_000 })).resolves.toMatchObject({ code: 0, stdout: "it's a $HOME\n" });
+  });
+
+  it('keeps at most the cap of a long output, says how much it dropped, and still gets the exit code', async () => {
+    const id = await runningContainer(engine(), `bounded-${key}`);
+    const result = await engine().execInContainer(id, node('process.stdout.write("x".repeat(300 * 1024)); process.exitCode = 5'), { timeoutMs: 20_000 });
+    expect(result.code).toBe(5);
+    expect(result.stdout.startsWith('x'.repeat(EXEC_MAX_OUTPUT_BYTES))).toBe(true);
+    expect(result.stdout.slice(EXEC_MAX_OUTPUT_BYTES)).toBe(`\n[… ${300 * 1024 - EXEC_MAX_OUTPUT_BYTES} more bytes not kept]`);
+  });
+
+  it('a missing binary answers at once with a non-zero code and the runtime saying so', async () => {
+    const id = await runningContainer(engine(), `missing-${key}`);
+    const started = Date.now();
+    const result = await engine().execInContainer(id, ['nvidia-smi', '-L'], { timeoutMs: 10_000 });
+    const ms = Date.now() - started;
+    // Docker 20.10: 126 with the OCI error on stdout (Podman: 127, on stderr).
+    expect(result.code).toBe(126);
+    expect(`${result.stdout}${result.stderr}`).toMatch(/"nvidia-smi": executable file not found in \$PATH/);
+    expect(ms).toBeLessThan(2_000);
+  });
+
+  it('past the timeout it stops waiting (code null) and kills nothing', async () => {
+    const id = await runningContainer(engine(), `timeout-${key}`);
+    const started = Date.now();
+    const result = await engine().execInContainer(id, node('console.log("begun"); setTimeout(() => {}, 20_000)'), { timeoutMs: 800 });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(result.code).toBeNull();
+    const ps = await engine().execInContainer(
+      id,
+      node('const fs = require("fs"); for (const p of fs.readdirSync("/proc").filter((p) => /^\\d+$/.test(p))) { try { console.log(fs.readFileSync(`/proc/${p}/cmdline`, "utf8").split("\\0").join(" ")); } catch {} }'),
+      { timeoutMs: 10_000 },
+    );
+    expect(ps.stdout).toContain('setTimeout(() => {}, 20_000)');
+  });
+
+  it('a stopped or removed container is refused with the engine\'s typed error', async () => {
+    const id = await runningContainer(engine(), `refused-${key}`);
+    await engine().stopContainer(id, 1);
+    await expect(engine().execInContainer(id, node('1'), { timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'CONTAINER_CONFLICT', message: expect.stringMatching(/is not running/) });
+    await engine().removeContainer(id);
+    await expect(engine().execInContainer(id, node('1'), { timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'CONTAINER_NOT_FOUND' });
+  });
+
+  it('the GPU check of a container without nvidia-smi fails fast with GPU_NOT_VISIBLE naming Docker\'s fix', async () => {
+    const id = await runningContainer(engine(), `check-${key}`);
+    const outcome = await verifyGpus(engine(), id, { gpus: { mode: 'all' } });
+    expect(outcome.status).toBe('failed');
+    if (outcome.status !== 'failed') return;
+    expect(outcome.error.code).toBe('GPU_NOT_VISIBLE');
+    expect(outcome.error.message).toContain('nvidia-smi is not there');
+    expect(outcome.error.message).toContain('NVIDIA Container Toolkit');
+    expect(outcome.ms).toBeLessThan(2_000);
+    console.info(`[gpu-verify] check on ${key} took ${outcome.ms} ms`);
+  });
+});
+
+/**
+ * The app's start flow (SwarmContainers with the real monitor) on one engine; records every event
+ * the app would send the UI, so a test can say what was (never) reported.
+ */
+function startFlowOn(engine: ContainerEngine) {
+  const registry = new EngineRegistry();
+  registry.add(engine);
+  const hub = new EventHub();
+  const sent: Array<{ name: string; payload: unknown }> = [];
+  hub.subscribe((name, payload) => sent.push({ name, payload }));
+  const logged: Array<{ message: string; meta?: Record<string, unknown> }> = [];
+  const logger = { warn: (message: string, meta?: Record<string, unknown>) => logged.push({ message, meta }), info: (message: string, meta?: Record<string, unknown>) => logged.push({ message, meta }) };
+  const monitor = createSwarmMonitor(registry, hub, { intervalMs: 200 });
+  const containers = new SwarmContainers({ engines: registry, monitor, events: hub, appVersion: TEST_APP_VERSION, logger });
+  return { containers, monitor, sent, logged, dispose: () => monitor.dispose() };
+}
+
+describe('start flow on rootful Podman through its Docker-compatible API', () => {
+  const ptb = loadTestbedWithPodman();
+  const podman = podmanBedService('rootful', ptb);
+  // A "Docker" server that is really Podman: the GPU request goes out as Docker DeviceRequests,
+  // which Podman 4.3 drops without a word (podman-slurm-facts.md). Only the check can tell.
+  const engine = new DockerApiEngine({
+    summary: { id: 'podman-compat', kind: 'podman', label: 'Podman (test bed)', endpoint: `unix://${podman.socketPath}` },
+    docker: new Docker({ socketPath: podman.socketPath }),
+    wording: { ...LOCAL_DOCKER_WORDING, product: 'Podman' },
+    isHostPortFree: isLoopbackPortFree,
+    urlForHostPort: (port) => Promise.resolve(`http://127.0.0.1:${port}`),
+    host: null,
+  });
+
+  it('a GPU request dropped in silence: the server starts, the check finds no GPU, the container is stopped and removed, nothing is reported as a crash', async () => {
+    const flow = startFlowOn(engine);
+    try {
+      const port = await freePort();
+      const spec = buildSwarmSpec({ engineId: engine.summary.id, image: ptb.podman.image, port, networkMode: 'host', gpus: true, shmSizeGb: 1 }, TEST_APP_VERSION);
+      expect(spec.gpus).toEqual({ mode: 'all' });
+      const started = Date.now();
+      const error = await flow.containers.startSpec(engine.summary.id, spec).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      const ms = Date.now() - started;
+      const check = flow.logged.find((l) => l.message === 'swarm server started without its GPUs: removed');
+      expect(check?.meta).toMatchObject({ engineId: engine.summary.id, ms: expect.any(Number) });
+      console.info(`[gpu-verify] Podman: the check took ${String(check?.meta?.ms)} ms; start + check + stop + remove ${ms} ms`);
+      expect(check!.meta!.ms).toBeLessThan(2_000);
+      expect(error).toMatchObject({ code: 'GPU_NOT_VISIBLE' });
+      const message = (error as Error).message;
+      expect(message).toContain("The swarm server's container on Podman (test bed) (Podman) started without the GPUs it asked for");
+      expect(message).toContain('executable file not found');
+      expect(message).toContain('sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml');
+      expect(message).toContain('Or start with GPUs off.');
+      // No container with our labels is left, none of this port either.
+      const left = await podman.docker.listContainers({ all: true, filters: { label: [`${LABEL_MANAGED}=true`, `${LABEL_ROLE}=${SWARM_ROLE}`, `${LABEL_PORT}=${port}`] } });
+      expect(left).toEqual([]);
+      // Never watched: no status (not even "starting"), so nothing can later say it crashed.
+      expect(flow.monitor.statuses()).toEqual([]);
+      expect(flow.sent.filter((e) => e.name === 'swarm:status')).toEqual([]);
+      expect(flow.sent.filter((e) => e.name === 'swarm:containers-changed')).toEqual([{ name: 'swarm:containers-changed', payload: { engineId: engine.summary.id } }]);
+      // The port lock is free again: the same port starts at once without GPUs.
+      const again = await flow.containers.startSpec(engine.summary.id, { ...spec, name: `${spec.name}-nogpu`, gpus: { mode: 'none' } });
+      expect(again.state).toBe('running');
+    } finally {
+      flow.dispose();
+    }
+  });
+});
+
+describe('start flow of a native server on this computer (no container: the check runs on the host)', () => {
+  it('a host without nvidia-smi: the native server is stopped and removed, GPU_NOT_VISIBLE names the driver', async () => {
+    const ntb = loadTestbedWithNative();
+    const engine = createLocalDockerEngine(`unix://${ntb.dockerSocket}`);
+    const flow = startFlowOn(engine);
+    const native = new NativeProcesses(engine.host!);
+    try {
+      const port = await freePort();
+      const base = buildSwarmSpec({ engineId: engine.summary.id, image: 'native', port, networkMode: 'host', gpus: true, shmSizeGb: 1 }, TEST_APP_VERSION);
+      // The profiles' builder gives native specs no GPU request today (the host's own GPUs are used);
+      // a spec that carries one is checked on the host.
+      const spec: ContainerSpec = { ...base, cmd: ['ajet-swarm', 'start', `--swarm-port=${port}`], runtime: 'native', nativeActivate: `export PATH=${ntb.native.binDir}:$PATH` };
+      await expect(flow.containers.startSpec(engine.summary.id, spec)).rejects.toMatchObject({
+        code: 'GPU_NOT_VISIBLE',
+        message: expect.stringMatching(/^The native swarm server on Local Docker started without the GPUs it asked for \(checked with nvidia-smi -L on this computer\): nvidia-smi is not there.*Install the NVIDIA driver on this computer/),
+      });
+      expect(await native.list({ [LABEL_PORT]: String(port) })).toEqual([]);
+      expect(flow.monitor.statuses()).toEqual([]);
+      expect(await isLoopbackPortFree(port)).toBe(true);
+    } finally {
+      flow.dispose();
+      await engine.dispose();
+    }
+  });
+});
