@@ -7,17 +7,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../electron/shared/errors';
-import { ProfileInput, type DoctorCheck, type DoctorCheckId, type DoctorReport, type ProfileInputRaw } from '../../electron/shared/schemas-profiles';
+import { DoctorReport, ProfileInput, type DoctorCheck, type DoctorCheckId, type ProfileInputRaw } from '../../electron/shared/schemas-profiles';
 import type { ContainerEngine } from '../../electron/services/engines/container-engine';
-import { DockerApiEngine } from '../../electron/services/engines/docker-api-engine';
-import { LocalHost, SshHost } from '../../electron/services/engines/engine-host';
 import { EngineRegistry } from '../../electron/services/engines/engine-registry';
-import type { EngineWording } from '../../electron/services/engines/engine-wording';
-import { isLoopbackPortFree } from '../../electron/services/engines/local-docker';
-import { createStreamLocalAgent, dockerOptionsOverAgent, isRemotePortFree } from '../../electron/services/engines/ssh-docker';
+import { createLocalPodmanEngine, LOCAL_PODMAN_ENGINE_ID } from '../../electron/services/engines/podman';
+import { createSshDockerEngine } from '../../electron/services/engines/ssh-docker';
 import { DoctorService } from '../../electron/services/doctor/doctor-service';
 import { ProfileStore } from '../../electron/services/profiles/profile-store';
 import type { SshConnection } from '../../electron/services/ssh/ssh-connection';
@@ -29,39 +24,22 @@ const tb = loadTestbedWithPodman();
 if (typeof tb.podman.rootless?.user !== 'string') throw new Error('testbed.json has no rootless Podman user: re-run `bash test/testbed/testbed.sh up` from this checkout');
 const rootless = tb.podman.rootless;
 
-const WORDING: EngineWording = {
-  product: 'Podman',
-  pullImage: (image) => `Pull it first (podman pull ${image}).`,
-  unreachable: () => 'Is the Podman service running?',
-  permissionDenied: () => 'Use your own rootless Podman.',
-  noGpuRuntime: () => 'Podman here has no CDI spec for NVIDIA GPUs.',
-};
-
 /**
- * The engines as the app builds them: the Docker-API engine over Podman's socket, kind `podman`, with the
- * host where its commands run (this computer; the server over the same SSH connection).
+ * The engines as the app builds them: Local Podman on the rootful socket, and a server over SSH whose engine
+ * is Podman on the user's rootless socket (both detect Podman from its /version).
  */
 function rootfulEngine(): ContainerEngine {
-  return new DockerApiEngine({
-    summary: { id: 'podman-rootful', kind: 'podman', label: 'Podman (rootful)', endpoint: `unix://${tb.podman.rootful.socket}` },
-    docker: new Docker({ socketPath: tb.podman.rootful.socket }),
-    wording: WORDING,
-    isHostPortFree: isLoopbackPortFree,
-    urlForHostPort: (port) => Promise.resolve(`http://127.0.0.1:${port}`),
-    host: new LocalHost(),
-  });
+  return createLocalPodmanEngine(`unix://${tb.podman.rootful.socket}`);
 }
 
 function rootlessEngine(connection: SshConnection): ContainerEngine {
-  const agent = createStreamLocalAgent(connection, rootless.socket, (message) => new AppError('ENGINE_UNREACHABLE', `Cannot open ${rootless.socket} (${message}).`));
-  return new DockerApiEngine({
-    summary: { id: 'podman-rootless', kind: 'podman', label: 'podbox', endpoint: `ssh://${connection.target}${rootless.socket}` },
-    docker: new Docker(dockerOptionsOverAgent(agent)),
-    wording: WORDING,
-    isHostPortFree: (port) => isRemotePortFree(connection, port),
+  return createSshDockerEngine({
+    id: 'podman-rootless',
+    label: 'podbox',
+    connection,
+    engine: 'podman',
+    transport: { kind: 'socket', path: rootless.socket },
     urlForHostPort: (port) => Promise.resolve(`http://127.0.0.1:${port}`),
-    host: new SshHost(`podbox (${connection.target})`, () => Promise.resolve(connection)),
-    onDispose: async () => agent.destroy(),
   });
 }
 
@@ -83,14 +61,15 @@ beforeAll(async () => {
 
 afterAll(async () => {
   doctor?.dispose();
-  for (const id of ['podman-rootful', 'podman-rootless']) await engines.get(id)?.dispose().catch(() => undefined);
+  for (const id of [LOCAL_PODMAN_ENGINE_ID, 'podman-rootless']) await engines.get(id)?.dispose().catch(() => undefined);
   await connection?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 async function run(engineId: string, input: Partial<ProfileInputRaw>): Promise<{ report: DoctorReport; check: (id: DoctorCheckId) => DoctorCheck }> {
   const profile = await store.add(ProfileInput.parse({ label: `doctor podman ${Math.random().toString(36).slice(2, 8)}`, engineId, image: tb.podman.image, port: await freePort(), ...input }));
-  const report = await doctor.run(profile.id);
+  // What the app's `doctor:run` channel would send: checked against the contract's schema.
+  const report = DoctorReport.parse(await doctor.run(profile.id));
   const check = (id: DoctorCheckId): DoctorCheck => {
     const found = report.checks.find((c) => c.id === id);
     if (!found) throw new Error(`no ${id} check in the report: ${report.checks.map((c) => c.id).join(', ')}`);
@@ -132,7 +111,7 @@ describe('doctor on rootful Podman (the test bed service on this machine)', () =
   it('lists the Podman checks, not Docker\'s: CDI fails with its command (no spec here), catatonit passes', async () => {
     expect(nvidiaCdiSpecOnThisMachine()).toBe(false);
     expect(existsSync('/usr/libexec/podman/catatonit')).toBe(true);
-    const { report, check } = await run('podman-rootful', { gpus: { mode: 'all' }, networkMode: 'publish' });
+    const { report, check } = await run(LOCAL_PODMAN_ENGINE_ID, { gpus: { mode: 'all' }, networkMode: 'publish' });
     expect(report.checks.map((c) => c.id)).toEqual(['engine-reachable', 'socket-permission', 'gpu-host', 'podman-cdi', 'disk-space', 'image', 'model-dir', 'host-dirs', 'port', 'shm', 'podman-init', 'native-ajet']);
     expect(check('engine-reachable').detail).toContain(`Podman ${tb.podman.version}`);
 
@@ -151,7 +130,7 @@ describe('doctor on rootful Podman (the test bed service on this machine)', () =
   });
 
   it('GPUs "none": the CDI check skips, and the report passes or warns only', async () => {
-    const { report, check } = await run('podman-rootful', { gpus: { mode: 'none' }, shm: { mode: 'size', gb: 16 } });
+    const { report, check } = await run(LOCAL_PODMAN_ENGINE_ID, { gpus: { mode: 'none' }, shm: { mode: 'size', gb: 16 } });
     expect(check('podman-cdi')).toMatchObject({ status: 'skip', detail: 'The profile asks for no GPUs.' });
     expect(report.checks.filter((c) => c.status === 'fail')).toEqual([]);
   });
