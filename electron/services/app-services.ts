@@ -11,6 +11,7 @@ import { registerProfiles } from './profiles/register';
 import { registerTraining } from './training/register';
 import type { DomainModule, ServiceContext } from './domain';
 import { createLocalDockerEngine, LOCAL_ENGINE_ID } from './engines/local-docker';
+import { createLocalPodmanEngine, localPodmanHostBesides } from './engines/podman';
 import { EngineRegistry } from './engines/engine-registry';
 import { registerEngines } from './engines/register';
 import type { EventSink } from './events';
@@ -41,6 +42,11 @@ export interface AppServicesOptions {
   events: EventSink;
   /** Overrides for tests; default is DOCKER_HOST or the platform's default socket. */
   dockerHost?: string;
+  /**
+   * Local Podman (engine `local-podman`): this socket; default AGENTSWARM_PODMAN_HOST, a unix
+   * CONTAINER_HOST, else the user's or the rootful socket when one exists; null: none (tests).
+   */
+  podmanHost?: string | null;
   /** Poll interval of the swarm monitor in ms (default 1000). */
   monitorIntervalMs?: number;
   /** Also receives every log entry (e.g. the console while developing); the app log always does. */
@@ -86,6 +92,8 @@ export interface AppServices {
 export function createAppServices(options: AppServicesOptions): AppServices {
   const engines = new EngineRegistry();
   engines.add(createLocalDockerEngine(options.dockerHost));
+  const podmanHost = localPodmanHostBesides(options.dockerHost, options.podmanHost);
+  if (podmanHost) engines.add(createLocalPodmanEngine(podmanHost));
   // Never throws, even when the data folder is unusable: entries then go to stderr (see AppLog).
   const appLog = new AppLog(options.dataDir);
   const logger = options.logger ? teeLogger(appLog, options.logger) : teeLogger(appLog);

@@ -207,7 +207,7 @@ function getOnSocket(socketPath: string, path: string): Promise<{ status: number
   });
 }
 
-describe.each<PodmanBedKind>(['rootful'])('test bed: podman %s service', (kind) => {
+describe.each<PodmanBedKind>(['rootful', 'rootless'])('test bed: podman %s service (as root, through its socket)', (kind) => {
   const ptb = loadTestbedWithPodman();
   const { socketPath, docker: podman } = podmanBedService(kind, ptb);
 
@@ -232,7 +232,8 @@ describe.each<PodmanBedKind>(['rootful'])('test bed: podman %s service', (kind) 
   });
 
   // Init, host networking and no ulimits of our own: what the app asks for. On rootful Podman this starts only
-  // because the service was started with the test bed's containers.conf (the sandbox's ulimits fix).
+  // because the service was started with the test bed's containers.conf (the sandbox's ulimits fix); rootless
+  // Podman keeps to the user's own limits and needs none.
   it('starts a container with Init and host networking, and stops it with SIGTERM through the init (exit 143)', async () => {
     const container = await podman.createContainer({
       Image: ptb.podman.image,
@@ -264,5 +265,66 @@ describe('test bed: podman rootful storage', () => {
     expect(info.Driver).toBe('overlay');
     expect(ptb.podman.rootful.socket.startsWith(ptb.stateDir + '/')).toBe(true);
     expect(readFileSync(ptb.podman.rootful.containersConf, 'utf8')).toMatch(/^default_ulimits = \["nofile=\d+:\d+", "nproc=\d+:\d+"\]$/m);
+  });
+});
+
+describe('test bed: podman rootless user over sshd', () => {
+  const ptb = loadTestbedWithPodman();
+  const rootless = ptb.podman.rootless;
+  const asPodUser = () => ({ username: rootless.user, privateKey: readFileSync(ptb.ssh.plainKeyPath) });
+
+  /** Raw HTTP/1.0 GET over an SSH streamlocal channel to a unix socket on the server: the app's transport. */
+  function getOverStreamLocal(conn: Client, socketPath: string, path: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      conn.openssh_forwardOutStreamLocal(socketPath, (err, stream) => {
+        if (err) return reject(err);
+        let response = '';
+        stream.on('data', (d: Buffer) => (response += d.toString()));
+        stream.on('close', () => resolve(response));
+        stream.end(`GET ${path} HTTP/1.0\r\nHost: podman\r\n\r\n`);
+      });
+    });
+  }
+
+  it('has its runtime dir at /run/user/<uid> and storage on overlay', () => {
+    expect(rootless.runtimeDir).toBe(`/run/user/${rootless.uid}`);
+    expect(rootless.socket).toBe(`${rootless.runtimeDir}/podman/podman.sock`);
+    expect(rootless.user).not.toBe(ptb.ssh.user);
+  });
+
+  it('logs in with the plain key, without XDG_RUNTIME_DIR, and podman finds its service and overlay storage', async () => {
+    const { conn, seen } = await connect(asPodUser());
+    try {
+      expect(seen).toEqual([ptb.ssh.hostKeyFingerprint]);
+      const who = await exec(conn, 'id -un; id -u; echo "${XDG_RUNTIME_DIR-unset}"');
+      expect(who.stdout.trim().split('\n')).toEqual([rootless.user, String(rootless.uid), 'unset']);
+      // What the app's discovery runs over SSH: podman falls back to /run/user/<uid> when XDG_RUNTIME_DIR is unset.
+      const info = await exec(conn, "podman info --format '{{.Host.RemoteSocket.Path}} {{.Host.RemoteSocket.Exists}} {{.Host.Security.Rootless}} {{.Store.GraphDriverName}}'");
+      expect(info.stderr).toBe('');
+      expect(info.stdout.trim()).toBe(`${rootless.socket} true true overlay`);
+      const image = await exec(conn, `podman image exists ${ptb.podman.image} && podman image exists ${ptb.fakeSwarmLocalImage} && echo both`);
+      expect(image.stdout.trim()).toBe('both');
+    } finally {
+      conn.end();
+    }
+  });
+
+  it('opens its own socket through streamlocal and gets a Libpod answer; the Docker test user cannot', async () => {
+    const { conn } = await connect(asPodUser());
+    try {
+      const ping = await getOverStreamLocal(conn, rootless.socket, '/_ping');
+      expect(ping).toMatch(/^HTTP\/1\.0 200 OK\r\n/);
+      expect(ping).toContain(`\r\nServer: Libpod/${ptb.podman.version} (linux)\r\n`);
+      expect(ping.endsWith('\r\n\r\nOK')).toBe(true);
+    } finally {
+      conn.end();
+    }
+    // The socket is the user's own (0600): another login gets sshd's one answer for a missing or forbidden socket.
+    const other = await connect({ privateKey: readFileSync(ptb.ssh.plainKeyPath) });
+    try {
+      await expect(getOverStreamLocal(other.conn, rootless.socket, '/_ping')).rejects.toThrow('(SSH) Channel open failure: open failed');
+    } finally {
+      other.conn.end();
+    }
   });
 });

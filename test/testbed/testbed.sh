@@ -2,7 +2,7 @@
 # Real-service test bed for AgentSwarm Desktop: dockerd on the default socket, a registry on 127.0.0.1:5000,
 # sshd on 127.0.0.1:2222 with a test user, a second sshd on 127.0.0.1:2223 as a ProxyJump host (same user,
 # own host key), the fake swarm server image (a TEST DOUBLE of AgentJet), and Podman (test/testbed/podman.sh):
-# a rootful service on a private socket with the same image.
+# a rootful service on a private socket and a rootless user reached over sshd, both with the same image.
 #   bash test/testbed/testbed.sh up|down|status
 # State lives in $AGENTSWARM_TESTBED_DIR (default <repo>/.testbed). `up` is idempotent; `down` stops only
 # the daemons this script started (tracked by PID files under <state>/run).
@@ -36,6 +36,11 @@ DOCKERD_STATE='' REGISTRY_STATE='' SSHD_STATE='' JUMP_STATE='' IMAGE_STATE='' FI
 # readable by every user, linked into the test user's ~/.local/bin (not on a non-login PATH: the profile's activate
 # line `export PATH="$HOME/.local/bin:$PATH"` puts it there, as a venv's activate does).
 NATIVE_DIR=$STATE/native
+# SSH keys, the test user's home and the native stand-in: this test bed's own, unless another test bed's sshd already
+# serves the port; then that one's (its state dir is OWNER), used read-only: this run changes neither user nor sshd.
+OWNER=$STATE
+SSH_DIR=$OWNER/ssh
+SSH_HOME=$OWNER/home/$SSH_USER
 NATIVE_ACTIVATE='export PATH="$HOME/.local/bin:$PATH"'
 # fonts-wqy-microhei: a small CJK font, so zh-CN screenshots from the e2e suite are readable.
 # python3 + python3-venv: the job runner and the wizard run real Python (the ajet stub in a venv per test project).
@@ -177,15 +182,15 @@ setup_ssh_user() {
   chmod 600 "$home/.ssh/authorized_keys"
 }
 
-# One sshd config for both test sshds: file, port, host key, PID file, and whether unix-socket
-# forwarding (Docker over streamlocal) is allowed. Loopback only; the test user alone may log in.
+# One sshd config for both test sshds: file, port, host key, PID file, whether unix-socket forwarding
+# (Docker over streamlocal) is allowed, and who may log in. Loopback only; only the test users.
 write_sshd_config() {
   cat >"$1" <<EOF
 Port $2
 ListenAddress $SSH_HOST
 HostKey $3
 PidFile $4
-AllowUsers $SSH_USER
+AllowUsers $6
 PubkeyAuthentication yes
 PasswordAuthentication yes
 KbdInteractiveAuthentication no
@@ -200,21 +205,63 @@ MaxSessions 100
 EOF
 }
 
+# The main sshd lets in the Docker test user and the rootless Podman user (podman.sh).
+write_main_sshd_config() {
+  write_sshd_config "$1" "$SSH_PORT" "$STATE/ssh/host_ed25519" "$RUN/sshd.pid" yes "$SSH_USER $POD_USER"
+  echo "Subsystem sftp /usr/lib/openssh/sftp-server" >>"$1"
+}
+
+# The state dir of the test bed whose sshd listens on 127.0.0.1:<port>, from that sshd's `-f <state>/ssh/<config>`
+# (sshd rewrites its command line, but keeps its arguments in it). Fails for an sshd no test bed started.
+sshd_owner_on_port() {
+  local pid dir
+  pid=$(ss -Hltnp "sport = :$1" 2>/dev/null | awk 'match($0, /pid=[0-9]+/) { print substr($0, RSTART + 4, RLENGTH - 4); exit }')
+  [[ -n $pid ]] || return 1
+  dir=$(tr '\0' ' ' <"/proc/$pid/cmdline" | awk '{ for (i = 1; i < NF; i++) if ($i == "-f") { print $(i + 1); exit } }')
+  dir=$(dirname "$(dirname "$dir")")
+  [[ -f $dir/ssh/id_ed25519 && -f $dir/ssh/host_ed25519.pub && -f $dir/testbed.json ]] && echo "$dir"
+}
+
 start_sshd() {
-  setup_ssh_user
+  local owner
   if pid_alive "$RUN/sshd.pid" /usr/sbin/sshd && ssh_ping; then
+    setup_ssh_user
+    refresh_sshd_config
     SSHD_STATE=reused
     return 0
   fi
+  if ssh_ping && owner=$(sshd_owner_on_port "$SSH_PORT") && [[ $owner != "$STATE" ]]; then
+    OWNER=$owner SSH_DIR=$owner/ssh SSH_HOME=$owner/home/$SSH_USER NATIVE_DIR=$owner/native
+    log "sshd on $SSH_HOST:$SSH_PORT belongs to the test bed in $owner: reusing it with its user, keys and native stand-in"
+    SSHD_STATE=foreign
+    return 0
+  fi
   port_open "$SSH_PORT" && die "127.0.0.1:$SSH_PORT is already taken by a process this script did not start"
-  write_sshd_config "$STATE/ssh/sshd_config" "$SSH_PORT" "$STATE/ssh/host_ed25519" "$RUN/sshd.pid" yes
-  echo "Subsystem sftp /usr/lib/openssh/sftp-server" >>"$STATE/ssh/sshd_config"
+  setup_ssh_user
+  write_main_sshd_config "$STATE/ssh/sshd_config"
   mkdir -p /run/sshd && chmod 755 /run/sshd # sshd exits 255 without its privilege separation dir
   /usr/sbin/sshd -t -f "$STATE/ssh/sshd_config" >>"$LOGS/sshd.log" 2>&1 || die "sshd_config rejected" "$LOGS/sshd.log"
   log "starting sshd"
   /usr/sbin/sshd -f "$STATE/ssh/sshd_config" -E "$LOGS/sshd.log" 9>&- || die "sshd failed to start" "$LOGS/sshd.log"
   wait_for 15 ssh_ping "sshd on $SSH_HOST:$SSH_PORT" "$LOGS/sshd.log"
   SSHD_STATE=started
+}
+
+# Our running sshd keeps the config it started with: when this script's config differs (a test bed from before the
+# Podman user), check the new one and SIGHUP sshd, which re-executes itself with it (same PID, sessions kept).
+refresh_sshd_config() {
+  local conf=$STATE/ssh/sshd_config
+  write_main_sshd_config "$conf.new"
+  if cmp -s "$conf.new" "$conf"; then
+    rm -f "$conf.new"
+    return 0
+  fi
+  /usr/sbin/sshd -t -f "$conf.new" >>"$LOGS/sshd.log" 2>&1 || die "new sshd_config rejected" "$LOGS/sshd.log"
+  mv "$conf.new" "$conf"
+  log "sshd config changed: reloading sshd (pid $(<"$RUN/sshd.pid"))"
+  kill -HUP "$(<"$RUN/sshd.pid")"
+  sleep 0.2 # the old listener closes before the re-executed one listens again
+  wait_for 15 ssh_ping "sshd on $SSH_HOST:$SSH_PORT after reload" "$LOGS/sshd.log"
 }
 
 # The ProxyJump host: a second sshd with its own config, host key and PID file, started like the one
@@ -224,8 +271,13 @@ start_jump_sshd() { # after start_sshd: setup_ssh_user made the user, its keys a
     JUMP_STATE=reused
     return 0
   fi
+  if [[ $SSHD_STATE == foreign ]] && jump_ping && [[ $(sshd_owner_on_port "$JUMP_PORT") == "$OWNER" ]]; then
+    JUMP_STATE=foreign
+    return 0
+  fi
   port_open "$JUMP_PORT" && die "127.0.0.1:$JUMP_PORT is already taken by a process this script did not start"
-  write_sshd_config "$STATE/ssh/jump_sshd_config" "$JUMP_PORT" "$STATE/ssh/jump_host_ed25519" "$RUN/sshd-jump.pid" no
+  [[ $SSHD_STATE == foreign ]] && die "the jump sshd cannot start here: the sshd on $SSH_PORT (and its keys) belong to the test bed in $OWNER"
+  write_sshd_config "$STATE/ssh/jump_sshd_config" "$JUMP_PORT" "$STATE/ssh/jump_host_ed25519" "$RUN/sshd-jump.pid" no "$SSH_USER"
   mkdir -p /run/sshd && chmod 755 /run/sshd # sshd exits 255 without its privilege separation dir
   /usr/sbin/sshd -t -f "$STATE/ssh/jump_sshd_config" >>"$LOGS/sshd-jump.log" 2>&1 || die "jump sshd_config rejected" "$LOGS/sshd-jump.log"
   log "starting jump sshd"
@@ -352,7 +404,7 @@ stop_native_servers() {
 }
 
 write_outputs() {
-  local s=$STATE/ssh fp jfp
+  local s=$SSH_DIR fp jfp
   fp=$(ssh-keygen -lf "$s/host_ed25519.pub" | awk '{ print $2 }')
   jfp=$(ssh-keygen -lf "$s/jump_host_ed25519.pub" | awk '{ print $2 }')
   cat >"$STATE/env" <<EOF
@@ -377,20 +429,24 @@ export AGENTSWARM_TEST_JUMP_HOST_FINGERPRINT='$jfp'
 export AGENTSWARM_TEST_FAKE_SWARM_IMAGE='$IMAGE'
 export AGENTSWARM_TEST_NATIVE_AJET_SWARM='$NATIVE_DIR/bin/ajet-swarm'
 export AGENTSWARM_TEST_PODMAN_SOCKET='$POD_SOCK'
+export AGENTSWARM_TEST_PODMAN_ROOTLESS_USER='$POD_USER'
+export AGENTSWARM_TEST_PODMAN_ROOTLESS_SOCKET='$POD_XDG/podman/podman.sock'
 EOF
   STATE=$STATE SOCK=$SOCK REG=$REG SSH_HOST=$SSH_HOST SSH_PORT=$SSH_PORT SSH_USER=$SSH_USER \
     SSH_PASSWORD=$SSH_PASSWORD KEY_PASSPHRASE=$KEY_PASSPHRASE FP=$fp JUMP_PORT=$JUMP_PORT JFP=$jfp IMAGE=$IMAGE IMAGE_LOCAL=$IMAGE_LOCAL \
-    FIXTURE_HASH=$FIXTURE_HASH NATIVE_DIR=$NATIVE_DIR NATIVE_ACTIVATE=$NATIVE_ACTIVATE \
-    STARTED="$DOCKERD_STATE $REGISTRY_STATE $SSHD_STATE $JUMP_STATE $PODMAN_ROOTFUL_STATE" \
-    PODMAN_VERSION=$PODMAN_VERSION POD_ROOTFUL=$POD_ROOTFUL POD_SOCK=$POD_SOCK POD_CONF=$POD_CONF /usr/bin/node -e '
-      const e = process.env, s = e.STATE + "/ssh";
-      const [dockerd, registry, sshd, jump, podmanRootful] = e.STARTED.split(" ");
+    SSH_DIR=$SSH_DIR SSH_HOME=$SSH_HOME FIXTURE_HASH=$FIXTURE_HASH NATIVE_DIR=$NATIVE_DIR NATIVE_ACTIVATE=$NATIVE_ACTIVATE \
+    STARTED="$DOCKERD_STATE $REGISTRY_STATE $SSHD_STATE $JUMP_STATE $PODMAN_ROOTFUL_STATE $PODMAN_ROOTLESS_STATE" \
+    PODMAN_VERSION=$PODMAN_VERSION POD_ROOTFUL=$POD_ROOTFUL POD_SOCK=$POD_SOCK POD_CONF=$POD_CONF \
+    POD_USER=$POD_USER POD_UID=$POD_UID POD_HOME=$POD_HOME POD_XDG=$POD_XDG /usr/bin/node -e '
+      const e = process.env, s = e.SSH_DIR;
+      const [dockerd, registry, sshd, jump, podmanRootful, podmanRootless] = e.STARTED.split(" ");
       const out = {
         version: 1, stateDir: e.STATE,
         dockerSocket: e.SOCK, registry: e.REG, registryUrl: "http://" + e.REG,
         fakeSwarmImage: e.IMAGE, fakeSwarmLocalImage: e.IMAGE_LOCAL, fakeSwarmFixtureHash: e.FIXTURE_HASH,
         startedByTestbed: { dockerd: dockerd !== "foreign", registry: registry !== "foreign", sshd: sshd !== "foreign",
-                            jumpSshd: jump !== "foreign", podmanRootful: podmanRootful !== "foreign" },
+                            jumpSshd: jump !== "foreign", podmanRootful: podmanRootful !== "foreign",
+                            podmanRootless: podmanRootless !== "foreign" },
         ssh: { host: e.SSH_HOST, port: Number(e.SSH_PORT), user: e.SSH_USER, password: e.SSH_PASSWORD,
                plainKeyPath: s + "/id_ed25519", encryptedKeyPath: s + "/id_ed25519_enc",
                encryptedKeyPassphrase: e.KEY_PASSPHRASE, hostPublicKeyPath: s + "/host_ed25519.pub",
@@ -398,32 +454,36 @@ EOF
         jump: { host: e.SSH_HOST, port: Number(e.JUMP_PORT), hostPublicKeyPath: s + "/jump_host_ed25519.pub",
                 hostKeyFingerprint: e.JFP },
         native: { ajetSwarmPath: e.NATIVE_DIR + "/bin/ajet-swarm", binDir: e.NATIVE_DIR + "/bin",
-                  sshUserAjetSwarmPath: e.STATE + "/home/" + e.SSH_USER + "/.local/bin/ajet-swarm",
+                  sshUserAjetSwarmPath: e.SSH_HOME + "/.local/bin/ajet-swarm",
                   sshUserActivate: e.NATIVE_ACTIVATE },
         podman: { version: e.PODMAN_VERSION, image: e.IMAGE,
                   rootful: { socket: e.POD_SOCK, root: e.POD_ROOTFUL + "/root", runroot: e.POD_ROOTFUL + "/runroot",
-                             tmpdir: e.POD_ROOTFUL + "/tmp", containersConf: e.POD_CONF } },
+                             tmpdir: e.POD_ROOTFUL + "/tmp", containersConf: e.POD_CONF },
+                  rootless: { user: e.POD_USER, uid: Number(e.POD_UID), home: e.POD_HOME, runtimeDir: e.POD_XDG,
+                              socket: e.POD_XDG + "/podman/podman.sock" } },
       };
       require("fs").writeFileSync(e.STATE + "/testbed.json", JSON.stringify(out, null, 2) + "\n");'
 }
 
 cmd_up() {
   [[ $(id -u) == 0 ]] || die "testbed.sh up needs root (dockerd, sshd and useradd)"
-  local t0 t d_docker d_reg d_ssh d_jump d_img d_pkg d_pod d_podimg
+  local t0 t d_docker d_reg d_ssh d_jump d_img d_pkg d_pod d_podless d_podimg
   t0=$(now_ms)
   t=$t0; ensure_packages; d_pkg=$(($(now_ms) - t))
   t=$(now_ms); start_dockerd; d_docker=$(($(now_ms) - t))
   t=$(now_ms); start_registry; d_reg=$(($(now_ms) - t))
   t=$(now_ms); start_sshd; d_ssh=$(($(now_ms) - t))
   t=$(now_ms); start_jump_sshd; d_jump=$(($(now_ms) - t))
-  install_native
+  # Another test bed's sshd: its user's ~/.local/bin links to its own stand-in, which this run uses as it is.
+  if [[ $SSHD_STATE == foreign ]]; then NATIVE_STATE=foreign; else install_native; fi
   t=$(now_ms); ensure_image; d_img=$(($(now_ms) - t))
   t=$(now_ms); start_podman_rootful; d_pod=$(($(now_ms) - t))
+  t=$(now_ms); start_podman_rootless; d_podless=$(($(now_ms) - t))
   t=$(now_ms); ensure_podman_images; d_podimg=$(($(now_ms) - t))
   write_outputs
   echo "testbed up in $(secs $(($(now_ms) - t0))): packages $(secs "$d_pkg"), dockerd $DOCKERD_STATE $(secs "$d_docker")," \
     "registry $REGISTRY_STATE $(secs "$d_reg"), sshd $SSHD_STATE $(secs "$d_ssh"), jump sshd $JUMP_STATE $(secs "$d_jump"), native ajet-swarm $NATIVE_STATE, image $IMAGE_STATE $(secs "$d_img")," \
-    "podman rootful $PODMAN_ROOTFUL_STATE $(secs "$d_pod"), podman image $PODMAN_IMAGE_STATE $(secs "$d_podimg") -> $STATE/testbed.json"
+    "podman rootful $PODMAN_ROOTFUL_STATE $(secs "$d_pod"), rootless $PODMAN_ROOTLESS_STATE $(secs "$d_podless"), podman images $PODMAN_IMAGE_STATE $(secs "$d_podimg") -> $STATE/testbed.json"
 }
 
 # Sends SIGTERM to a daemon this script started; prints its PID (nothing when it is not ours or not running).
@@ -456,7 +516,7 @@ unmount_under() { # unmount_under <dir/>: deepest first
 }
 
 cmd_down() {
-  local t0 sshd_pid jump_pid reg_pid docker_pid pod_pid stopped=()
+  local t0 sshd_pid jump_pid reg_pid docker_pid pod_pid podless_pid stopped=()
   t0=$(now_ms)
   remove_podman_test_containers
   if pid_alive "$RUN/dockerd.pid" /usr/sbin/dockerd && docker_ping; then
@@ -464,9 +524,11 @@ cmd_down() {
     # them all: the app version the tests pass (TEST_CONTAINER_FILTER in test/support/test-app.ts).
     docker ps -aq --filter label=io.agentswarm.app-version=0.0.0-test | xargs -r docker rm -f >>"$LOG" 2>&1 || true
   fi
-  stop_native_servers
+  # Only with the sshd (and so the test user) of this test bed: another bed's tests may still be running.
+  if pid_alive "$RUN/sshd.pid" /usr/sbin/sshd; then stop_native_servers; fi
   # Signal them all first, then wait: the registry and dockerd each take 1-2 s to shut down.
   pod_pid=$(signal_ours podman-rootful "$PODMAN")
+  podless_pid=$(signal_ours podman-rootless "$PODMAN")
   sshd_pid=$(signal_ours sshd /usr/sbin/sshd)
   jump_pid=$(signal_ours sshd-jump /usr/sbin/sshd)
   reg_pid=$(signal_ours registry /usr/bin/docker-registry)
@@ -476,7 +538,11 @@ cmd_down() {
   [[ -n $reg_pid ]] && wait_gone registry "$reg_pid" 10 && stopped+=(registry)
   if [[ -n $pod_pid ]]; then
     wait_gone podman-rootful "$pod_pid" 10 && stopped+=(podman-rootful)
-    kill_podman_leftovers "$POD_ROOTFUL"
+    kill_podman_leftovers rootful
+  fi
+  if [[ -n $podless_pid ]]; then
+    wait_gone podman-rootless "$podless_pid" 10 && stopped+=(podman-rootless)
+    kill_podman_leftovers rootless
   fi
   if [[ -n $docker_pid ]]; then
     wait_gone dockerd "$docker_pid" 30 && stopped+=(dockerd)

@@ -141,7 +141,7 @@ export function loadTestbedWithJump(): Testbed {
  */
 export function loadTestbedWithPodman(): Testbed {
   const data = loadTestbed();
-  if (typeof data.podman?.rootful?.socket !== 'string') {
+  if (typeof data.podman?.rootful?.socket !== 'string' || typeof data.podman.rootless?.socket !== 'string') {
     throw new Error(`${resolve(testbedDir(), 'testbed.json')} has no Podman services: re-run \`bash test/testbed/testbed.sh up\` from this checkout`);
   }
   return data;

@@ -14,12 +14,13 @@ import {
   type LogReadOptions,
   type PullEvent,
 } from './container-engine';
-import { engineInfoOf, hostConfigOf } from './docker-spec';
+import { engineInfoOf } from './docker-spec';
 import { execInDockerContainer } from './docker-exec';
 import type { ContainerExecResult } from './container-engine';
 import { followDockerLog, readDockerContainerFile, watchDockerEvents } from './docker-logs';
 import { pullDockerImage } from './docker-pull';
-import { mapDockerError } from './docker-errors';
+import { dockerDialect, fixedDialect, type DialectChoice, type EngineDialect } from './engine-dialect';
+import { productOfVersion, type VersionBody } from './engine-product';
 import type { EngineWording } from './engine-wording';
 
 const KNOWN_STATES = new Set<ContainerState>(['created', 'running', 'paused', 'restarting', 'removing', 'exited', 'dead']);
@@ -83,6 +84,11 @@ export interface DockerApiEngineOptions {
   docker: Docker;
   /** The fixes its errors name: `docker pull` for Docker, `podman pull` for Podman, and so on. */
   wording: EngineWording;
+  /**
+   * Docker or Podman, learnt from the engine's answer (errors, events, GPU requests and wording
+   * follow it). Default: always Docker with `wording`.
+   */
+  dialect?: DialectChoice;
   /** Checks a port on the engine's host; local engines probe loopback, remote ones ask over SSH. */
   isHostPortFree: (port: number) => Promise<boolean>;
   urlForHostPort: (port: number) => Promise<string>;
@@ -98,27 +104,106 @@ export interface DockerApiEngineOptions {
  */
 export class DockerApiEngine implements ContainerEngine {
   readonly summary: EngineSummary;
-  readonly wording: EngineWording;
   readonly host: EngineHost | null;
   private readonly docker: Docker;
+  private readonly choice: DialectChoice;
+  /** What the engine said it is; null until it answered, and again after a lost connection. */
+  private known: EngineDialect | null = null;
+  private detecting: Promise<EngineDialect> | null = null;
+  /** Bumped by forgetDialect(): a detection that started before must not set `known`. */
+  private dialectGeneration = 0;
+  /** The engine's version, read with the dialect: Podman's /version costs 0.3–1 s at every call. */
+  private seenVersion: { version: string; apiVersion: string } | null = null;
 
   constructor(private readonly options: DockerApiEngineOptions) {
     this.summary = options.summary;
-    this.wording = options.wording;
     this.docker = options.docker;
     this.host = options.host;
+    this.choice = options.dialect ?? fixedDialect(dockerDialect(options.wording));
   }
 
+  /** The fixes of the product that answered (Podman's for a "Docker" server that is Podman). */
+  get wording(): EngineWording {
+    return (this.known ?? this.choice.assumed).wording;
+  }
+
+  /**
+   * Asks the engine again what it is at the next call: the connection was replaced (an SSH
+   * reconnect may reach another socket, or a reinstalled server another product).
+   */
+  forgetDialect(): void {
+    this.dialectGeneration += 1;
+    this.known = null;
+    this.detecting = null;
+    this.seenVersion = null;
+  }
+
+  /** The engine's dialect, detected once per connection (Podman's first /version takes ~350 ms). */
+  private dialect(version?: VersionBody): Promise<EngineDialect> {
+    if (this.known) return Promise.resolve(this.known);
+    if (this.detecting) return this.detecting;
+    const generation = this.dialectGeneration;
+    const detecting = this.choice.detect(this.docker, version).then(
+      (dialect) => {
+        if (generation === this.dialectGeneration) {
+          this.known = dialect;
+          this.detecting = null;
+        }
+        return dialect;
+      },
+      (error: unknown) => {
+        if (generation === this.dialectGeneration) this.detecting = null;
+        throw error;
+      },
+    );
+    this.detecting = detecting;
+    return detecting;
+  }
+
+  /** For callbacks that must answer at once: the dialect known so far. */
   private fail(error: unknown, extra: { image?: string; port?: number } = {}): AppError {
-    return mapDockerError(error, { endpoint: this.summary.endpoint, wording: this.wording, ...extra });
+    const mapped = (this.known ?? this.choice.assumed).mapError(error, { endpoint: this.summary.endpoint, ...extra });
+    // No answer from the engine: the next call asks again what answers there (after a reconnect).
+    if (mapped.code === 'ENGINE_UNREACHABLE') this.forgetDialect();
+    return mapped;
+  }
+
+  /**
+   * The error in the words of the product that answered: an HTTP error is an answer, so the
+   * dialect is learnt first (a Podman conflict is a 500, which Docker's reading would not see).
+   */
+  private async failed(error: unknown, extra: { image?: string; port?: number } = {}): Promise<AppError> {
+    if (!this.known && typeof (error as { statusCode?: unknown } | null)?.statusCode === 'number') {
+      await this.dialect().catch(() => undefined);
+    }
+    return this.fail(error, extra);
   }
 
   async health(): Promise<EngineHealth> {
     try {
-      const version = await this.docker.version();
-      return { id: this.summary.id, reachable: true, version: version.Version, apiVersion: version.ApiVersion, error: null };
+      const known = this.known;
+      const seen = this.seenVersion;
+      if (known && seen) {
+        // Known on this connection: a ping (under a millisecond) says it still answers. A lost
+        // connection fails it, forgets what was known, and the next health check reads it all again.
+        await this.docker.ping();
+        return { id: this.summary.id, reachable: true, ...seen, product: known.product, rootless: known.rootless, error: null };
+      }
+      const generation = this.dialectGeneration;
+      const version = (await this.docker.version()) as Docker.DockerVersion & VersionBody;
+      const dialect = await this.dialect(version).catch(() => null);
+      if (generation === this.dialectGeneration && dialect) this.seenVersion = { version: version.Version, apiVersion: version.ApiVersion };
+      return {
+        id: this.summary.id,
+        reachable: true,
+        version: version.Version,
+        apiVersion: version.ApiVersion,
+        product: dialect?.product ?? productOfVersion(version),
+        rootless: dialect?.rootless ?? null,
+        error: null,
+      };
     } catch (error) {
-      const mapped = this.fail(error);
+      const mapped = await this.failed(error);
       return {
         id: this.summary.id,
         reachable: false,
@@ -135,7 +220,7 @@ export class DockerApiEngine implements ContainerEngine {
     try {
       list = await this.docker.listContainers({ all: true, filters: { label } });
     } catch (error) {
-      throw this.fail(error);
+      throw await this.failed(error);
     }
     // The list has no start/finish times or exit codes, only a frozen "Up 3 seconds": inspect each
     // (our containers are few) so every answer words the state the same way, from timestamps.
@@ -145,10 +230,10 @@ export class DockerApiEngine implements ContainerEngine {
           .getContainer(c.Id)
           .inspect()
           .then(summaryFromInspect)
-          .catch((error: unknown) => {
+          .catch(async (error: unknown) => {
             // Removed between list and inspect: it is gone, leave it out.
             if ((error as { statusCode?: number }).statusCode === 404) return null;
-            throw this.fail(error);
+            throw await this.failed(error);
           }),
       ),
     );
@@ -159,7 +244,7 @@ export class DockerApiEngine implements ContainerEngine {
     try {
       return summaryFromInspect(await this.docker.getContainer(id).inspect());
     } catch (error) {
-      throw this.fail(error);
+      throw await this.failed(error);
     }
   }
 
@@ -169,32 +254,17 @@ export class DockerApiEngine implements ContainerEngine {
       return true;
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 404) return false;
-      throw this.fail(error, { image });
+      throw await this.failed(error, { image });
     }
   }
 
   async createContainer(spec: ContainerSpec): Promise<string> {
-    const exposed: Record<string, object> = {};
-    const bindings: Record<string, { HostIp: string; HostPort: string }[]> = {};
-    if (spec.network.mode === 'publish') {
-      for (const p of spec.network.ports) {
-        exposed[`${p.containerPort}/tcp`] = {};
-        bindings[`${p.containerPort}/tcp`] = [{ HostIp: p.hostIp, HostPort: String(p.hostPort) }];
-      }
-    }
     try {
-      const container = await this.docker.createContainer({
-        name: spec.name,
-        Image: spec.image,
-        Cmd: spec.cmd,
-        Env: Object.entries(spec.env).map(([key, value]) => `${key}=${value}`),
-        Labels: spec.labels,
-        ExposedPorts: exposed,
-        HostConfig: hostConfigOf(spec, bindings),
-      });
-      return container.id;
+      // The product decides how GPUs are asked for (Docker: DeviceRequests; Podman: CDI via libpod).
+      const dialect = await this.dialect();
+      return await dialect.createContainer(this.docker, spec);
     } catch (error) {
-      throw this.fail(error, { image: spec.image });
+      throw await this.failed(error, { image: spec.image });
     }
   }
 
@@ -202,7 +272,7 @@ export class DockerApiEngine implements ContainerEngine {
     try {
       await this.docker.getContainer(id).start();
     } catch (error) {
-      throw this.fail(error, hint);
+      throw await this.failed(error, hint);
     }
   }
 
@@ -212,7 +282,7 @@ export class DockerApiEngine implements ContainerEngine {
     } catch (error) {
       // 304: already stopped, which is what the caller wanted.
       if ((error as { statusCode?: number }).statusCode === 304) return;
-      throw this.fail(error);
+      throw await this.failed(error);
     }
   }
 
@@ -220,7 +290,7 @@ export class DockerApiEngine implements ContainerEngine {
     try {
       await this.docker.getContainer(id).remove({ force: true, v: true });
     } catch (error) {
-      throw this.fail(error);
+      throw await this.failed(error);
     }
   }
 
@@ -236,7 +306,7 @@ export class DockerApiEngine implements ContainerEngine {
         .logs({ stdout: true, stderr: true, tail: options.tail, follow: false, ...since })) as unknown as Buffer;
       text = demuxLogBuffer(buffer);
     } catch (error) {
-      throw this.fail(error);
+      throw await this.failed(error);
     }
     const lines: string[] = [];
     for (const raw of text.split('\n')) {
@@ -254,9 +324,12 @@ export class DockerApiEngine implements ContainerEngine {
 
   async info(): Promise<EngineInfo> {
     try {
-      return engineInfoOf((await this.docker.info()) as Record<string, unknown>);
+      const info = engineInfoOf((await this.docker.info()) as Record<string, unknown>);
+      // Podman's compat /info may not list "rootless" among its security options; its libpod info does.
+      const rootless = (await this.dialect().catch(() => null))?.rootless;
+      return typeof rootless === 'boolean' ? { ...info, rootless } : info;
     } catch (error) {
-      throw this.fail(error);
+      throw await this.failed(error);
     }
   }
 
@@ -266,11 +339,13 @@ export class DockerApiEngine implements ContainerEngine {
       return { id: info.Id, repoDigests: info.RepoDigests ?? [], sizeBytes: info.Size };
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 404) return null;
-      throw this.fail(error, { image });
+      throw await this.failed(error, { image });
     }
   }
 
-  pullImage(image: string, onEvent: (event: PullEvent) => void, signal: AbortSignal): Promise<void> {
+  async pullImage(image: string, onEvent: (event: PullEvent) => void, signal: AbortSignal): Promise<void> {
+    // Learnt first, so the pull's errors name the right CLI (`podman pull` on a "Docker" that is Podman).
+    await this.dialect().catch(() => undefined);
     return pullDockerImage(this.docker, image, onEvent, signal, (error) => this.fail(error, { image }), this.wording);
   }
 
@@ -279,7 +354,13 @@ export class DockerApiEngine implements ContainerEngine {
   }
 
   watchEvents(labels: Record<string, string>, onEvent: (event: ContainerEvent) => void): () => void {
-    return watchDockerEvents(this.docker, labels, onEvent);
+    // Asked at every (re)connect of the stream, so a Podman behind the socket is heard in its own words.
+    return watchDockerEvents(this.docker, labels, onEvent, () =>
+      this.dialect().then(
+        (dialect) => dialect.events,
+        () => this.choice.assumed.events,
+      ),
+    );
   }
 
   readContainerFile(id: string, path: string, maxBytes: number): Promise<string | null> {

@@ -181,6 +181,18 @@ export function parseDockerEvent(raw: unknown): ContainerEvent | null {
   return { containerId, action, exitCode: Number.isInteger(code) ? code : null, at, labels: attributes };
 }
 
+/**
+ * How an engine names its container events: which actions to ask its events API for, and how one
+ * raw event becomes the app's ContainerEvent. Docker's is below; Podman's (`remove`, `cleanup`) is
+ * in podman-events.ts, so the monitor sees the same actions from both.
+ */
+export interface EventDialect {
+  readonly actions: readonly string[];
+  parse(raw: unknown): ContainerEvent | null;
+}
+
+export const DOCKER_EVENTS: EventDialect = { actions: EVENT_ACTIONS, parse: parseDockerEvent };
+
 const FIRST_RECONNECT_MS = 250;
 const MAX_RECONNECT_MS = 5000;
 
@@ -188,15 +200,21 @@ const MAX_RECONNECT_MS = 5000;
  * Docker's event stream for containers carrying `labels`: start, die, oom, stop, destroy. The
  * stream drops when the engine restarts or an SSH connection is replaced: then it reconnects with
  * a growing delay, asking from the last event's second so nothing in between is missed (an event
- * may come twice; listeners act idempotently).
+ * may come twice; listeners act idempotently). `dialect` is asked at each (re)connect: the engine
+ * behind a socket is known only once it answered, and may differ after a reconnect.
  */
-export function watchDockerEvents(docker: Docker, labels: Record<string, string>, onEvent: (event: ContainerEvent) => void): () => void {
+export function watchDockerEvents(
+  docker: Docker,
+  labels: Record<string, string>,
+  onEvent: (event: ContainerEvent) => void,
+  dialect: () => Promise<EventDialect> = () => Promise.resolve(DOCKER_EVENTS),
+): () => void {
   let closed = false;
   let current: Readable | null = null;
   let timer: NodeJS.Timeout | null = null;
   let delay = FIRST_RECONNECT_MS;
   let sinceSeconds: number | null = null;
-  const filters = { type: ['container'], event: [...EVENT_ACTIONS], label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) };
+  const label = Object.entries(labels).map(([k, v]) => `${k}=${v}`);
 
   const retry = () => {
     current = null;
@@ -209,49 +227,56 @@ export function watchDockerEvents(docker: Docker, labels: Record<string, string>
     if (closed) return;
     const opened = Date.now();
     const since = sinceSeconds ?? undefined;
-    docker.getEvents({ filters, ...(since !== undefined ? { since } : {}) } as Docker.GetEventsOptions).then(
-      (stream) => {
-        const readable = stream as unknown as Readable;
-        if (closed) return readable.destroy();
-        current = readable;
-        // From now on a drop resumes from here: nothing between the drop and the reconnect is lost.
-        sinceSeconds ??= Math.floor(opened / 1000);
-        let partial = '';
-        const decoder = new StringDecoder('utf8');
-        readable.on('data', (chunk: Buffer) => {
-          delay = FIRST_RECONNECT_MS;
-          const text = partial + decoder.write(chunk);
-          const parts = text.split('\n');
-          partial = parts.pop() ?? '';
-          for (const part of parts) {
-            if (part.trim() === '') continue;
-            let parsed: ContainerEvent | null = null;
-            try {
-              parsed = parseDockerEvent(JSON.parse(part));
-            } catch {
-              continue; // Not JSON: nothing an event listener could use.
+    let events: EventDialect = DOCKER_EVENTS;
+    dialect()
+      .then((chosen) => {
+        events = chosen;
+        const filters = { type: ['container'], event: [...chosen.actions], label };
+        return docker.getEvents({ filters, ...(since !== undefined ? { since } : {}) } as Docker.GetEventsOptions);
+      })
+      .then(
+        (stream) => {
+          const readable = stream as unknown as Readable;
+          if (closed) return readable.destroy();
+          current = readable;
+          // From now on a drop resumes from here: nothing between the drop and the reconnect is lost.
+          sinceSeconds ??= Math.floor(opened / 1000);
+          let partial = '';
+          const decoder = new StringDecoder('utf8');
+          readable.on('data', (chunk: Buffer) => {
+            delay = FIRST_RECONNECT_MS;
+            const text = partial + decoder.write(chunk);
+            const parts = text.split('\n');
+            partial = parts.pop() ?? '';
+            for (const part of parts) {
+              if (part.trim() === '') continue;
+              let parsed: ContainerEvent | null = null;
+              try {
+                parsed = events.parse(JSON.parse(part));
+              } catch {
+                continue; // Not JSON: nothing an event listener could use.
+              }
+              if (!parsed) continue;
+              sinceSeconds = Math.floor(parsed.at / 1000);
+              try {
+                onEvent(parsed);
+              } catch {
+                // A listener's bug must not end the stream for the others.
+              }
             }
-            if (!parsed) continue;
-            sinceSeconds = Math.floor(parsed.at / 1000);
-            try {
-              onEvent(parsed);
-            } catch {
-              // A listener's bug must not end the stream for the others.
-            }
-          }
-        });
-        let ended = false;
-        const onEnd = () => {
-          if (ended) return;
-          ended = true;
-          retry();
-        };
-        readable.once('end', onEnd);
-        readable.once('close', onEnd);
-        readable.once('error', onEnd);
-      },
-      () => retry(),
-    );
+          });
+          let ended = false;
+          const onEnd = () => {
+            if (ended) return;
+            ended = true;
+            retry();
+          };
+          readable.once('end', onEnd);
+          readable.once('close', onEnd);
+          readable.once('error', onEnd);
+        },
+        () => retry(),
+      );
   };
   connect();
   return () => {

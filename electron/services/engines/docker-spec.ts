@@ -8,6 +8,28 @@ export function deviceRequestsOf(gpus: GpuRequest): Docker.DeviceRequest[] {
   return [];
 }
 
+/** `docker create` through the Docker API (also Podman's compat API, which takes the same body). */
+export async function createCompatContainer(docker: Docker, spec: ContainerSpec): Promise<string> {
+  const exposed: Record<string, object> = {};
+  const bindings: Record<string, { HostIp: string; HostPort: string }[]> = {};
+  if (spec.network.mode === 'publish') {
+    for (const p of spec.network.ports) {
+      exposed[`${p.containerPort}/tcp`] = {};
+      bindings[`${p.containerPort}/tcp`] = [{ HostIp: p.hostIp, HostPort: String(p.hostPort) }];
+    }
+  }
+  const container = await docker.createContainer({
+    name: spec.name,
+    Image: spec.image,
+    Cmd: spec.cmd,
+    Env: Object.entries(spec.env).map(([key, value]) => `${key}=${value}`),
+    Labels: spec.labels,
+    ExposedPorts: exposed,
+    HostConfig: hostConfigOf(spec, bindings),
+  });
+  return container.id;
+}
+
 /** The HostConfig of `docker run` for an engine-neutral spec. */
 export function hostConfigOf(spec: ContainerSpec, bindings: Record<string, { HostIp: string; HostPort: string }[]>): Docker.HostConfig {
   return {

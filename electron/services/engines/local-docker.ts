@@ -2,11 +2,13 @@ import net from 'node:net';
 import Docker from 'dockerode';
 import type { ContainerEngine } from './container-engine';
 import { DockerApiEngine } from './docker-api-engine';
+import { detectedDialect } from './engine-dialect';
 import type { EngineWording } from './engine-wording';
 import { localHostForPlatform } from './engine-host';
 import { UnavailableEngine } from './unavailable-engine';
 import { isLoopbackAddress } from '../util/loopback';
 import { withNativeProcesses } from '../native/native-engine';
+import { localPodmanWording } from './podman-wording';
 
 export const LOCAL_ENGINE_ID = 'local';
 
@@ -69,6 +71,8 @@ export function createLocalDockerEngine(dockerHost?: string): ContainerEngine {
     summary: { id: LOCAL_ENGINE_ID, kind: 'local-docker', label: 'Local Docker', endpoint },
     docker: new Docker(options),
     wording: LOCAL_DOCKER_WORDING,
+    // DOCKER_HOST may point at Podman's socket (podman-docker sets it up so): then it is Podman.
+    dialect: detectedDialect('docker', { docker: () => LOCAL_DOCKER_WORDING, podman: (rootless) => localPodmanWording(rootless) }),
     // A port on another host cannot be probed from here; Docker reports publish conflicts itself.
     isHostPortFree: remoteHost ? () => Promise.resolve(true) : isLoopbackPortFree,
     urlForHostPort: (port) => Promise.resolve(`http://${remoteHost ?? '127.0.0.1'}:${port}`),

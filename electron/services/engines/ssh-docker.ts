@@ -3,10 +3,13 @@ import type { Duplex } from 'node:stream';
 import { inspect } from 'node:util';
 import Docker from 'dockerode';
 import { AppError } from '../../shared/errors';
+import { PODMAN_ROOTFUL_SOCKET } from '../../shared/schemas-servers';
 import type { SshConnection } from '../ssh/ssh-connection';
 import { DockerApiEngine } from './docker-api-engine';
+import { detectedDialect } from './engine-dialect';
 import { SshHost } from './engine-host';
 import type { EngineWording } from './engine-wording';
+import { sshPodmanWording } from './podman-wording';
 
 export const DEFAULT_REMOTE_DOCKER_SOCKET = '/var/run/docker.sock';
 
@@ -130,6 +133,11 @@ export function dockerOptionsOverAgent(agent: http.Agent): Docker.DockerOptions 
 export interface SshDockerEngineOptions {
   /** The engine id in the EngineRegistry, e.g. "ssh:gpu-box". */
   id: string;
+  /**
+   * What the user said the server runs (default Docker): the engine's kind, and its wording until
+   * it answered. The engine's `/version` decides after that (a "Docker" that is Podman speaks Podman).
+   */
+  engine?: 'docker' | 'podman';
   /** What the Servers page shows, e.g. "gpu-box". */
   label: string;
   /**
@@ -190,7 +198,12 @@ export function createSshDockerEngine(options: SshDockerEngineOptions): DockerAp
   const server = options.label;
   const user = connection.target.split('@')[0] ?? 'your user';
   const where = transport.kind === 'socket' ? transport.path : 'docker system dial-stdio';
-  const wording = sshDockerWording(server, user, transport.kind === 'socket' ? transport.path : undefined);
+  const socketPath = transport.kind === 'socket' ? transport.path : undefined;
+  const product = options.engine ?? 'docker';
+  const podmanWording = (rootless: boolean | null) =>
+    sshPodmanWording(server, user, { rootless: rootless ?? socketPath !== PODMAN_ROOTFUL_SOCKET, ...(socketPath ? { path: socketPath } : {}) });
+  const dialect = detectedDialect(product, { docker: () => sshDockerWording(server, user, socketPath), podman: podmanWording });
+  const wording = dialect.assumed.wording;
   const endpoint = `ssh://${connection.target}${transport.kind === 'socket' ? transport.path : ' (docker system dial-stdio)'}`;
   // OpenSSH answers "open failed" both for a missing socket and for one the user may not open.
   const describeFailure = (message: string): AppError =>
@@ -204,9 +217,10 @@ export function createSshDockerEngine(options: SshDockerEngineOptions): DockerAp
       : createDialStdioAgent(source, describeFailure);
   const docker = new Docker(dockerOptionsOverAgent(agent));
   return new DockerApiEngine({
-    summary: { id: options.id, kind: 'ssh-docker', label: options.label, endpoint },
+    summary: { id: options.id, kind: product === 'podman' ? 'podman' : 'ssh-docker', label: options.label, endpoint },
     docker,
     wording,
+    dialect,
     isHostPortFree: (port) => isRemotePortFree(source, port),
     urlForHostPort: options.urlForHostPort,
     host: new SshHost(`${options.label} (${connection.target})`, currentOf(source)),
