@@ -9,7 +9,7 @@ import { EXEC_MAX_OUTPUT_BYTES } from '../../electron/services/engines/docker-ex
 import { EngineRegistry } from '../../electron/services/engines/engine-registry';
 import { createLocalDockerEngine, isLoopbackPortFree } from '../../electron/services/engines/local-docker';
 import { createSshDockerEngine } from '../../electron/services/engines/ssh-docker';
-import { EventHub } from '../../electron/services/events';
+import type { EventSink } from '../../electron/services/events';
 import { APP_LOG_FILE } from '../../electron/services/util/app-log';
 import { NativeProcesses } from '../../electron/services/native/native-processes';
 import type { SshConnection } from '../../electron/services/ssh/ssh-connection';
@@ -48,13 +48,13 @@ afterAll(async () => {
 });
 
 /** A container that only idles (no swarm server needed to run commands in it). */
-function idleSpec(name: string): ContainerSpec {
+function idleSpec(name: string, labels: Record<string, string>): ContainerSpec {
   return {
     name: `agentswarm-gpu-test-${name}-${process.pid}-${Date.now()}`,
     image: tb.fakeSwarmImage,
     cmd: ['node', '-e', 'setInterval(() => {}, 1 << 30)'],
     env: {},
-    labels: { ...TEST_CONTAINER_LABELS, 'agentswarm.test.case': 'gpu-verify' },
+    labels: { ...labels, 'agentswarm.test.case': 'gpu-verify' },
     network: { mode: 'publish', ports: [] },
     init: true,
     gpus: { mode: 'none' },
@@ -64,7 +64,7 @@ function idleSpec(name: string): ContainerSpec {
 }
 
 async function runningContainer(engine: ContainerEngine, name: string): Promise<string> {
-  const id = await engine.createContainer(idleSpec(name));
+  const id = await engine.createContainer(idleSpec(name, TEST_CONTAINER_LABELS));
   await engine.startContainer(id);
   return id;
 }
@@ -143,20 +143,17 @@ describe.each([
 });
 
 /**
- * The app's start flow (SwarmContainers with the real monitor) on one engine; records every event
- * the app would send the UI, so a test can say what was (never) reported.
+ * The start flow (SwarmContainers with the real monitor) on one engine, for what the app's handlers
+ * cannot ask for: a native spec that requests GPUs. Records what it would send the UI and log.
  */
 function startFlowOn(engine: ContainerEngine) {
   const registry = new EngineRegistry();
   registry.add(engine);
-  const hub = new EventHub();
   const sent: Array<{ name: string; payload: unknown }> = [];
-  hub.subscribe((name, payload) => sent.push({ name, payload }));
-  const logged: Array<{ message: string; meta?: Record<string, unknown> }> = [];
-  const logger = { warn: (message: string, meta?: Record<string, unknown>) => logged.push({ message, meta }), info: (message: string, meta?: Record<string, unknown>) => logged.push({ message, meta }) };
-  const monitor = createSwarmMonitor(registry, hub, { intervalMs: 200 });
-  const containers = new SwarmContainers({ engines: registry, monitor, events: hub, appVersion: TEST_APP_VERSION, logger });
-  return { containers, monitor, sent, logged, dispose: () => monitor.dispose() };
+  const events: EventSink = { emit: (name, payload) => void sent.push({ name, payload }) };
+  const monitor = createSwarmMonitor(registry, events, { intervalMs: 200 });
+  const containers = new SwarmContainers({ engines: registry, monitor, events, appVersion: TEST_APP_VERSION });
+  return { containers, monitor, sent, dispose: () => monitor.dispose() };
 }
 
 /**
@@ -285,6 +282,7 @@ describe('start flow of a native server on this computer (no container: the chec
       });
       expect(await native.list({ [LABEL_PORT]: String(port) })).toEqual([]);
       expect(flow.monitor.statuses()).toEqual([]);
+      expect(flow.sent.filter((e) => e.name === 'swarm:status')).toEqual([]);
       expect(await isLoopbackPortFree(port)).toBe(true);
     } finally {
       flow.dispose();
