@@ -1,24 +1,26 @@
 // Commands inside containers (the exec API) and the post-start GPU check, against the test bed's
 // real engines. The fake swarm image (a TEST DOUBLE of AgentJet's) has node and no shell, and no
 // nvidia-smi: exactly a container whose GPU request was dropped. Needs `bash test/testbed/testbed.sh up`.
-import Docker from 'dockerode';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LABEL_MANAGED, LABEL_PORT, LABEL_ROLE, type ContainerEngine, type ContainerSpec } from '../../electron/services/engines/container-engine';
-import { DockerApiEngine } from '../../electron/services/engines/docker-api-engine';
 import { EXEC_MAX_OUTPUT_BYTES } from '../../electron/services/engines/docker-exec';
 import { EngineRegistry } from '../../electron/services/engines/engine-registry';
-import { createLocalDockerEngine, isLoopbackPortFree, LOCAL_DOCKER_WORDING } from '../../electron/services/engines/local-docker';
+import { createLocalDockerEngine, isLoopbackPortFree } from '../../electron/services/engines/local-docker';
 import { createSshDockerEngine } from '../../electron/services/engines/ssh-docker';
-import { EventHub } from '../../electron/services/events';
+import type { EventSink } from '../../electron/services/events';
+import { APP_LOG_FILE } from '../../electron/services/util/app-log';
 import { NativeProcesses } from '../../electron/services/native/native-processes';
 import type { SshConnection } from '../../electron/services/ssh/ssh-connection';
 import { createSwarmMonitor } from '../../electron/services/swarm/create-monitor';
 import { verifyGpus } from '../../electron/services/swarm/gpu-verify';
 import { buildSwarmSpec, SWARM_ROLE, SwarmContainers } from '../../electron/services/swarm/swarm-containers';
+import { ProfileInput } from '../../electron/shared/schemas-profiles';
 import { loadTestbed, loadTestbedWithNative, loadTestbedWithPodman } from '../testbed/testbed';
 import { freePort } from '../support/helpers';
-import { podmanBedService } from '../support/podman-bed';
-import { removeTestContainers, TEST_APP_VERSION, TEST_CONTAINER_LABELS } from '../support/test-app';
+import { enginesUnderTest } from '../support/engines-under-test';
+import { removeTestContainers, startTestApp, TEST_APP_VERSION, TEST_CONTAINER_LABELS, type TestApp } from '../support/test-app';
 import { connectToTestbed } from '../support/testbed-ssh';
 
 const tb = loadTestbed();
@@ -46,13 +48,13 @@ afterAll(async () => {
 });
 
 /** A container that only idles (no swarm server needed to run commands in it). */
-function idleSpec(name: string): ContainerSpec {
+function idleSpec(name: string, labels: Record<string, string>): ContainerSpec {
   return {
     name: `agentswarm-gpu-test-${name}-${process.pid}-${Date.now()}`,
     image: tb.fakeSwarmImage,
     cmd: ['node', '-e', 'setInterval(() => {}, 1 << 30)'],
     env: {},
-    labels: { ...TEST_CONTAINER_LABELS, 'agentswarm.test.case': 'gpu-verify' },
+    labels: { ...labels, 'agentswarm.test.case': 'gpu-verify' },
     network: { mode: 'publish', ports: [] },
     init: true,
     gpus: { mode: 'none' },
@@ -62,7 +64,7 @@ function idleSpec(name: string): ContainerSpec {
 }
 
 async function runningContainer(engine: ContainerEngine, name: string): Promise<string> {
-  const id = await engine.createContainer(idleSpec(name));
+  const id = await engine.createContainer(idleSpec(name, TEST_CONTAINER_LABELS));
   await engine.startContainer(id);
   return id;
 }
@@ -141,71 +143,124 @@ describe.each([
 });
 
 /**
- * The app's start flow (SwarmContainers with the real monitor) on one engine; records every event
- * the app would send the UI, so a test can say what was (never) reported.
+ * The start flow (SwarmContainers with the real monitor) on one engine, for what the app's handlers
+ * cannot ask for: a native spec that requests GPUs. Records what it would send the UI and log.
  */
 function startFlowOn(engine: ContainerEngine) {
   const registry = new EngineRegistry();
   registry.add(engine);
-  const hub = new EventHub();
   const sent: Array<{ name: string; payload: unknown }> = [];
-  hub.subscribe((name, payload) => sent.push({ name, payload }));
-  const logged: Array<{ message: string; meta?: Record<string, unknown> }> = [];
-  const logger = { warn: (message: string, meta?: Record<string, unknown>) => logged.push({ message, meta }), info: (message: string, meta?: Record<string, unknown>) => logged.push({ message, meta }) };
-  const monitor = createSwarmMonitor(registry, hub, { intervalMs: 200 });
-  const containers = new SwarmContainers({ engines: registry, monitor, events: hub, appVersion: TEST_APP_VERSION, logger });
-  return { containers, monitor, sent, logged, dispose: () => monitor.dispose() };
+  const events: EventSink = { emit: (name, payload) => void sent.push({ name, payload }) };
+  const monitor = createSwarmMonitor(registry, events, { intervalMs: 200 });
+  const containers = new SwarmContainers({ engines: registry, monitor, events, appVersion: TEST_APP_VERSION });
+  return { containers, monitor, sent, dispose: () => monitor.dispose() };
 }
 
-describe('start flow on rootful Podman through its Docker-compatible API', () => {
-  const ptb = loadTestbedWithPodman();
-  const podman = podmanBedService('rootful', ptb);
-  // A "Docker" server that is really Podman: the GPU request goes out as Docker DeviceRequests,
-  // which Podman 4.3 drops without a word (podman-slurm-facts.md). Only the check can tell.
-  const engine = new DockerApiEngine({
-    summary: { id: 'podman-compat', kind: 'podman', label: 'Podman (test bed)', endpoint: `unix://${podman.socketPath}` },
-    docker: new Docker({ socketPath: podman.socketPath }),
-    wording: { ...LOCAL_DOCKER_WORDING, product: 'Podman' },
-    isHostPortFree: isLoopbackPortFree,
-    urlForHostPort: (port) => Promise.resolve(`http://127.0.0.1:${port}`),
-    host: null,
+/**
+ * A CDI spec for `nvidia.com/gpu` (devices `all` and `0`) whose edits add a harmless device node and no
+ * driver: Podman resolves the GPU request and starts the container, which then has no nvidia-smi, as
+ * on a host whose CDI spec is stale or hand-made. Machine-wide (Podman 4.3 reads only /etc/cdi and
+ * /var/run/cdi), so it lives only while a test needs it: the doctor's Podman test expects none.
+ */
+const CDI_TEST_FILE = '/var/run/cdi/agentswarm-test-gpu.yaml';
+const CDI_TEST_SPEC = `# TEST DOUBLE of an NVIDIA CDI spec (test/integration/gpu-verify.spec.ts): a device node, no driver.
+cdiVersion: "0.5.0"
+kind: "nvidia.com/gpu"
+devices:
+  - name: "all"
+    containerEdits:
+      deviceNodes:
+        - path: "/dev/nvidia0"
+          hostPath: "/dev/null"
+  - name: "0"
+    containerEdits:
+      deviceNodes:
+        - path: "/dev/nvidia0"
+          hostPath: "/dev/null"
+containerEdits: {}
+`;
+
+async function withTestCdiSpec<T>(run: () => Promise<T>): Promise<T> {
+  const dir = dirname(CDI_TEST_FILE);
+  const madeDir = !existsSync(dir);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(CDI_TEST_FILE, CDI_TEST_SPEC, { mode: 0o644 });
+  try {
+    return await run();
+  } finally {
+    rmSync(CDI_TEST_FILE, { force: true });
+    // Leave the machine as found: a folder this test made goes too (unless something else wrote there meanwhile).
+    if (madeDir && readdirSync(dir).length === 0) rmdirSync(dir);
+  }
+}
+
+/** What the app log says the check took (the start flow logs it with the removal). */
+function loggedCheckMs(app: TestApp): number {
+  const line = readFileSync(join(app.dataDir, APP_LOG_FILE), 'utf8')
+    .split('\n')
+    .find((l) => l.includes('swarm server started without its GPUs: removed'));
+  const ms = /"ms":(\d+)/.exec(line ?? '')?.[1];
+  if (ms === undefined) throw new Error(`the app log has no GPU check entry: ${line ?? 'none'}`);
+  return Number(ms);
+}
+
+// Rootful for now: the app cannot reach rootless Podman over SSH yet (the 'user-socket' transport is
+// not wired to an engine on main); the rootless entry joins when it is.
+describe.each(enginesUnderTest(loadTestbedWithPodman()).filter((e) => e.product === 'podman' && !e.remote))('GPU request on $name whose CDI spec hands in no driver', (eut) => {
+  let app: TestApp;
+  let engineId = '';
+
+  beforeAll(async () => {
+    app = await startTestApp(eut.appOptions());
+    engineId = await eut.attach(app);
   });
 
-  it('a GPU request dropped in silence: the server starts, the check finds no GPU, the container is stopped and removed, nothing is reported as a crash', async () => {
-    const flow = startFlowOn(engine);
-    try {
-      const port = await freePort();
-      const spec = buildSwarmSpec({ engineId: engine.summary.id, image: ptb.podman.image, port, networkMode: 'host', gpus: true, shmSizeGb: 1 }, TEST_APP_VERSION);
-      expect(spec.gpus).toEqual({ mode: 'all' });
-      const started = Date.now();
-      const error = await flow.containers.startSpec(engine.summary.id, spec).then(
-        () => null,
-        (e: unknown) => e,
-      );
-      const ms = Date.now() - started;
-      const check = flow.logged.find((l) => l.message === 'swarm server started without its GPUs: removed');
-      expect(check?.meta).toMatchObject({ engineId: engine.summary.id, ms: expect.any(Number) });
-      console.info(`[gpu-verify] Podman: the check took ${String(check?.meta?.ms)} ms; start + check + stop + remove ${ms} ms`);
-      expect(check!.meta!.ms).toBeLessThan(2_000);
-      expect(error).toMatchObject({ code: 'GPU_NOT_VISIBLE' });
-      const message = (error as Error).message;
-      expect(message).toContain("The swarm server's container on Podman (test bed) (Podman) started without the GPUs it asked for");
-      expect(message).toContain('executable file not found');
-      expect(message).toContain('sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml');
-      expect(message).toContain('Or start with GPUs off.');
-      // No container with our labels is left, none of this port either.
-      const left = await podman.docker.listContainers({ all: true, filters: { label: [`${LABEL_MANAGED}=true`, `${LABEL_ROLE}=${SWARM_ROLE}`, `${LABEL_PORT}=${port}`] } });
-      expect(left).toEqual([]);
-      // Never watched: no status (not even "starting"), so nothing can later say it crashed.
-      expect(flow.monitor.statuses()).toEqual([]);
-      expect(flow.sent.filter((e) => e.name === 'swarm:status')).toEqual([]);
-      expect(flow.sent.filter((e) => e.name === 'swarm:containers-changed')).toEqual([{ name: 'swarm:containers-changed', payload: { engineId: engine.summary.id } }]);
-      // The port lock is free again: the same port starts at once without GPUs.
-      const again = await flow.containers.startSpec(engine.summary.id, { ...spec, name: `${spec.name}-nogpu`, gpus: { mode: 'none' } });
-      expect(again.state).toBe('running');
-    } finally {
-      flow.dispose();
-    }
+  afterAll(async () => {
+    rmSync(CDI_TEST_FILE, { force: true });
+    await app?.dispose();
+  });
+
+  /** Our swarm containers on this engine for `port`, asked of the engine directly (not through the app). */
+  const leftOn = (port: number) =>
+    eut.direct.listContainers({ all: true, filters: { label: [`${LABEL_MANAGED}=true`, `${LABEL_ROLE}=${SWARM_ROLE}`, `${LABEL_PORT}=${port}`] } });
+
+  it('quick start with GPUs: the container starts through CDI, the check finds no nvidia-smi, it is stopped and removed, nothing reports a crash', async () => {
+    const port = await freePort();
+    const sent: Array<{ name: string; payload: unknown }> = [];
+    const unsubscribe = app.hub.subscribe((name, payload) => sent.push({ name, payload }));
+    const started = Date.now();
+    const error = await withTestCdiSpec(() => app.handlers['swarm:start']({ engineId, image: eut.image, port, networkMode: 'host', gpus: true, shmSizeGb: 1 }).then(() => null, (e: unknown) => e));
+    const ms = Date.now() - started;
+    unsubscribe();
+    const checkMs = loggedCheckMs(app);
+    console.info(`[gpu-verify] ${eut.name}: the check took ${checkMs} ms; start + check + stop + remove ${ms} ms`);
+    expect(checkMs).toBeLessThan(2_000);
+    expect(error).toMatchObject({ code: 'GPU_NOT_VISIBLE' });
+    const message = (error as Error).message;
+    // It started (CDI resolved), and the check ran in it: the runtime's own words about nvidia-smi.
+    expect(message).toMatch(/started without the GPUs it asked for \(checked with nvidia-smi -L inside it\): nvidia-smi is not there, so the NVIDIA driver was not handed in: ".*executable file not found in \$PATH/);
+    expect(message).toContain('(Podman)');
+    expect(message).toContain('sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml');
+    expect(message).toMatch(/Or start with GPUs off\.$/);
+    expect(message).not.toMatch(/runtime configure|--runtime=docker/);
+    expect(await leftOn(port)).toEqual([]);
+    // Never watched, so never reported: no status at all for this engine, only the list invalidation.
+    expect(sent.filter((e) => e.name === 'swarm:status')).toEqual([]);
+    expect(await app.handlers['swarm:statuses']({})).toEqual([]);
+    expect(await app.handlers['swarm:list']({ engineId })).toEqual([]);
+  });
+
+  it('a profile asking for GPU 0, started anyway past the doctor: stopped and removed the same way, and the profile shows no container', async () => {
+    const port = await freePort();
+    const view = await app.handlers['profiles:add'](ProfileInput.parse({ label: `gpu check ${eut.name}`, engineId, image: eut.image, port, networkMode: 'host', gpus: { mode: 'ids', ids: ['0'] }, shm: { mode: 'size', gb: 1 } }));
+    await expect(withTestCdiSpec(() => app.handlers['profiles:start']({ profileId: view.profile.id, secrets: {}, skipDoctor: true, replaceDrifted: false }))).rejects.toMatchObject({
+      code: 'GPU_NOT_VISIBLE',
+      message: expect.stringContaining('nvidia-smi is not there'),
+    });
+    expect(await leftOn(port)).toEqual([]);
+    const after = (await app.handlers['profiles:list']({})).find((p) => p.profile.id === view.profile.id);
+    expect(after?.runtime.container).toBeNull();
+    await app.handlers['profiles:remove']({ profileId: view.profile.id });
   });
 });
 
@@ -227,6 +282,7 @@ describe('start flow of a native server on this computer (no container: the chec
       });
       expect(await native.list({ [LABEL_PORT]: String(port) })).toEqual([]);
       expect(flow.monitor.statuses()).toEqual([]);
+      expect(flow.sent.filter((e) => e.name === 'swarm:status')).toEqual([]);
       expect(await isLoopbackPortFree(port)).toBe(true);
     } finally {
       flow.dispose();

@@ -1,5 +1,6 @@
 import { AppError, isAppError } from '../../shared/errors';
 import type { ContainerEngine, ContainerExecResult, ContainerSpec, GpuRequest } from '../engines/container-engine';
+import { CDI_GENERATE } from '../engines/podman-wording';
 import { redact } from '../util/redact';
 
 /**
@@ -86,7 +87,7 @@ export function judgeGpuCheck(request: GpuRequest, result: ContainerExecResult, 
 /** How each engine product gives a container its GPUs, and so what to fix when it did not. */
 const GPU_FIXES: Readonly<Record<string, (where: string) => string>> = {
   podman: (where) =>
-    `Podman gives GPUs to containers through CDI: generate a CDI spec on ${where} (sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml; "nvidia-ctk cdi list" then shows nvidia.com/gpu devices) and start again.`,
+    `Podman gives GPUs to containers through CDI: generate a CDI spec on ${where} (${CDI_GENERATE}; "nvidia-ctk cdi list" then shows nvidia.com/gpu devices) and start again.`,
   docker: (where) =>
     `Docker gives GPUs to containers through the NVIDIA Container Toolkit: install it on ${where} and register it with Docker (sudo nvidia-ctk runtime configure --runtime=docker, then restart Docker), so that --gpus hands the container the driver and nvidia-smi.`,
 };
