@@ -153,7 +153,7 @@ describe.each(enginesUnderTest())('swarm server lifecycle on $name', (eut: Engin
     const base = await direct.createContainer({ Image: eut.image, Cmd: ['ajet-swarm', 'start'], Labels: TEST_CONTAINER_LABELS });
     // A fully qualified name: Podman would store a short name under localhost/ anyway.
     const crashImage = 'localhost/agentswarm-test/fake-swarm-crashing:1';
-    await base.commit({ repo: 'localhost/agentswarm-test/fake-swarm-crashing', tag: '1', changes: ['ENV AJET_FAKE_EXIT_ON_START=3'] });
+    await eut.commitImage(base.id, 'localhost/agentswarm-test/fake-swarm-crashing', '1', 'ENV AJET_FAKE_EXIT_ON_START=3');
     try {
       const crashed = waitForEvent(hub, 'swarm:status', (s) => s.connection === 'stopped' && s.exit?.code === 3);
       const container = await start(await freePort(), { image: crashImage });
