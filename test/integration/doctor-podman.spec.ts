@@ -1,75 +1,49 @@
-// The preflight doctor on the test bed's REAL Podman 4.3: the rootful service on its private socket on this
-// machine, and the rootless user's service reached over the test bed's sshd (no systemd here, so no logind:
-// no lingering, XDG_RUNTIME_DIR unset over SSH; /dev/net/tun is 0600). Every check runs its real script
-// through /bin/sh or an SSH exec channel. Needs `bash test/testbed/testbed.sh up`.
+// The preflight doctor through the app's own handlers (contract-checked) on the test bed's REAL Podman 4.3:
+// the rootful service on its private socket as the app's Local Podman engine, and the rootless user's service
+// reached over the test bed's sshd as an SSH server whose engine is Podman ('user-socket'). No systemd here, so
+// no logind: no lingering, XDG_RUNTIME_DIR unset over SSH; /dev/net/tun is 0600. Every check runs its real
+// script through /bin/sh or an SSH exec channel. Needs `bash test/testbed/testbed.sh up`.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DoctorReport, ProfileInput, type DoctorCheck, type DoctorCheckId, type ProfileInputRaw } from '../../electron/shared/schemas-profiles';
-import type { ContainerEngine } from '../../electron/services/engines/container-engine';
-import { EngineRegistry } from '../../electron/services/engines/engine-registry';
-import { createLocalPodmanEngine, LOCAL_PODMAN_ENGINE_ID } from '../../electron/services/engines/podman';
-import { createSshDockerEngine } from '../../electron/services/engines/ssh-docker';
-import { DoctorService } from '../../electron/services/doctor/doctor-service';
-import { ProfileStore } from '../../electron/services/profiles/profile-store';
-import type { SshConnection } from '../../electron/services/ssh/ssh-connection';
-import { freePort } from '../support/helpers';
-import { connectToTestbed } from '../support/testbed-ssh';
+import { ProfileInput, type DoctorCheck, type DoctorCheckId, type DoctorReport, type ProfileInputRaw } from '../../electron/shared/schemas-profiles';
+import { enginesUnderTest } from '../support/engines-under-test';
+import { freePort, waitForEvent } from '../support/helpers';
+import { startTestApp, type TestApp } from '../support/test-app';
 import { loadTestbedWithPodman } from '../testbed/testbed';
 
 const tb = loadTestbedWithPodman();
 if (typeof tb.podman.rootless?.user !== 'string') throw new Error('testbed.json has no rootless Podman user: re-run `bash test/testbed/testbed.sh up` from this checkout');
 const rootless = tb.podman.rootless;
+const engines = enginesUnderTest(tb);
+const rootfulBed = engines.find((e) => e.name === 'Podman rootful')!;
+const rootlessBed = engines.find((e) => e.name === 'Podman rootless over SSH')!;
 
-/**
- * The engines as the app builds them: Local Podman on the rootful socket, and a server over SSH whose engine
- * is Podman on the user's rootless socket (both detect Podman from its /version).
- */
-function rootfulEngine(): ContainerEngine {
-  return createLocalPodmanEngine(`unix://${tb.podman.rootful.socket}`);
-}
-
-function rootlessEngine(connection: SshConnection): ContainerEngine {
-  return createSshDockerEngine({
-    id: 'podman-rootless',
-    label: 'podbox',
-    connection,
-    engine: 'podman',
-    transport: { kind: 'socket', path: rootless.socket },
-    urlForHostPort: (port) => Promise.resolve(`http://127.0.0.1:${port}`),
-  });
-}
-
-let dataDir: string;
-let store: ProfileStore;
-let doctor: DoctorService;
-let connection: SshConnection;
-const engines = new EngineRegistry();
+let app: TestApp;
+let rootfulId: string;
+let rootlessId: string;
+/** How the doctor names the rootless server: the SSH host's label. */
+const server = `podman-rootless (${rootless.user}@${tb.ssh.host}:${tb.ssh.port})`;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'agentswarm-doctor-podman-'));
-  store = new ProfileStore(dataDir);
-  await store.load();
-  connection = await connectToTestbed({ username: rootless.user }, tb);
-  engines.add(rootfulEngine());
-  engines.add(rootlessEngine(connection));
-  doctor = new DoctorService({ engines, profiles: store, events: { emit: () => undefined } });
+  app = await startTestApp(rootfulBed.appOptions());
+  rootfulId = await rootfulBed.attach(app);
+  rootlessId = await rootlessBed.attach(app);
 });
 
 afterAll(async () => {
-  doctor?.dispose();
-  for (const id of [LOCAL_PODMAN_ENGINE_ID, 'podman-rootless']) await engines.get(id)?.dispose().catch(() => undefined);
-  await connection?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await app?.dispose();
 });
 
 async function run(engineId: string, input: Partial<ProfileInputRaw>): Promise<{ report: DoctorReport; check: (id: DoctorCheckId) => DoctorCheck }> {
-  const profile = await store.add(ProfileInput.parse({ label: `doctor podman ${Math.random().toString(36).slice(2, 8)}`, engineId, image: tb.podman.image, port: await freePort(), ...input }));
-  // What the app's `doctor:run` channel would send: checked against the contract's schema.
-  const report = DoctorReport.parse(await doctor.run(profile.id));
+  const view = await app.handlers['profiles:add'](
+    ProfileInput.parse({ label: `doctor podman ${Math.random().toString(36).slice(2, 8)}`, engineId, image: tb.podman.image, port: await freePort(), ...input }),
+  );
+  const pushed = waitForEvent(app.hub, 'doctor:report', (r) => r.profileId === view.profile.id);
+  const report = await app.handlers['doctor:run']({ profileId: view.profile.id });
+  expect((await pushed).ranAt).toBe(report.ranAt);
   const check = (id: DoctorCheckId): DoctorCheck => {
     const found = report.checks.find((c) => c.id === id);
     if (!found) throw new Error(`no ${id} check in the report: ${report.checks.map((c) => c.id).join(', ')}`);
@@ -111,7 +85,7 @@ describe('doctor on rootful Podman (the test bed service on this machine)', () =
   it('lists the Podman checks, not Docker\'s: CDI fails with its command (no spec here), catatonit passes', async () => {
     expect(nvidiaCdiSpecOnThisMachine()).toBe(false);
     expect(existsSync('/usr/libexec/podman/catatonit')).toBe(true);
-    const { report, check } = await run(LOCAL_PODMAN_ENGINE_ID, { gpus: { mode: 'all' }, networkMode: 'publish' });
+    const { report, check } = await run(rootfulId, { gpus: { mode: 'all' }, networkMode: 'publish' });
     expect(report.checks.map((c) => c.id)).toEqual(['engine-reachable', 'socket-permission', 'gpu-host', 'podman-cdi', 'disk-space', 'image', 'model-dir', 'host-dirs', 'port', 'shm', 'podman-init', 'native-ajet']);
     expect(check('engine-reachable').detail).toContain(`Podman ${tb.podman.version}`);
 
@@ -130,7 +104,7 @@ describe('doctor on rootful Podman (the test bed service on this machine)', () =
   });
 
   it('GPUs "none": the CDI check skips, and the report passes or warns only', async () => {
-    const { report, check } = await run(LOCAL_PODMAN_ENGINE_ID, { gpus: { mode: 'none' }, shm: { mode: 'size', gb: 16 } });
+    const { report, check } = await run(rootfulId, { gpus: { mode: 'none' }, shm: { mode: 'size', gb: 16 } });
     expect(check('podman-cdi')).toMatchObject({ status: 'skip', detail: 'The profile asks for no GPUs.' });
     expect(report.checks.filter((c) => c.status === 'fail')).toEqual([]);
   });
@@ -138,8 +112,7 @@ describe('doctor on rootful Podman (the test bed service on this machine)', () =
 
 describe('doctor on rootless Podman over SSH (the test bed user)', () => {
   it('adds the rootless checks, each naming the server: lingering and XDG_RUNTIME_DIR warn (no systemd), storage as the bed set it, publish fails on /dev/net/tun', async () => {
-    const server = `podbox (${connection.target})`;
-    const { report, check } = await run('podman-rootless', { gpus: { mode: 'all' }, networkMode: 'publish' });
+    const { report, check } = await run(rootlessId, { gpus: { mode: 'all' }, networkMode: 'publish' });
     expect(report.checks.map((c) => c.id)).toEqual([
       'engine-reachable', 'socket-permission', 'gpu-host', 'podman-cdi', 'disk-space', 'image', 'model-dir', 'host-dirs', 'port', 'shm',
       'podman-init', 'podman-linger', 'podman-runtime-dir', 'podman-storage', 'podman-network', 'native-ajet',
@@ -186,7 +159,7 @@ describe('doctor on rootless Podman over SSH (the test bed user)', () => {
   });
 
   it('host networking: the network check passes (no slirp4netns, no /dev/net/tun needed)', async () => {
-    const { check } = await run('podman-rootless', { gpus: { mode: 'none' }, networkMode: 'host' });
+    const { check } = await run(rootlessId, { gpus: { mode: 'none' }, networkMode: 'host' });
     expect(check('podman-network')).toMatchObject({ status: 'pass', detail: 'The profile uses host networking: rootless Podman needs neither slirp4netns nor /dev/net/tun for it.' });
     expect(check('podman-cdi').status).toBe('skip');
   });
