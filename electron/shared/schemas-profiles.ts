@@ -141,14 +141,35 @@ export const DoctorCheckId = z.enum([
   'docker-desktop-vm',
   'gpu-host',
   'gpu-runtime',
+  /** Podman: a CDI spec names the NVIDIA GPUs (Podman has no NVIDIA runtime path; `gpu-runtime` is Docker's). */
+  'podman-cdi',
   'disk-space',
   'image',
   'model-dir',
   'host-dirs',
   'port',
   'shm',
+  /** Podman: catatonit (or an init_path) for the container's init. */
+  'podman-init',
+  /** Rootless Podman: the user's processes outlive their logins (loginctl lingering). */
+  'podman-linger',
+  /** Rootless Podman: XDG_RUNTIME_DIR in the app's session on the host. */
+  'podman-runtime-dir',
+  /** Rootless Podman: the storage driver (vfs is slow). */
+  'podman-storage',
+  /** Rootless Podman: publish networking needs slirp4netns (or pasta) and /dev/net/tun. */
+  'podman-network',
   'native-ajet',
 ]);
+
+/**
+ * Which checks a report lists depends on the engine, so that nobody reads advice for another engine:
+ * a Docker report leaves out Podman's checks; a Podman report leaves out Docker's NVIDIA runtime and
+ * Docker Desktop checks, and lists the rootless ones only when Podman runs rootless (or may).
+ */
+export const DOCKER_ONLY_DOCTOR_CHECKS = ['docker-desktop-vm', 'gpu-runtime'] as const satisfies readonly DoctorCheckId[];
+export const PODMAN_DOCTOR_CHECKS = ['podman-cdi', 'podman-init'] as const satisfies readonly DoctorCheckId[];
+export const ROOTLESS_PODMAN_DOCTOR_CHECKS = ['podman-linger', 'podman-runtime-dir', 'podman-storage', 'podman-network'] as const satisfies readonly DoctorCheckId[];
 
 export const DoctorCheck = z.object({
   id: DoctorCheckId,
@@ -170,6 +191,7 @@ export const DoctorReport = z.object({
   durationMs: z.number().int().nonnegative(),
   /** The worst status of the checks (skip counts as pass). */
   verdict: z.enum(['pass', 'warn', 'fail']),
+  /** The checks that apply to the engine (see DOCKER_ONLY_DOCTOR_CHECKS), in the order of `DoctorCheckId`. */
   checks: z.array(DoctorCheck),
 });
 

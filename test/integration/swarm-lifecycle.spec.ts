@@ -1,26 +1,27 @@
 import net from 'node:net';
-import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventHub } from '../../electron/services/events';
 import type { Handlers } from '../../electron/services/ipc/handlers';
 import type { SwarmContainer } from '../../electron/shared/schemas';
-import { loadTestbed } from '../testbed/testbed';
-import { freePort, waitForEvent } from '../support/helpers';
+import { enginesUnderTest, type EngineUnderTest } from '../support/engines-under-test';
+import { freePort, poll, waitForEvent } from '../support/helpers';
 import { startTestApp, TEST_CONTAINER_LABELS, type TestApp } from '../support/test-app';
 
-// Real dockerd from test/testbed, the fake swarm image from the local registry, the app's own
-// services: nothing here is mocked except the swarm server itself (a labelled test double).
-describe('swarm server lifecycle on the local Docker engine', () => {
-  const testbed = loadTestbed();
-  const docker = new Docker({ socketPath: testbed.dockerSocket });
+// One suite, every engine of the test bed: real dockerd, real Podman rootful on its socket, real
+// Podman rootless reached over the test bed's sshd. The app's own services through its handlers;
+// nothing is mocked except the swarm server itself (a labelled test double). `direct` is root's
+// client on the same engine, for what happens behind the app's back.
+describe.each(enginesUnderTest())('swarm server lifecycle on $name', (eut: EngineUnderTest) => {
+  const { direct } = eut;
   let app: TestApp;
   let hub: EventHub;
   let handlers: Handlers;
+  let engineId: string;
 
   async function start(port: number, extra: { image?: string; gpus?: boolean } = {}): Promise<SwarmContainer> {
     return handlers['swarm:start']({
-      engineId: 'local',
-      image: extra.image ?? testbed.fakeSwarmImage,
+      engineId,
+      image: extra.image ?? eut.image,
       port,
       networkMode: 'host',
       gpus: extra.gpus ?? false,
@@ -29,12 +30,13 @@ describe('swarm server lifecycle on the local Docker engine', () => {
   }
 
   async function ourContainerIds(): Promise<string[]> {
-    return (await handlers['swarm:list']({ engineId: 'local' })).map((c) => c.id);
+    return (await handlers['swarm:list']({ engineId })).map((c) => c.id);
   }
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp(eut.appOptions());
     ({ hub, handlers } = app);
+    engineId = await eut.attach(app);
   });
 
   afterAll(async () => {
@@ -46,11 +48,13 @@ describe('swarm server lifecycle on the local Docker engine', () => {
     const port = await freePort();
     const online = waitForEvent(hub, 'swarm:status', (s) => s.connection === 'online' && s.engineStatus === 'ENGINE.OFFLINE');
     const container = await start(port);
-    expect(container).toMatchObject({ engineId: 'local', state: 'running', port, networkMode: 'host', image: testbed.fakeSwarmImage });
+    expect(container).toMatchObject({ engineId, state: 'running', port, networkMode: 'host', image: eut.image });
     const status = await online;
-    expect(status).toMatchObject({ containerId: container.id, url: `http://127.0.0.1:${port}`, globalStep: null });
+    // Remote engines reach the port through the SSH tunnel, whose local port may differ.
+    expect(status).toMatchObject({ containerId: container.id, globalStep: null });
+    expect(status.url).toMatch(eut.remote ? /^http:\/\/127\.0\.0\.1:\d+$/ : new RegExp(`^http://127\\.0\\.0\\.1:${port}$`));
 
-    const info = await docker.getContainer(container.id).inspect();
+    const info = await direct.getContainer(container.id).inspect();
     expect(info.Config.Labels).toMatchObject({
       'io.agentswarm.managed': 'true',
       'io.agentswarm.role': 'swarm-server',
@@ -62,12 +66,18 @@ describe('swarm server lifecycle on the local Docker engine', () => {
     expect(info.Config.Cmd).toEqual(['ajet-swarm', 'start', '--swarm-port', String(port)]);
     expect(await ourContainerIds()).toContain(container.id);
 
-    // A second server on the same port is refused before Docker is asked.
+    // Its output is stored and followed (logs by cursor), on every engine.
+    await poll('the startup lines stored', 30_000, async () => {
+      const window = await handlers['logs:read']({ engineId, containerId: container.id, from: 0, count: 100, filter: { text: 'interchange server is running', regex: false, stream: 'all' } });
+      return window.matching === 1 && window.following ? true : undefined;
+    });
+
+    // A second server on the same port is refused before the engine is asked.
     await expect(start(port)).rejects.toMatchObject({ code: 'CONTAINER_CONFLICT' });
 
     // After an app restart, a fresh set of services finds the container by its labels again.
     // (Its events go to its own hub; wait on the statuses it serves, which follow the same polls.)
-    const restarted = await startTestApp({ dataDir: app.dataDir });
+    const restarted = await startTestApp({ ...eut.appOptions(), dataDir: app.dataDir });
     try {
       await expect
         .poll(async () => (await restarted.handlers['swarm:statuses']({})).find((s) => s.containerId === container.id), { timeout: 30_000 })
@@ -77,18 +87,18 @@ describe('swarm server lifecycle on the local Docker engine', () => {
     }
 
     const stoppedEvent = waitForEvent(hub, 'swarm:status', (s) => s.containerId === container.id && s.connection === 'stopped');
-    const stopped = await handlers['swarm:stop']({ engineId: 'local', containerId: container.id });
+    const stopped = await handlers['swarm:stop']({ engineId, containerId: container.id });
     expect(stopped.state).toBe('exited');
     // 143 = ended by SIGTERM, which Init forwarded; 137 would mean Docker had to SIGKILL it.
-    expect((await docker.getContainer(container.id).inspect()).State.ExitCode).toBe(143);
+    expect((await direct.getContainer(container.id).inspect()).State.ExitCode).toBe(143);
     await stoppedEvent;
     // A stopped server keeps a status that says it was stopped (no engine reading), until removed.
     const afterStop = (await handlers['swarm:statuses']({})).find((s) => s.containerId === container.id);
     expect(afterStop).toMatchObject({ connection: 'stopped', engineStatus: null, globalStep: null, exit: { kind: 'stopped', code: 143 } });
 
-    await expect(handlers['swarm:remove']({ engineId: 'local', containerId: container.id })).resolves.toEqual({ removed: true });
+    await expect(handlers['swarm:remove']({ engineId, containerId: container.id })).resolves.toEqual({ removed: true });
     expect(await ourContainerIds()).not.toContain(container.id);
-    await expect(docker.getContainer(container.id).inspect()).rejects.toMatchObject({ statusCode: 404 });
+    await expect(direct.getContainer(container.id).inspect()).rejects.toMatchObject({ statusCode: 404 });
     expect((await handlers['swarm:statuses']({})).map((s) => s.containerId)).not.toContain(container.id);
   });
 
@@ -106,19 +116,22 @@ describe('swarm server lifecycle on the local Docker engine', () => {
   });
 
   it('says IMAGE_NOT_FOUND with the pull command for a missing image', async () => {
-    const image = '127.0.0.1:5000/agentswarm-test/not-there:1';
+    const image = 'localhost/agentswarm-test/not-there:1';
     await expect(start(await freePort(), { image })).rejects.toMatchObject({
       code: 'IMAGE_NOT_FOUND',
-      message: expect.stringContaining(`docker pull ${image}`),
+      message: expect.stringContaining(eut.pullCommand(image)),
     });
   });
 
-  it('removes the half-created container when Docker cannot start it (GPUs without NVIDIA runtime)', async () => {
+  it('removes the half-created container when the engine cannot give it GPUs (no NVIDIA runtime, no CDI spec)', async () => {
     const before = await ourContainerIds();
-    await expect(start(await freePort(), { gpus: true })).rejects.toMatchObject({
-      code: 'CONTAINER_START_FAILED',
-      message: expect.stringMatching(/GPU/),
-    });
+    // Docker refuses the GPU request at start; Podman takes GPUs only through CDI and the test bed
+    // has no CDI spec, so its start fails too. Never a silently GPU-less server.
+    const failure = await start(await freePort(), { gpus: true }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toMatchObject({ code: expect.stringMatching(/^(CONTAINER_START_FAILED|GPU_NOT_VISIBLE)$/), message: expect.stringMatching(/GPU/) });
     expect(await ourContainerIds()).toEqual(before);
   });
 
@@ -127,19 +140,20 @@ describe('swarm server lifecycle on the local Docker engine', () => {
     const container = await start(port);
     await waitForEvent(hub, 'swarm:status', (s) => s.containerId === container.id && s.connection === 'online');
     const gone = waitForEvent(hub, 'swarm:status', (s) => s.containerId === container.id && s.connection === 'stopped');
-    const listChanged = waitForEvent(hub, 'swarm:containers-changed', (p) => p.engineId === 'local');
-    await docker.getContainer(container.id).kill();
+    const listChanged = waitForEvent(hub, 'swarm:containers-changed', (p) => p.engineId === engineId);
+    await direct.getContainer(container.id).kill();
     expect((await gone).exit).toMatchObject({ kind: 'killed', code: 137 });
     await listChanged;
-    const listed = (await handlers['swarm:list']({ engineId: 'local' })).find((c) => c.id === container.id);
+    const listed = (await handlers['swarm:list']({ engineId })).find((c) => c.id === container.id);
     expect(listed?.state).toBe('exited');
   });
 
   it('says why a swarm server that crashed at start ended: exit code and last output', async () => {
     // A variant of the fake image whose `ajet-swarm start` fails like a broken install would.
-    const base = await docker.createContainer({ Image: testbed.fakeSwarmImage, Cmd: ['ajet-swarm', 'start'], Labels: TEST_CONTAINER_LABELS });
-    const crashImage = 'agentswarm-test/fake-swarm-crashing:1';
-    await base.commit({ repo: 'agentswarm-test/fake-swarm-crashing', tag: '1', changes: ['ENV AJET_FAKE_EXIT_ON_START=3'] });
+    const base = await direct.createContainer({ Image: eut.image, Cmd: ['ajet-swarm', 'start'], Labels: TEST_CONTAINER_LABELS });
+    // A fully qualified name: Podman would store a short name under localhost/ anyway.
+    const crashImage = 'localhost/agentswarm-test/fake-swarm-crashing:1';
+    await base.commit({ repo: 'localhost/agentswarm-test/fake-swarm-crashing', tag: '1', changes: ['ENV AJET_FAKE_EXIT_ON_START=3'] });
     try {
       const crashed = waitForEvent(hub, 'swarm:status', (s) => s.connection === 'stopped' && s.exit?.code === 3);
       const container = await start(await freePort(), { image: crashImage });
@@ -150,18 +164,18 @@ describe('swarm server lifecycle on the local Docker engine', () => {
       // Served with the statuses too, so a reload still says why.
       const served = (await handlers['swarm:statuses']({})).find((s) => s.containerId === container.id);
       expect(served?.exit).toMatchObject({ kind: 'crashed', code: 3 });
-      const listed = (await handlers['swarm:list']({ engineId: 'local' })).find((c) => c.id === container.id);
+      const listed = (await handlers['swarm:list']({ engineId })).find((c) => c.id === container.id);
       expect(listed?.state).toBe('exited'); // kept, so its logs stay readable
     } finally {
-      await docker.getImage(crashImage).remove({ force: true }).catch(() => undefined);
+      await direct.getImage(crashImage).remove({ force: true }).catch(() => undefined);
     }
   });
 
-  it('stops watching a swarm container removed behind its back (docker rm -f)', async () => {
+  it('stops watching a swarm container removed behind its back (rm -f)', async () => {
     const container = await start(await freePort());
     await waitForEvent(hub, 'swarm:status', (s) => s.containerId === container.id && s.connection === 'online');
     const gone = waitForEvent(hub, 'swarm:status', (s) => s.containerId === container.id && s.connection === 'stopped');
-    await docker.getContainer(container.id).remove({ force: true });
+    await direct.getContainer(container.id).remove({ force: true });
     await gone;
     // The `die` event may end the watch (with its exit) before Docker has removed the container;
     // its `destroy` event then drops the row.
@@ -171,12 +185,12 @@ describe('swarm server lifecycle on the local Docker engine', () => {
 
   it('refuses to stop or remove a container the app did not start', async () => {
     // Only the test label (for cleanup), none of the app's: to the app it is someone else's container.
-    const foreign = await docker.createContainer({ Image: testbed.fakeSwarmImage, Cmd: ['ajet-swarm', 'start'], Labels: TEST_CONTAINER_LABELS, HostConfig: { NetworkMode: 'host' } });
-    await expect(handlers['swarm:stop']({ engineId: 'local', containerId: foreign.id })).rejects.toMatchObject({
+    const foreign = await direct.createContainer({ Image: eut.image, Cmd: ['ajet-swarm', 'start'], Labels: TEST_CONTAINER_LABELS, HostConfig: { NetworkMode: 'host' } });
+    await expect(handlers['swarm:stop']({ engineId, containerId: foreign.id })).rejects.toMatchObject({
       code: 'CONTAINER_NOT_FOUND',
       message: expect.stringContaining('not started by AgentSwarm Desktop'),
     });
-    await expect(handlers['swarm:remove']({ engineId: 'local', containerId: foreign.id })).rejects.toMatchObject({ code: 'CONTAINER_NOT_FOUND' });
-    await expect(docker.getContainer(foreign.id).inspect()).resolves.toBeDefined();
+    await expect(handlers['swarm:remove']({ engineId, containerId: foreign.id })).rejects.toMatchObject({ code: 'CONTAINER_NOT_FOUND' });
+    await expect(direct.getContainer(foreign.id).inspect()).resolves.toBeDefined();
   });
 });

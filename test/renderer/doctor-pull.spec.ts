@@ -87,6 +87,36 @@ describe('DoctorPanel', () => {
     expect(screen.getByTestId('doctor-panel').getAttribute('aria-busy')).toBe('true');
   });
 
+  it("a rootless Podman report: each Podman check has its own title (en and zh-CN), and the fix says what the app does instead", () => {
+    const ids = ['engine-reachable', 'podman-cdi', 'podman-init', 'podman-linger', 'podman-runtime-dir', 'podman-storage', 'podman-network'] as const;
+    const report = {
+      ...makeDoctorReport('rootless', { verdict: 'fail' }),
+      checks: ids.map((id) =>
+        id === 'podman-network'
+          ? makeDoctorCheck(id, { status: 'fail', detail: '/dev/net/tun cannot be opened.', fix: 'Or switch the profile\'s network to "host".', command: 'sudo chmod 0666 /dev/net/tun', commandWhere: 'server' })
+          : makeDoctorCheck(id),
+      ),
+    };
+    const titles = {
+      'podman-cdi': ['GPUs for Podman containers (CDI spec)', 'Podman 容器可用的 GPU（CDI 规范）'],
+      'podman-init': ['Container init for Podman (catatonit)', 'Podman 容器的 init 进程（catatonit）'],
+      'podman-linger': ['Rootless Podman keeps running after logout (lingering)', '注销后 rootless Podman 继续运行（lingering）'],
+      'podman-runtime-dir': ['Rootless Podman runtime folder (XDG_RUNTIME_DIR)', 'rootless Podman 运行时目录（XDG_RUNTIME_DIR）'],
+      'podman-storage': ['Rootless Podman storage driver', 'rootless Podman 存储驱动'],
+      'podman-network': ['Rootless Podman networking (slirp4netns, /dev/net/tun)', 'rootless Podman 网络（slirp4netns、/dev/net/tun）'],
+    } as const;
+    const { unmount } = render(DoctorPanel, { report });
+    for (const [id, [en]] of Object.entries(titles)) expect(screen.getByTestId(`doctor-check-${id}`).querySelector('.name')?.textContent).toBe(en);
+    const network = screen.getByTestId('doctor-check-podman-network');
+    expect(network.dataset.status).toBe('fail');
+    expect(within(network).getByTestId('doctor-command').textContent).toBe('sudo chmod 0666 /dev/net/tun');
+    expect(within(network).getByRole('button', { name: 'Copy: Rootless Podman networking (slirp4netns, /dev/net/tun)' })).toBeTruthy();
+    unmount();
+    setLocale('zh-CN');
+    render(DoctorPanel, { report });
+    for (const [id, [, zh]] of Object.entries(titles)) expect(screen.getByTestId(`doctor-check-${id}`).querySelector('.name')?.textContent).toBe(zh);
+  });
+
   it('titles and statuses in Chinese', () => {
     setLocale('zh-CN');
     render(DoctorPanel, { report: FAILING });

@@ -20,7 +20,7 @@ import {
   type TunnelView,
 } from '../../electron/shared/schemas-servers';
 import type { TrainingSeries, TrainingView } from '../../electron/shared/schemas-profiles';
-import { DoctorCheckId, type DoctorCheck, type DoctorReport, type PullView } from '../../electron/shared/schemas-profiles';
+import { DoctorCheckId, PODMAN_DOCTOR_CHECKS, ROOTLESS_PODMAN_DOCTOR_CHECKS, type DoctorCheck, type DoctorReport, type PullView } from '../../electron/shared/schemas-profiles';
 import { ProfileInput, type Profile, type ProfileView } from '../../electron/shared/schemas-profiles';
 import { makeWizardState } from './fakes/wizard';
 
@@ -550,9 +550,10 @@ export function makeDoctorCheck(id: DoctorCheck['id'], overrides: Partial<Doctor
   return { id, status: 'pass', detail: `${id} is fine.`, fix: null, command: null, commandWhere: null, ...overrides };
 }
 
-/** A report with every check passing, unless `checks` replaces some by id. */
+/** A Docker engine's report (Podman's own checks are left out of those) with every check passing, unless `checks` replaces some by id. */
 export function makeDoctorReport(profileId: string, overrides: Partial<DoctorReport> = {}, checks: DoctorCheck[] = []): DoctorReport {
-  const all = DoctorCheckId.options.map((id) => checks.find((c) => c.id === id) ?? makeDoctorCheck(id));
+  const podmanOnly: readonly DoctorCheck['id'][] = [...PODMAN_DOCTOR_CHECKS, ...ROOTLESS_PODMAN_DOCTOR_CHECKS];
+  const all = DoctorCheckId.options.filter((id) => !podmanOnly.includes(id)).map((id) => checks.find((c) => c.id === id) ?? makeDoctorCheck(id));
   const verdict = all.some((c) => c.status === 'fail') ? 'fail' : all.some((c) => c.status === 'warn') ? 'warn' : 'pass';
   return { profileId, engineId: 'local', ranAt: new Date().toISOString(), durationMs: 1234, verdict, checks: all, ...overrides };
 }

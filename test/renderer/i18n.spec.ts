@@ -40,9 +40,9 @@ describe('dictionaries', () => {
 
 describe('t()', () => {
   it('interpolates {name} parameters in the current language', () => {
-    expect(t('engine.version', { version: '20.10.24', apiVersion: '1.41' })).toBe('Docker 20.10.24 (API 1.41)');
+    expect(t('engine.version', { product: 'Docker', version: '20.10.24', apiVersion: '1.41' })).toBe('Docker 20.10.24 · API 1.41');
     setLocale('zh-CN');
-    expect(t('engine.version', { version: '20.10.24', apiVersion: '1.41' })).toBe('Docker 20.10.24（API 1.41）');
+    expect(t('engine.title', { product: 'Docker' })).toBe('Docker 引擎（本机）');
   });
 
   it('names an unknown error code instead of failing', () => {

@@ -208,7 +208,7 @@ describe('Test connection', () => {
     expect(stages.map((li) => li.dataset.status)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass', 'fail', 'skipped']);
     expect(within(report).getByTestId('diag-stage-docker-version').textContent).toContain('Docker 27.5.1 (API 1.47)');
     const failed = within(report).getByTestId('diag-stage-docker-permission');
-    expect(failed.textContent).toContain('Docker socket permission');
+    expect(failed.textContent).toContain('Engine socket permission');
     expect(failed.textContent).toContain('fail');
     expect(within(failed).getByTestId('diag-error').textContent).toContain('permission denied on /var/run/docker.sock');
     expect(within(failed).getByTestId('diag-fix').textContent).toBe('Fix: sudo usermod -aG docker alice');

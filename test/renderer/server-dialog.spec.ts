@@ -36,7 +36,7 @@ describe('Add server dialog: by hand', () => {
     await type(dialog, 'server-form-identity-files', '~/.ssh/id_ed25519\n/home/alice/.ssh/gpu');
     await fireEvent.click(within(dialog).getByTestId('server-form-identities-only'));
     await type(dialog, 'server-form-jumps', 'bob@bastion.example.org:2200\ngate');
-    await fireEvent.change(within(dialog).getByTestId('server-form-docker-transport'), { target: { value: 'dial-stdio' } });
+    await fireEvent.click(within(dialog).getByRole('radio', { name: 'docker system dial-stdio (rootless Docker, contexts)' }));
     await type(dialog, 'server-form-tunnel-port', '10090');
 
     await fireEvent.click(within(dialog).getByTestId('server-form-submit'));

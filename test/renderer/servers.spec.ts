@@ -123,7 +123,7 @@ describe('Servers page', () => {
   it('shows the Docker engine as reachable with its version', async () => {
     render(App);
     const card = await screen.findByTestId('engine-card');
-    await waitFor(() => expect(card.textContent).toContain('Docker 27.5.1 (API 1.47)'));
+    await waitFor(() => expect(card.textContent).toContain('Docker 27.5.1 · API 1.47'));
     expect(card.textContent).toContain('Docker engine (this computer)');
     expect(api.requestsOn('engines:health')).toEqual([{ engineId: 'local' }]);
   });

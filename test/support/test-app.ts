@@ -25,6 +25,8 @@ export const TEST_CONTAINER_FILTER = `${LABEL_APP_VERSION}=${TEST_APP_VERSION}`;
 export interface TestAppOptions {
   /** The engine endpoint (default: the test bed's dockerd through DOCKER_HOST or the default socket). */
   dockerHost?: string;
+  /** A local Podman engine (`local-podman`) at this endpoint, e.g. the test bed's rootful socket. */
+  podmanHost?: string;
   /** Swarm monitor poll interval in ms; short, so tests see status changes quickly. */
   monitorIntervalMs?: number;
   /** Also serve this built UI through a browser host (e2e). */
@@ -70,6 +72,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     events: hub,
     monitorIntervalMs: options.monitorIntervalMs ?? 200,
     ...(options.dockerHost ? { dockerHost: options.dockerHost } : {}),
+    ...(options.podmanHost ? { podmanHost: options.podmanHost } : {}),
     ...(options.notifier ? { notifier: options.notifier } : {}),
     ssh: {
       knownHostsPath: join(dataDir, 'known_hosts'),

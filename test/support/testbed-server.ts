@@ -7,9 +7,23 @@ import type { TestApp } from './test-app';
  * testbed.json records, and returns its engine id once the server is up: for specs that need a
  * remote engine through the app's own handlers.
  */
-export async function connectTestbedServer(app: TestApp, label = 'testbed', tb: Testbed = loadTestbed()): Promise<string> {
+export async function connectTestbedServer(
+  app: TestApp,
+  label = 'testbed',
+  tb: Testbed = loadTestbed(),
+  /** Another account of the test bed's sshd (the rootless Podman user) and how it reaches its engine. */
+  override: Partial<Pick<ServerProfileInput, 'username' | 'docker'>> = {},
+): Promise<string> {
   const view = await app.handlers['servers:add'](
-    ServerProfileInput.parse({ label, host: tb.ssh.host, port: tb.ssh.port, username: tb.ssh.user, authMethods: ['key'], identityFiles: [tb.ssh.plainKeyPath] }),
+    ServerProfileInput.parse({
+      label,
+      host: tb.ssh.host,
+      port: tb.ssh.port,
+      username: tb.ssh.user,
+      authMethods: ['key'],
+      identityFiles: [tb.ssh.plainKeyPath],
+      ...override,
+    }),
   );
   const serverId = view.profile.id;
   const first = await app.handlers['servers:connect']({ serverId });

@@ -1,5 +1,5 @@
 import { GIB } from '../../shared/defaults';
-import type { EngineHealth } from '../../shared/schemas';
+import type { EngineHealth, EngineProduct } from '../../shared/schemas';
 import type { DoctorCheck, DoctorCheckId, Profile } from '../../shared/schemas-profiles';
 import { shellQuote, type ContainerEngine, type ContainerSummary, type EngineInfo, type HostExecResult, type ImageInfo } from '../engines/container-engine';
 import { LABEL_PROFILE } from '../engines/container-engine';
@@ -19,6 +19,10 @@ export interface CheckContext {
   /** How messages name the engine's host: "this computer", "gpu-1 (alice@10.0.0.5)". */
   readonly hostLabel: string;
   health(): Promise<EngineHealth>;
+  /** Docker or Podman, as the engine answers (or its kind says when it does not); null when neither tells. */
+  product(): Promise<EngineProduct | null>;
+  /** Rootless engine; null when nothing tells (the engine does not answer and there is no shell on its host). */
+  rootless(): Promise<boolean | null>;
   info(): Promise<EngineInfo>;
   image(): Promise<ImageInfo | null>;
   /** The containers (and native runs) of this profile, as the engine lists them by label. */

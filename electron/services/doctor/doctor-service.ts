@@ -1,28 +1,14 @@
-import type { DoctorCheck, DoctorCheckId, DoctorReport, Profile } from '../../shared/schemas-profiles';
+import type { DoctorCheck, DoctorReport, Profile } from '../../shared/schemas-profiles';
+import type { EngineHealth } from '../../shared/schemas';
 import type { ContainerEngine, ContainerSummary, EngineInfo, ImageInfo } from '../engines/container-engine';
 import type { EngineRegistry } from '../engines/engine-registry';
 import type { EventSink } from '../events';
 import type { ProfileStore } from '../profiles/profile-store';
 import type { Logger } from '../util/logger';
-import { needsEngine, profileLabels, withTimeout, type Check, type CheckContext } from './check-kit';
-import { diskSpace, dockerDesktopVm, engineReachable, gpuRuntime, imagePresent, socketPermission } from './engine-checks';
-import { gpuHost, hostDirs, modelDir, nativeAjet, portFree, shm } from './host-checks';
+import { profileLabels, withTimeout, type CheckContext } from './check-kit';
+import { plannedChecks, productOf, scopeOf } from './check-plan';
 
-/** Every check, in the order the report lists them (the order of `DoctorCheckId`). */
-export const DOCTOR_CHECKS: Record<DoctorCheckId, Check> = {
-  'engine-reachable': engineReachable,
-  'socket-permission': socketPermission,
-  'docker-desktop-vm': needsEngine(dockerDesktopVm),
-  'gpu-host': gpuHost,
-  'gpu-runtime': needsEngine(gpuRuntime),
-  'disk-space': needsEngine(diskSpace),
-  image: needsEngine(imagePresent),
-  'model-dir': modelDir,
-  'host-dirs': hostDirs,
-  port: portFree,
-  shm,
-  'native-ajet': nativeAjet,
-};
+export { DOCTOR_CHECKS } from './check-plan';
 
 /** Each check's own limit: a hung one ends as a warning and never holds up the others. */
 export const CHECK_TIMEOUT_MS = 20_000;
@@ -90,9 +76,9 @@ export class DoctorService {
     const started = Date.now();
     const context = this.contextFor(profile, engine);
     const timeoutMs = this.options.checkTimeoutMs ?? CHECK_TIMEOUT_MS;
-    const checks = await Promise.all(
-      (Object.entries(DOCTOR_CHECKS) as [DoctorCheckId, Check][]).map(([id, check]) => withTimeout(id, () => check(context), timeoutMs)),
-    );
+    // Which checks apply depends on the engine (Docker or Podman, rootless or not): asked first, within the same limit.
+    const scope = await scopeOf(context, timeoutMs);
+    const checks = await Promise.all(plannedChecks(scope).map(([id, check]) => withTimeout(id, () => check(context), timeoutMs)));
     const report: DoctorReport = {
       profileId,
       engineId: profile.engineId,
@@ -111,13 +97,29 @@ export class DoctorService {
 
   private contextFor(profile: Profile, engine: ContainerEngine): CheckContext {
     const host = engine.host;
+    const health = once<EngineHealth>(() => engine.health());
+    const info = once<EngineInfo>(() => engine.info());
     return {
       profile,
       engine,
       where: host?.kind === 'local' ? 'local' : 'server',
       hostLabel: host?.label ?? engine.summary.label,
-      health: once(() => engine.health()),
-      info: once<EngineInfo>(() => engine.info()),
+      health,
+      info,
+      product: once(async () => productOf(engine.summary.kind, await health().catch(() => null))),
+      rootless: once(async () => {
+        const answer = await health().catch(() => null);
+        if (typeof answer?.rootless === 'boolean') return answer.rootless;
+        // Docker's /info lists "rootless" among its security options; Podman 4.3's compat /info does not
+        // (measured), so only a yes from it is believed.
+        if (answer?.reachable && (await info().then((i) => i.rootless, () => false))) return true;
+        // Rootful Podman's socket is root's alone, so a user other than root on the engine's host uses
+        // rootless Podman.
+        if (!host) return null;
+        const id = await host.exec('id -u', { timeoutMs: 5_000 }).catch(() => null);
+        const uid = id?.code === 0 ? id.stdout.trim() : '';
+        return /^\d+$/.test(uid) ? uid !== '0' : null;
+      }),
       image: once<ImageInfo | null>(() => engine.inspectImage(profile.image)),
       ownContainers: once<ContainerSummary[]>(() => engine.listContainers(profileLabels(profile))),
       exec: (script, timeoutMs) => {

@@ -33,11 +33,13 @@ export const socketPermission: Check = async (c) => {
   const health = await c.health();
   if (health.reachable) return pass(`This user may use ${c.engine.summary.endpoint}.`);
   if (health.error?.code !== 'ENGINE_PERMISSION_DENIED') return skip(`${c.engine.wording.product} does not answer at all (see the first check), so its permissions are unknown.`);
+  // Podman has no group that opens its rootful socket: its wording says what to do instead (the user's own rootless Podman).
+  if ((await c.product()) === 'podman') return problem('fail', health.error.message, c.engine.wording.permissionDenied(c.engine.summary.endpoint));
   return problem(
     'fail',
     health.error.message,
     `${c.engine.wording.permissionDenied(c.engine.summary.endpoint)} ${RELOGIN}`,
-    // The engine's own group (docker for Docker), as its wording names the product.
+    // Docker's own group, as its wording names the product.
     `sudo usermod -aG ${cli(c)} "$USER"`,
     c.where,
   );

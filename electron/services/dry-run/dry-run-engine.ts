@@ -4,6 +4,7 @@ import { DRY_RUN_CONTAINER_ID, DRY_RUN_ENGINE_ID } from '../../shared/schemas-dr
 import type {
   ContainerEngine,
   ContainerEvent,
+  ContainerExecResult,
   ContainerSummary,
   EngineInfo,
   FollowLogOptions,
@@ -143,6 +144,12 @@ export class DryRunEngine implements ContainerEngine {
   /** No files: there is no /workspace/log/swarm_server.log; the log view shows the dry run's own output. */
   async readContainerFile(): Promise<string | null> {
     return null;
+  }
+
+  /** No container, no shell: the dry run is a server inside the app (and never asks for GPUs to check). */
+  async execInContainer(id: string): Promise<ContainerExecResult> {
+    await this.inspectContainer(id);
+    throw new AppError('DRY_RUN_STATE', 'The dry run runs inside the app, not in a container: there is nothing to run a command in.');
   }
 
   isHostPortFree(port: number): Promise<boolean> {

@@ -158,6 +158,16 @@ export interface HostExecResult {
 }
 
 /**
+ * What a command run inside a container gave (`docker exec`). `code` is null when it did not end
+ * within the caller's timeout: nothing was killed, the app stopped waiting. Each stream is capped.
+ */
+export interface ContainerExecResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
  * The machine the engine runs on, for what the engine API cannot say: `nvidia-smi`, free disk, a
  * model folder, native `ajet-swarm` processes. Local: this computer's `sh`; SSH: an exec channel on
  * the server's current connection. Scripts are POSIX sh; callers quote every value with `shellQuote`.
@@ -207,6 +217,13 @@ export interface ContainerEngine {
   watchEvents(labels: Record<string, string>, onEvent: (event: ContainerEvent) => void): () => void;
   /** The last `maxBytes` of a file inside the container (Docker's archive API: needs no tools in the image); null if absent. */
   readContainerFile(id: string, path: string, maxBytes: number): Promise<string | null>;
+  /**
+   * Runs `cmd` (an argv, no shell) inside the running container `id` and returns its exit code and
+   * output, each stream capped (the post-start GPU check runs `nvidia-smi -L` this way). Past
+   * `timeoutMs` the app stops waiting (code null) and kills nothing. Rejects with an AppError when
+   * the engine refuses: container gone or not running, or no exec on this engine.
+   */
+  execInContainer(id: string, cmd: string[], options: { timeoutMs: number }): Promise<ContainerExecResult>;
   /** The engine's host, where the app can run commands; null where it cannot (e.g. Docker on Windows, a remote TCP socket). */
   readonly host: EngineHost | null;
   /** Whether nothing listens on `port` on the engine's host loopback. */

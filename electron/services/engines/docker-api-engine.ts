@@ -15,6 +15,8 @@ import {
   type PullEvent,
 } from './container-engine';
 import { engineInfoOf } from './docker-spec';
+import { execInDockerContainer } from './docker-exec';
+import type { ContainerExecResult } from './container-engine';
 import { followDockerLog, readDockerContainerFile, watchDockerEvents } from './docker-logs';
 import { pullDockerImage } from './docker-pull';
 import { dockerDialect, fixedDialect, type DialectChoice, type EngineDialect } from './engine-dialect';
@@ -379,5 +381,9 @@ export class DockerApiEngine implements ContainerEngine {
 
   async dispose(): Promise<void> {
     await this.options.onDispose?.();
+  }
+
+  execInContainer(id: string, cmd: string[], options: { timeoutMs: number }): Promise<ContainerExecResult> {
+    return execInDockerContainer(this.docker, id, cmd, options, (error) => this.fail(error));
   }
 }

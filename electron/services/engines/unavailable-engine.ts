@@ -1,6 +1,6 @@
 import { AppError } from '../../shared/errors';
 import type { EngineHealth, EngineSummary } from '../../shared/schemas';
-import type { ContainerEngine, ContainerSummary, EngineInfo, ImageInfo } from './container-engine';
+import type { ContainerEngine, ContainerExecResult, ContainerSummary, EngineInfo, ImageInfo } from './container-engine';
 import type { EngineWording } from './engine-wording';
 
 /**
@@ -70,6 +70,9 @@ export class UnavailableEngine implements ContainerEngine {
     return () => undefined;
   }
   async readContainerFile(): Promise<string | null> {
+    throw this.fail();
+  }
+  async execInContainer(): Promise<ContainerExecResult> {
     throw this.fail();
   }
   async dispose(): Promise<void> {}

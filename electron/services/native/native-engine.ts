@@ -1,16 +1,18 @@
 import { AppError } from '../../shared/errors';
 import type { EngineHealth, EngineSummary } from '../../shared/schemas';
-import type {
-  ContainerEngine,
-  ContainerEvent,
-  ContainerSpec,
-  ContainerSummary,
-  EngineHost,
-  EngineInfo,
-  FollowLogOptions,
-  ImageInfo,
-  LogReadOptions,
-  PullEvent,
+import {
+  shellQuote,
+  type ContainerEngine,
+  type ContainerEvent,
+  type ContainerExecResult,
+  type ContainerSpec,
+  type ContainerSummary,
+  type EngineHost,
+  type EngineInfo,
+  type FollowLogOptions,
+  type ImageInfo,
+  type LogReadOptions,
+  type PullEvent,
 } from '../engines/container-engine';
 import type { EngineWording } from '../engines/engine-wording';
 import { NativeProcesses } from './native-processes';
@@ -127,6 +129,24 @@ export class NativeAwareEngine implements ContainerEngine {
 
   async readContainerFile(id: string, path: string, maxBytes: number): Promise<string | null> {
     return isNativeId(id) ? this.nativeFor(id).readFile(id, path, maxBytes) : this.docker.readContainerFile(id, path, maxBytes);
+  }
+
+  /**
+   * A native server is a process on the host, not a container: its inside is the host, so the
+   * command runs there (the GPU check's nvidia-smi then sees what the server sees). Past the
+   * timeout the host's exec gives up; that is reported as code null, like a container's exec.
+   */
+  async execInContainer(id: string, cmd: string[], options: { timeoutMs: number }): Promise<ContainerExecResult> {
+    if (!isNativeId(id)) return this.docker.execInContainer(id, cmd, options);
+    const native = this.nativeFor(id);
+    await native.inspect(id);
+    const started = Date.now();
+    try {
+      return await native.host.exec(cmd.map(shellQuote).join(' '), { timeoutMs: options.timeoutMs });
+    } catch (error) {
+      if (Date.now() - started >= options.timeoutMs) return { code: null, stdout: '', stderr: '' };
+      throw error;
+    }
   }
 
   isHostPortFree(port: number): Promise<boolean> {

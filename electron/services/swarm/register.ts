@@ -13,7 +13,7 @@ export interface SwarmModule extends DomainModule<'swarm'> {
 export function registerSwarm(context: ServiceContext): SwarmModule {
   const { engines, events } = context;
   const monitor = createSwarmMonitor(engines, events, { intervalMs: context.monitorIntervalMs });
-  const containers = new SwarmContainers({ engines, monitor, events, appVersion: context.version });
+  const containers = new SwarmContainers({ engines, monitor, events, appVersion: context.version, logger: context.logger });
   // An engine that answers again (an SSH server up at start or after a reconnect): find its
   // containers and watch them through its tunnel again. A removed engine: stop watching its containers.
   engines.onChange(({ kind, engineId }) => {

@@ -16,11 +16,15 @@ import {
 import type { EngineRegistry } from '../engines/engine-registry';
 import { imageNotFound, portInUse } from '../engines/engine-wording';
 import type { EventSink } from '../events';
+import type { Logger } from '../util/logger';
+import { verifyGpus } from './gpu-verify';
 import type { SwarmMonitor } from './swarm-monitor';
 
 export const SWARM_ROLE = 'swarm-server';
 const SWARM_LABELS = { [LABEL_MANAGED]: 'true', [LABEL_ROLE]: SWARM_ROLE };
 const STOP_TIMEOUT_SECONDS = 20;
+/** A container removed right after start never ran training: no need to give it long to stop. */
+const DISCARD_STOP_SECONDS = 2;
 
 /**
  * The command the swarm image runs. Same as AgentJet's documented `ajet-swarm start`, without the
@@ -82,6 +86,8 @@ export interface SwarmContainersOptions {
   monitor: SwarmMonitor;
   events: EventSink;
   appVersion: string;
+  /** Where the post-start GPU check says what it saw and how long it took. */
+  logger?: Logger;
 }
 
 /** Start, stop, remove and list the swarm-server containers the app manages, on any engine. */
@@ -158,11 +164,19 @@ export class SwarmContainers {
     try {
       await engine.startContainer(id, { port });
     } catch (error) {
-      // Never leave a half-created container behind: it would block the name and confuse the list.
-      await engine.removeContainer(id).catch(() => undefined);
-      this.changed(engineId);
+      await this.discard(engine, engineId, id, false);
       throw error;
     }
+    // Before the monitor watches it: a GPU-less server is removed here, never reported as a crash.
+    // The port lock is still held, so no second Start sees the container that is about to go.
+    const gpus = await verifyGpus(engine, id, spec);
+    if (gpus.status === 'failed') {
+      this.options.logger?.warn('swarm server started without its GPUs: removed', { engineId, containerId: id, ms: gpus.ms });
+      await this.discard(engine, engineId, id, true);
+      throw gpus.error;
+    }
+    if (gpus.status === 'passed') this.options.logger?.info?.('GPU check after start passed', { engineId, containerId: id, detail: gpus.detail, ms: gpus.ms });
+    else if (spec.gpus.mode !== 'none') this.options.logger?.warn('GPU check after start skipped', { engineId, containerId: id, reason: gpus.reason });
     // Watch before anything else: the first status is what the user waits for.
     const url = await engine.urlForHostPort(port);
     this.options.monitor.watch({ engineId, containerId: id, url });
@@ -231,6 +245,18 @@ export class SwarmContainers {
     } catch {
       // Keeping an idle tunnel open is harmless; failing a stop that succeeded is not.
     }
+  }
+
+  /**
+   * Never leave a half-created (or GPU-less) container behind: it would block the name and confuse
+   * the list. `stopFirst`: it ran, so it gets a short stop before the forced remove.
+   */
+  private async discard(engine: ContainerEngine, engineId: string, id: string, stopFirst: boolean): Promise<void> {
+    if (stopFirst) await engine.stopContainer(id, DISCARD_STOP_SECONDS).catch(() => undefined);
+    await engine.removeContainer(id).catch(() => undefined);
+    // An app-wide rediscovery (an engine reconnected) may have picked it up meanwhile: nothing is left to report.
+    if (this.options.monitor.statuses().some((s) => s.engineId === engineId && s.containerId === id)) this.options.monitor.forget(engineId, id);
+    this.changed(engineId);
   }
 
   /** Refuses to touch containers that are not ours, even when the renderer names one. */

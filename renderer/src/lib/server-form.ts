@@ -1,6 +1,8 @@
 import { PORT_MAX, SWARM_DEFAULT_PORT } from '../../../electron/shared/defaults';
+import type { EngineProduct } from '../../../electron/shared/schemas';
 import {
   LocalFilePath,
+  PODMAN_ROOTFUL_SOCKET,
   RemoteDockerAccess,
   ServerProfileInput,
   SshHostName,
@@ -28,7 +30,11 @@ export interface ServerDraft {
   identitiesOnly: boolean;
   /** One hop a line, `user@host:port` (user and port optional), first hop first. */
   jumps: string;
-  dockerTransport: 'socket' | 'dial-stdio' | 'user-socket';
+  /** What the user says the server runs (the engine's `/version` has the last word on the engine card). */
+  engine: EngineProduct;
+  /** How the app reaches that engine; which choices exist depends on `engine` (ACCESS_CHOICES). */
+  access: EngineAccess;
+  /** The path field: Docker's socket, or Podman's custom one. Kept while hidden, so switching back shows it again. */
   socketPath: string;
   tunnelLocalPort: string;
   importedFrom: string | null;
@@ -37,7 +43,32 @@ export interface ServerDraft {
   passphraseSecretId: string | null;
 }
 
-export type ServerField = 'label' | 'host' | 'port' | 'username' | 'authMethods' | 'identityFiles' | 'jumps' | 'socketPath' | 'tunnelLocalPort';
+/**
+ * The form's ways of reaching the engine. Three map one to one onto the profile's `transport`;
+ * `rootful-socket` is Podman's system socket, a `socket` whose path the user does not type.
+ */
+export type EngineAccess = 'socket' | 'dial-stdio' | 'user-socket' | 'rootful-socket';
+
+/** The choices per engine, recommended first: Podman on GPU servers is most often rootless. */
+export const ACCESS_CHOICES: Readonly<Record<EngineProduct, readonly EngineAccess[]>> = {
+  docker: ['socket', 'dial-stdio'],
+  podman: ['user-socket', 'rootful-socket', 'socket'],
+};
+
+/** Docker's socket as the shared schema defaults it (read from the schema, so the two cannot differ). */
+export const DOCKER_DEFAULT_SOCKET: string = RemoteDockerAccess.parse({}).socketPath;
+
+export type ServerField =
+  | 'label'
+  | 'host'
+  | 'port'
+  | 'username'
+  | 'authMethods'
+  | 'identityFiles'
+  | 'jumps'
+  | 'access'
+  | 'socketPath'
+  | 'tunnelLocalPort';
 
 export type FieldErrors = Partial<Record<ServerField, MessageKey>>;
 
@@ -53,8 +84,9 @@ export function emptyDraft(): ServerDraft {
     identityFiles: '',
     identitiesOnly: false,
     jumps: '',
-    dockerTransport: 'socket',
-    socketPath: '/var/run/docker.sock',
+    engine: 'docker',
+    access: 'socket',
+    socketPath: DOCKER_DEFAULT_SOCKET,
     tunnelLocalPort: String(SWARM_DEFAULT_PORT),
     importedFrom: null,
     passwordSecretId: null,
@@ -84,14 +116,81 @@ export function draftFromProfile(profile: ServerProfileInput): ServerDraft {
     identityFiles: profile.identityFiles.join('\n'),
     identitiesOnly: profile.identitiesOnly,
     jumps: profile.jumps.map(formatJump).join('\n'),
-    dockerTransport: profile.docker.transport,
-    socketPath: profile.docker.socketPath,
+    engine: profile.docker.engine,
+    access: accessOfProfile(profile.docker),
+    socketPath: shownPath(profile.docker),
     tunnelLocalPort: String(profile.tunnelLocalPort),
     importedFrom: profile.importedFrom,
     passwordSecretId: profile.passwordSecretId ?? null,
     passphraseSecretId: profile.passphraseSecretId ?? null,
   };
 }
+
+/** Podman's system socket is a choice of its own, not a typed path: the path field stays empty for it. */
+function shownPath(docker: DockerAccess): string {
+  return docker.engine === 'podman' && docker.socketPath === PODMAN_ROOTFUL_SOCKET ? '' : docker.socketPath;
+}
+
+/** The form's choice for a saved profile. A combination the schema refuses never gets saved; it is read as the engine's first choice. */
+export function accessOfProfile(docker: DockerAccess): EngineAccess {
+  if (docker.engine === 'podman') {
+    if (docker.transport === 'socket') return docker.socketPath === PODMAN_ROOTFUL_SOCKET ? 'rootful-socket' : 'socket';
+    return 'user-socket';
+  }
+  return docker.transport === 'dial-stdio' ? 'dial-stdio' : 'socket';
+}
+
+/** Empty or a path one of the engines offers by itself: replaced on a switch of engine, unlike a path the user typed. */
+function isPresetPath(path: string): boolean {
+  const trimmed = path.trim();
+  return trimmed === '' || trimmed === DOCKER_DEFAULT_SOCKET || trimmed === PODMAN_ROOTFUL_SOCKET;
+}
+
+/**
+ * The draft after the user picks another engine: its recommended access, except that a socket
+ * path the user typed on purpose stays (and stays the chosen access when it was).
+ */
+export function switchEngine(draft: ServerDraft, engine: EngineProduct): ServerDraft {
+  if (engine === draft.engine) return draft;
+  const typed = !isPresetPath(draft.socketPath);
+  if (engine === 'podman') {
+    return { ...draft, engine, access: typed && draft.access === 'socket' ? 'socket' : 'user-socket', socketPath: typed ? draft.socketPath : '' };
+  }
+  return { ...draft, engine, access: 'socket', socketPath: typed ? draft.socketPath : DOCKER_DEFAULT_SOCKET };
+}
+
+/** True when the form shows the socket path field for this choice. */
+export function asksForSocketPath(draft: Pick<ServerDraft, 'access'>): boolean {
+  return draft.access === 'socket';
+}
+
+
+/**
+ * The profile's `docker` block for the draft, or the field to blame. The schema's own messages
+ * (English, naming transports) are never shown: each refusal becomes a translated field error.
+ */
+function accessOfDraft(draft: ServerDraft): { docker: DockerAccess } | { field: 'access' | 'socketPath'; error: MessageKey } {
+  const accessError: MessageKey = draft.engine === 'podman' ? 'serverForm.error.accessPodman' : 'serverForm.error.accessDocker';
+  const pathError: MessageKey = draft.engine === 'podman' ? 'serverForm.error.socketPathPodman' : 'serverForm.error.socketPath';
+  if (!ACCESS_CHOICES[draft.engine].includes(draft.access)) return { field: 'access', error: accessError };
+  const typedPath = draft.socketPath.trim();
+  const fallbackPath = draft.engine === 'podman' ? PODMAN_ROOTFUL_SOCKET : DOCKER_DEFAULT_SOCKET;
+  const socketPath = asksForSocketPath(draft)
+    ? typedPath
+    : draft.access === 'rootful-socket'
+      ? PODMAN_ROOTFUL_SOCKET
+      : // A hidden field cannot show an error: send what it holds when valid (an edit keeps it), else the default.
+        RemoteDockerAccess.shape.socketPath.safeParse(typedPath).success && typedPath !== ''
+        ? typedPath
+        : fallbackPath;
+  const transport = draft.access === 'rootful-socket' ? 'socket' : draft.access;
+  const parsed = RemoteDockerAccess.safeParse({ engine: draft.engine, transport, socketPath });
+  if (parsed.success) return { docker: parsed.data };
+  const onPath = parsed.error.issues.some((issue) => issue.path[0] === 'socketPath');
+  return onPath ? { field: 'socketPath', error: pathError } : { field: 'access', error: accessError };
+}
+
+type DockerAccess = ServerProfileInput['docker'];
 
 function lines(text: string): string[] {
   return text
@@ -148,11 +247,11 @@ export function checkDraft(draft: ServerDraft, keepJumps: readonly SshJumpHost[]
   }
   const jumps = parseJumps(draft.jumps, draft.username, keepJumps);
   if (jumps === null || jumps.length > 8) errors.jumps = 'serverForm.error.jumps';
-  const docker = RemoteDockerAccess.safeParse({ transport: draft.dockerTransport, socketPath: draft.socketPath.trim() });
-  if (!docker.success) errors.socketPath = 'serverForm.error.socketPath';
+  const docker = accessOfDraft(draft);
+  if ('field' in docker) errors[docker.field] = docker.error;
   const tunnelLocalPort = parseWhole(draft.tunnelLocalPort);
   if (tunnelLocalPort === null || tunnelLocalPort < 1024 || tunnelLocalPort > PORT_MAX) errors.tunnelLocalPort = 'serverForm.error.tunnelPort';
-  if (Object.keys(errors).length > 0 || !docker.success) return { errors, profile: null };
+  if (Object.keys(errors).length > 0 || 'field' in docker) return { errors, profile: null };
   // The whole profile through the shared schema once more: the form and the backend cannot drift.
   const parsed = ServerProfileInput.safeParse({
     label: draft.label.trim(),
@@ -163,7 +262,7 @@ export function checkDraft(draft: ServerDraft, keepJumps: readonly SshJumpHost[]
     identityFiles,
     identitiesOnly: draft.identitiesOnly,
     jumps: jumps ?? [],
-    docker: docker.data,
+    docker: docker.docker,
     tunnelLocalPort,
     importedFrom: draft.importedFrom,
     // Absent when not chosen (an edit that clears one saves the profile without it).
@@ -182,6 +281,7 @@ export const FIELD_ORDER: readonly ServerField[] = [
   'authMethods',
   'identityFiles',
   'jumps',
+  'access',
   'socketPath',
   'tunnelLocalPort',
 ];

@@ -84,9 +84,11 @@ describe('test hygiene', () => {
     expect(found).toEqual([]);
   });
 
-  it('the test bed removes exactly the label the tests put on their containers', () => {
-    const script = readFileSync(join(root, 'test/testbed/testbed.sh'), 'utf8');
-    const filters = [...script.matchAll(/--filter label=(\S+)/g)].map((m) => m[1]);
-    expect(filters).toEqual([TEST_CONTAINER_FILTER]);
+  it('the test bed removes exactly the label the tests put on their containers, on Docker and on Podman', () => {
+    for (const file of ['test/testbed/testbed.sh', 'test/testbed/podman.sh']) {
+      const script = readFileSync(join(root, file), 'utf8');
+      const filters = [...script.matchAll(/--filter label=(\S+)/g)].map((m) => m[1]);
+      expect(filters, file).toEqual([TEST_CONTAINER_FILTER]);
+    }
   });
 });

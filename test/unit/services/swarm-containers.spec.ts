@@ -91,6 +91,9 @@ class MemoryEngine implements ContainerEngine {
   async readContainerFile(): Promise<never> {
     throw new Error('MemoryEngine.readContainerFile is not part of this double');
   }
+  async execInContainer(): Promise<never> {
+    throw new Error('MemoryEngine.execInContainer is not part of this double');
+  }
   async dispose() {}
 }
 

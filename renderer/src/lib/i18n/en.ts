@@ -49,14 +49,14 @@ export const en = {
   'servers.intro':
     'An AgentJet swarm server (not Docker Swarm) is the training side of AgentJet: it holds the model, collects the rollouts your agent code sends it over HTTP, and updates the weights. Start one in a container on a Docker engine and watch its training status here.',
 
-  'engine.title': 'Docker engine (this computer)',
-  'engine.checking': 'Checking Docker…',
+  'engine.title': '{product} engine (this computer)',
+  'engine.checking': 'Checking the engine…',
   'engine.reachable': 'Reachable',
-  'engine.version': 'Docker {version} (API {apiVersion})',
+  'engine.version': '{product} {version} · API {apiVersion}',
   'engine.unreachable': 'Not reachable',
   'engine.recheck': 'Check again',
   'engine.none': 'No Docker engine is configured on this computer.',
-  'engine.statusLabel': 'Docker engine state',
+  'engine.statusLabel': 'State of {title}',
 
   'start.title': 'Start an AgentJet swarm server',
   'start.image': 'Image',
@@ -104,7 +104,7 @@ export const en = {
   'containers.step': 'step {step}',
   'containers.engineUnknown': 'not known yet',
   'containers.lastError': 'Last error:',
-  'containers.waitingForEngine': 'The containers appear here once the Docker engine is reachable.',
+  'containers.waitingForEngine': 'The containers appear here once the container engine is reachable.',
   'containers.rowLabel': '{name}: container {state}, training status {status}',
 
   'containerState.created': 'created',
@@ -299,9 +299,9 @@ export const en = {
   'errorHelp.FORBIDDEN': 'The browser page is missing the access token the app printed when it started.',
   'errorHelp.UNKNOWN_CHANNEL': 'The page and the app backend come from different versions. Restart the app.',
   'errorHelp.ENGINE_UNREACHABLE':
-    'The app could not talk to the Docker engine at the address shown. Start Docker, or fix DOCKER_HOST.',
+    'The app could not talk to the container engine at the address shown. Start Docker, or Podman’s API service (systemctl --user enable --now podman.socket), or fix the address (DOCKER_HOST, the socket path).',
   'errorHelp.ENGINE_PERMISSION_DENIED':
-    'Docker refused this user. Membership of the "docker" group (or rootless Docker) gives access.',
+    'The engine refused this user. Docker: membership of the "docker" group (or rootless Docker) gives access. Podman: use your own user’s rootless socket, or root for the rootful one.',
   'errorHelp.ENGINE_NOT_FOUND': 'The request named a Docker engine the app does not know. Reload the page.',
   'errorHelp.IMAGE_NOT_FOUND':
     'The Docker host does not have this image and could not pull it. Pull it there, or check the name.',

@@ -51,14 +51,14 @@ export const zhCN: Record<MessageKey, string> = {
   'servers.intro':
     'AgentJet swarm 服务器（不是 Docker Swarm）是 AgentJet 的训练端：它加载模型，通过 HTTP 收集你的智能体代码发来的 rollout，并更新权重。在 Docker 引擎的容器中启动它，并在此查看其训练状态。',
 
-  'engine.title': 'Docker 引擎（本机）',
-  'engine.checking': '正在检查 Docker…',
+  'engine.title': '{product} 引擎（本机）',
+  'engine.checking': '正在检查引擎…',
   'engine.reachable': '可连接',
-  'engine.version': 'Docker {version}（API {apiVersion}）',
+  'engine.version': '{product} {version} · API {apiVersion}',
   'engine.unreachable': '无法连接',
   'engine.recheck': '重新检查',
   'engine.none': '本机没有配置 Docker 引擎。',
-  'engine.statusLabel': 'Docker 引擎状态',
+  'engine.statusLabel': '{title} 的状态',
 
   'start.title': '启动 AgentJet swarm 服务器',
   'start.image': '镜像',
@@ -105,7 +105,7 @@ export const zhCN: Record<MessageKey, string> = {
   'containers.step': '第 {step} 步',
   'containers.engineUnknown': '尚不清楚',
   'containers.lastError': '最近错误：',
-  'containers.waitingForEngine': 'Docker 引擎可以连接后，容器会显示在这里。',
+  'containers.waitingForEngine': '容器引擎可以连接后，容器会显示在这里。',
   'containers.rowLabel': '{name}：容器{state}，训练状态 {status}',
 
   'containerState.created': '已创建',
@@ -266,8 +266,8 @@ export const zhCN: Record<MessageKey, string> = {
   'errorHelp.VALIDATION_FAILED': '应用在执行前拒绝了某个值。详情中写明了是哪个字段。',
   'errorHelp.FORBIDDEN': '浏览器页面缺少应用启动时打印的访问令牌。',
   'errorHelp.UNKNOWN_CHANNEL': '页面与应用后端来自不同版本。请重新启动应用。',
-  'errorHelp.ENGINE_UNREACHABLE': '应用无法连接到所示地址上的 Docker 引擎。请启动 Docker，或修正 DOCKER_HOST。',
-  'errorHelp.ENGINE_PERMISSION_DENIED': 'Docker 拒绝了当前用户。加入 “docker” 用户组（或使用 rootless Docker）即可获得访问权限。',
+  'errorHelp.ENGINE_UNREACHABLE': '应用无法连接到所示地址上的容器引擎。请启动 Docker，或 Podman 的 API 服务（systemctl --user enable --now podman.socket），或修正地址（DOCKER_HOST、socket 路径）。',
+  'errorHelp.ENGINE_PERMISSION_DENIED': '引擎拒绝了当前用户。Docker：加入 “docker” 用户组（或使用 rootless Docker）即可获得访问权限。Podman：使用你自己用户的 rootless socket，或以 root 使用有根 socket。',
   'errorHelp.ENGINE_NOT_FOUND': '请求中的 Docker 引擎应用并不认识。请重新加载页面。',
   'errorHelp.IMAGE_NOT_FOUND': 'Docker 主机上没有该镜像，也无法拉取。请在该主机上拉取，或检查镜像名称。',
   'errorHelp.PORT_IN_USE': 'Docker 主机上的另一个程序正在监听该端口。请换一个端口，或停止那个程序。',

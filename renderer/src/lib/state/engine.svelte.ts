@@ -1,6 +1,6 @@
 import type { ExposedApi } from '../../../../electron/shared/api';
 import type { AppErrorShape, ErrorCode } from '../../../../electron/shared/errors';
-import type { EngineHealth, EngineSummary } from '../../../../electron/shared/schemas';
+import type { EngineHealth, EngineProduct, EngineSummary } from '../../../../electron/shared/schemas';
 
 /** Errors that describe the Docker engine itself rather than the request that met them. */
 const ENGINE_PROBLEMS: ReadonlySet<ErrorCode> = new Set(['ENGINE_UNREACHABLE', 'ENGINE_PERMISSION_DENIED']);
@@ -16,6 +16,11 @@ export class EngineState {
   requestError = $state<AppErrorShape | null>(null);
   checking = $state(true);
   missing = $state(false);
+  /**
+   * What the engine said it is the last time it answered (Docker or Podman). Kept while it is
+   * unreachable, so a Podman server that drops its link is not relabelled as the Docker it was added as.
+   */
+  product = $state<EngineProduct | null>(null);
   /** Bumped by every check and by `absorb`: only the newest word on the engine counts. */
   private generation = 0;
 
@@ -41,8 +46,12 @@ export class EngineState {
     if (this.engine) {
       const result = await this.api.engines.health({ engineId: this.engineId });
       if (generation !== this.generation) return;
-      if (result.ok) this.health = result.value;
-      else this.requestError = result.error;
+      if (result.ok) {
+        this.health = result.value;
+        if (result.value.product) this.product = result.value.product;
+      } else {
+        this.requestError = result.error;
+      }
     }
     this.checking = false;
   }

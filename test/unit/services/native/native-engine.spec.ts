@@ -39,6 +39,7 @@ function dockerDouble(host: EngineHost | null, listFails = false): ContainerEngi
     followLog: () => Promise.resolve(),
     watchEvents: () => () => undefined,
     readContainerFile: () => Promise.resolve(null),
+    execInContainer: record('execInContainer') as unknown as ContainerEngine['execInContainer'],
     isHostPortFree: () => Promise.resolve(true),
     urlForHostPort: (port) => Promise.resolve(`http://127.0.0.1:${port}`),
     dispose: () => Promise.resolve(),
@@ -82,6 +83,16 @@ describe('withNativeProcesses', () => {
     expect(host.scripts).toHaveLength(4);
     expect(host.scripts[3]).toContain('kill -KILL'); // remove is docker rm -f: forced
     expect(engine.summary).toBe(docker.summary);
+  });
+
+  it('runs a command "in" a native server on its host (argv quoted), and in a container through Docker', async () => {
+    const host = hostDouble((script) => (script.startsWith("'nvidia-smi'") ? { code: 0, stdout: 'GPU 0: X (UUID: GPU-1)\n', stderr: '' } : ok(nativeRun('n'))));
+    const docker = dockerDouble(host);
+    const engine = withNativeProcesses(docker);
+    await expect(engine.execInContainer('native-n', ['nvidia-smi', '-L'], { timeoutMs: 1000 })).resolves.toEqual({ code: 0, stdout: 'GPU 0: X (UUID: GPU-1)\n', stderr: '' });
+    expect(host.scripts.at(-1)).toBe(`'nvidia-smi' '-L'`);
+    await engine.execInContainer('abc', ['nvidia-smi', '-L'], { timeoutMs: 1000 });
+    expect(docker.calls).toEqual(['execInContainer:abc']);
   });
 
   it('lists both kinds; Docker down still shows native servers, a failing host still shows containers, both down is Docker\'s error', async () => {
