@@ -220,7 +220,7 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
         (detail): StageResult => ({ status: 'pass', detail }),
         (error: unknown): StageResult => {
           const app = error instanceof AppError ? error : new AppError('ENGINE_UNREACHABLE', String(error));
-          return { status: 'fail', detail: null, error: { code: app.code, message: app.message }, fix: `See the ${podman ? 'Podman' : 'Docker'} socket stage below for the cause.` };
+          return { status: 'fail', detail: null, error: { code: app.code, message: app.message }, fix: `See the ${podman ? '' : 'Docker '}socket permission stage below for the cause.` };
         },
       );
       record('docker-version', t, version);
@@ -259,7 +259,7 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
  */
 async function dockerVersion(server: SshConnection, docker: DiagnosticsOptions['docker'], user: string, timeoutMs: number): Promise<string> {
   const transport = transportOfAccess(docker);
-  const where = transportPlace(transport, user);
+  const where = transport.kind === 'dial-stdio' ? '`docker system dial-stdio`' : transportPlace(transport, user);
   const said = docker.engine === 'podman' ? 'Podman' : 'Docker';
   const describeFailure = (message: string): AppError => new AppError('ENGINE_UNREACHABLE', `${said} on ${server.target} did not answer through ${where} (${message}).`);
   const agent = agentForTransport(server, transport, describeFailure, (answer) =>
