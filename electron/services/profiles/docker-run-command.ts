@@ -1,4 +1,6 @@
+import type { EngineProduct } from '../../shared/schemas';
 import type { ContainerSpec } from '../engines/container-engine';
+import { cdiDevicesOf } from '../engines/podman-libpod';
 
 /** What a masked secret shows instead of its value, in the command and anywhere else the user sees it. */
 export const SECRET_MASK = '****';
@@ -31,17 +33,19 @@ function envWords(spec: ContainerSpec, secretNames: ReadonlySet<string>): string
 }
 
 /**
- * The `docker run` that creates the same container as Start: detached, with the app's labels (so
+ * The `docker run` (or `podman run`) that creates the same container as Start: detached, with the app's labels (so
  * the app finds a container started by hand too), loopback-only publishing, GPUs, shared memory,
  * binds, env and command. Secret values are masked; one line per option group for reading.
  */
-export function dockerRunCommand(spec: ContainerSpec, secretNames: readonly string[]): string {
+export function dockerRunCommand(spec: ContainerSpec, secretNames: readonly string[], product: EngineProduct = 'docker'): string {
   const secrets = new Set(secretNames);
-  const lines: string[] = [['docker', 'run', '-d', '--name', quoteWord(spec.name), ...(spec.init ? ['--init'] : [])].join(' ')];
+  const lines: string[] = [[product, 'run', '-d', '--name', quoteWord(spec.name), ...(spec.init ? ['--init'] : [])].join(' ')];
   for (const [key, value] of Object.entries(spec.labels)) lines.push(`--label ${quoteWord(`${key}=${value}`)}`);
   if (spec.network.mode === 'host') lines.push('--network host');
   else for (const p of spec.network.ports) lines.push(`-p ${quoteWord(`${p.hostIp}:${p.hostPort}:${p.containerPort}`)}`);
-  if (spec.gpus.mode === 'all') lines.push('--gpus all');
+  // Podman takes GPUs only as CDI devices (its `--gpus` is silently ignored by 4.3).
+  if (product === 'podman') for (const device of cdiDevicesOf(spec.gpus)) lines.push(`--device ${quoteWord(device.path)}`);
+  else if (spec.gpus.mode === 'all') lines.push('--gpus all');
   // Docker's CLI needs the inner double quotes when the list has a comma (a CSV field).
   else if (spec.gpus.mode === 'ids') lines.push(`--gpus ${quoteWord(`"device=${spec.gpus.ids.join(',')}"`)}`);
   lines.push(spec.shm.mode === 'size' ? `--shm-size=${gib(spec.shm.bytes)}` : '--ipc=host');

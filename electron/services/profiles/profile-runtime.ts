@@ -317,7 +317,8 @@ export class ProfileRuntime {
     const home = await this.homeFor(profile).catch(() => null);
     const spec = buildProfileSpec(profile, { appVersion: this.options.appVersion, secrets: masked, home, nameSuffix: 'manual' });
     const notes: string[] = [];
-    const remote = engine.host?.kind === 'ssh' || engine.summary.kind !== 'local-docker';
+    // Not this computer's shell: an SSH server, or an engine the app has no shell on (DOCKER_HOST=tcp://…).
+    const remote = engine.host?.kind !== 'local';
     if (remote) notes.push(`Run it on ${engine.summary.label}, where this engine runs, not on this computer.`);
     if (profile.secretEnv.length > 0) notes.push(`Replace ${SECRET_MASK} with the value of ${profile.secretEnv.join(', ')}; the app never shows secret values.`);
     if (profile.mode === 'native') {
@@ -327,7 +328,10 @@ export class ProfileRuntime {
       return { command: nativeRunCommand(spec, profile.secretEnv), notes };
     }
     notes.push('The labels let the app find a server started with this command, as if it had started it itself.');
-    return { command: dockerRunCommand(spec, profile.secretEnv), notes };
+    // What answers decides (a server added as Docker may be Podman); while unknown, the kind does.
+    const health = await engine.health().catch(() => null);
+    const product = health?.product ?? (engine.summary.kind === 'podman' ? 'podman' : 'docker');
+    return { command: dockerRunCommand(spec, profile.secretEnv, product), notes };
   }
 
   dispose(): void {

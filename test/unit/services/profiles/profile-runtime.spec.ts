@@ -30,6 +30,9 @@ class MemoryEngine {
   createDelay: Promise<void> = Promise.resolve();
   private next = 0;
 
+  async health() {
+    return { id: 'local', reachable: true, version: '0', apiVersion: '1.41', product: 'docker' as const, rootless: false, error: null };
+  }
   async listContainers(labels: Record<string, string>) {
     return [...this.containers.values()].filter((c) => Object.entries(labels).every(([k, v]) => c.labels[k] === v));
   }

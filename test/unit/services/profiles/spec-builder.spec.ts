@@ -151,6 +151,16 @@ describe('dockerRunCommand ("Show the command")', () => {
     expect(quoteWord('a b')).toBe("'a b'");
   });
 
+  it('on Podman: podman run, GPUs as CDI devices (all, or one per index), never --gpus', () => {
+    const byIndex = profile({ gpus: { mode: 'ids', ids: ['0', '2'] } });
+    const flat = dockerRunCommand(buildProfileSpec(byIndex, options), byIndex.secretEnv, 'podman').replace(/ \\\n {2}/g, ' ');
+    expect(flat.startsWith('podman run -d --name ')).toBe(true);
+    expect(flat).toContain('--device nvidia.com/gpu=0 --device nvidia.com/gpu=2');
+    expect(flat).not.toContain('--gpus');
+    const all = profile({ gpus: { mode: 'all' } });
+    expect(dockerRunCommand(buildProfileSpec(all, options), all.secretEnv, 'podman')).toContain('--device nvidia.com/gpu=all');
+  });
+
   it('leaves ~/ for the shell on the server to expand when the home is unknown', () => {
     const p = profile();
     const flat = dockerRunCommand(buildProfileSpec(p, { ...options, home: null }), p.secretEnv);
