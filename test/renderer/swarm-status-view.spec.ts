@@ -120,7 +120,7 @@ describe('swarmRowView: a boot that fails or sticks', () => {
       text: 'The training engine has been booting for 6 min 0 s, longer than expected. Check the container log.',
       label: 'Latest output in the container log:',
       lines: ['Loading safetensors shard 3/8'],
-      pointer: 'The container log may say more: docker logs agentswarm-swarm-10086-abc123',
+      pointer: 'The container log may say more: docker logs agentswarm-swarm-10086-abc123 (podman logs on Podman)',
     });
   });
 
@@ -173,7 +173,7 @@ describe('swarmRowView: a container that is not running', () => {
       text: 'Stopped unexpectedly (exit code 0): the swarm server should run until it is stopped.',
       label: null,
       lines: [],
-      pointer: 'The container log may say more: docker logs agentswarm-swarm-10086-abc123',
+      pointer: 'The container log may say more: docker logs agentswarm-swarm-10086-abc123 (podman logs on Podman)',
     });
   });
 

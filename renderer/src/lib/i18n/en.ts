@@ -64,9 +64,9 @@ export const en = {
   'start.network': 'Network',
   'start.network.publish': 'Publish on 127.0.0.1',
   'start.network.host': 'Host network',
-  'start.networkHint.publish': 'Only the Docker host itself can reach the port (recommended).',
+  'start.networkHint.publish': 'Only the engine\'s host itself can reach the port (recommended).',
   'start.networkHint.host':
-    'Risk: in host mode the port is open on all network interfaces of the Docker host. Use "Publish on 127.0.0.1" unless the Docker engine has no bridge network.',
+    'Risk: in host mode the port is open on all network interfaces of the engine\'s host. Use "Publish on 127.0.0.1" unless the engine has no bridge network (or, on rootless Podman, no usable /dev/net/tun).',
   'start.noAuthRisk':
     'The swarm API has no authentication: anyone who can reach its port can start or stop training.',
   'start.gpusHint': 'Needs NVIDIA GPUs and the NVIDIA Container Toolkit on the Docker host.',
@@ -136,7 +136,7 @@ export const en = {
   'statusView.offlineAfterRun': 'The server is up; its training engine is stopped (the values shown are from its last run).',
   'statusView.logExplains': 'From the container log:',
   'statusView.latestOutput': 'Latest output in the container log:',
-  'statusView.seeLog': 'The container log may say more: docker logs {name}',
+  'statusView.seeLog': 'The container log may say more: docker logs {name} (podman logs on Podman)',
   'statusView.noEngine': 'no engine: the container is not running',
 
   'problem.boot-failed': 'The training engine stopped while booting (BOOTING, then OFFLINE).',
@@ -304,9 +304,9 @@ export const en = {
     'The engine refused this user. Docker: membership of the "docker" group (or rootless Docker) gives access. Podman: use your own user’s rootless socket, or root for the rootful one.',
   'errorHelp.ENGINE_NOT_FOUND': 'The request named a Docker engine the app does not know. Reload the page.',
   'errorHelp.IMAGE_NOT_FOUND':
-    'The Docker host does not have this image and could not pull it. Pull it there, or check the name.',
+    'The engine\'s host does not have this image and could not pull it. Pull it there, or check the name.',
   'errorHelp.PORT_IN_USE':
-    'Another program on the Docker host listens on this port. Pick another port or stop that program.',
+    'Another program on the engine\'s host listens on this port. Pick another port or stop that program.',
   'errorHelp.CONTAINER_NOT_FOUND': 'The container was removed outside the app, for example with docker rm.',
   'errorHelp.CONTAINER_CONFLICT': 'Docker already has a container with this name or port from an earlier start.',
   'errorHelp.CONTAINER_START_FAILED':
