@@ -128,7 +128,7 @@ describe('Start form', () => {
     render(App);
     await waitFor(() => expect(input('swarm-port-input').value).toBe('10086'));
     const hint = screen.getByTestId('swarm-network-hint');
-    expect(hint.textContent).toContain('Only the engine's host itself can reach the port');
+    expect(hint.textContent).toContain("Only the engine's host itself can reach the port");
     // One wording for the risk, in both modes.
     const risk = 'The swarm API has no authentication: anyone who can reach its port can start or stop training.';
     expect(hint.textContent).toContain(risk);
