@@ -29,17 +29,12 @@ slurm_exe() { readlink -f "/usr/sbin/$1"; }
 slurm_do() { SLURM_CONF=$(slurm_conf) timeout 10 "$@"; }
 
 munge_ping() { [[ -S $(munge_socket) ]] && munge -n -S "$(munge_socket)" 2>/dev/null | unmunge -S "$(munge_socket)" >/dev/null 2>&1; }
-slurmctld_ping() { slurm_do scontrol ping 2>/dev/null | grep -q 'is UP'; }
+slurmctld_ping() { [[ $(slurm_do scontrol ping 2>/dev/null) == *'is UP'* ]]; }
 # The node's state as sinfo prints it: idle, mix, alloc; a trailing `*` means slurmd does not answer.
-slurm_node_state() { slurm_do sinfo -h -n "$SLURM_NODE" -o '%t' 2>/dev/null | head -n 1; }
+slurm_node_state() { slurm_do sinfo -h -n "$SLURM_NODE" -o '%t' 2>/dev/null; }
 slurm_node_idle() { [[ $(slurm_node_state) == idle ]]; }
 # Up and usable, whatever the jobs on it: a reused Slurm may be running the tests' jobs.
 slurm_ready() { slurmctld_ping && [[ $(slurm_node_state) =~ ^(idle|mix|alloc|comp)$ ]]; }
-
-# 127.0.0.1:<port> is taken by a process that is not one of ours.
-slurm_port_foreign() { # slurm_port_foreign <port> <pid file> <exe>
-  port_open "$1" && ! pid_alive "$2" "$3"
-}
 
 write_slurm_conf() { # write_slurm_conf <file>
   local d=$SLURM_DIR
@@ -161,14 +156,15 @@ slurm_owner() {
 slurm_conf_value() { awk -F= -v k="$1" '$1 == k { sub(/^[^=]*=/, ""); print; exit }' "$(slurm_conf)"; }
 
 start_slurm() { # after start_sshd (the login user)
-  local owner ctld d_exe new started=0
+  local owner ctld d_exe started=0
   ctld=$(slurm_exe slurmctld) d_exe=$(slurm_exe slurmd)
   # Another test bed's Slurm: use it as it is (its conf, ports, node), change nothing.
   if ! pid_alive "$RUN/slurmctld.pid" "$ctld" && owner=$(slurm_owner) && [[ $owner != "$STATE" ]]; then
     SLURM_DIR=$owner/slurm
     if slurm_ready; then
       SLURM_CTLD_PORT=$(slurm_conf_value SlurmctldPort) SLURM_D_PORT=$(slurm_conf_value SlurmdPort)
-      SLURM_NODE=$(slurm_do sinfo -h -o '%N' | head -n 1)
+      SLURM_NODE=$(slurm_do sinfo -h -o '%N')
+      SLURM_GPUS=$(sed -n 's/^NodeName=.* Gres=gpu:fake:\([0-9]*\).*/\1/p' "$(slurm_conf)")
       log "Slurm answers with the configuration of the test bed in $owner: reusing it"
       SLURM_STATE=foreign
       slurm_version
@@ -230,19 +226,24 @@ stop_slurm_daemons() { # slurmd first: it reports its jobs' ends to slurmctld
 # KillWait), so no job process outlives its slurmstepd; then slurmd, slurmctld, munged, and our /etc/slurm link.
 SLURM_STOPPED=()
 stop_slurm() { # the daemons it stopped go to SLURM_STOPPED
-  local u pid i d_pid ctld_pid
+  local u users=() pid i d_pid ctld_pid
   pid_alive "$RUN/slurmctld.pid" "$(slurm_exe slurmctld)" || pid_alive "$RUN/slurmd.pid" "$(slurm_exe slurmd)" ||
     pid_alive "$RUN/munged.pid" "$MUNGED" || { slurm_unlink_conf; return 0; }
   if slurmctld_ping; then
     for u in "$SSH_USER" "$POD_USER"; do
-      id "$u" >/dev/null 2>&1 && { slurm_do scancel -u "$u" >>"$LOG" 2>&1 || true; }
+      id "$u" >/dev/null 2>&1 || continue
+      users+=("$u")
+      slurm_do scancel -u "$u" >>"$LOG" 2>&1 || true # one user per call (squeue takes a list, scancel does not)
     done
-    # KillWait=5: a job ignoring TERM is killed 5 s later; COMPLETING jobs still count.
-    for ((i = 0; i < 200; i++)); do
-      [[ -z $(slurm_do squeue -h -o '%i' 2>/dev/null) ]] && break
-      sleep 0.05
-    done
-    [[ -n $(slurm_do squeue -h -o '%i' 2>/dev/null) ]] && log "jobs still in squeue at down: $(slurm_do squeue -h -o '%i %T %u' | tr '\n' ';')"
+    u=$(IFS=,; echo "${users[*]}")
+    if [[ -n $u ]]; then
+      # KillWait=5: a job ignoring TERM is killed 5 s later; COMPLETING jobs still count.
+      for ((i = 0; i < 200; i++)); do
+        [[ -z $(slurm_do squeue -h -u "$u" -o '%i' 2>>"$LOG") ]] && break
+        sleep 0.05
+      done
+    fi
+    [[ -n $(slurm_do squeue -h -o '%i' 2>/dev/null) ]] && log "jobs left in squeue at down: $(slurm_do squeue -h -o '%i %T %u' | tr '\n' ';')"
   fi
   # With no job left, slurmd has nothing to report: both stop at once (slurmctld takes ~2 s to save its state).
   d_pid=$(signal_ours slurmd "$(slurm_exe slurmd)")
@@ -254,23 +255,19 @@ stop_slurm() { # the daemons it stopped go to SLURM_STOPPED
   slurm_unlink_conf
 }
 
-# slurmstepd outlives slurmd by design (a slurmd restart keeps jobs running); with every job cancelled none should
-# be left. Any still here ran under our slurmd (one Slurm per machine: our ports), and so do processes of the test
-# users that carry our cluster's job environment.
+# slurmstepd outlives slurmd by design (a slurmd restart keeps jobs running); with every job cancelled none should be
+# left. Any still here, and any job process that escaped its step, carries our slurm.conf in SLURM_CONF (slurmd passes
+# its own on to slurmstepd, and slurmstepd to the job): killed by that mark, never by name.
 kill_slurm_leftovers() {
-  local pid u
-  local stepd
-  stepd=$(slurm_exe slurmstepd)
-  for pid in $(pgrep slurmstepd || true); do
-    [[ $(readlink "/proc/$pid/exe" 2>/dev/null) == "$stepd" ]] || continue
-    kill -KILL "$pid" 2>/dev/null && log "killed leftover slurmstepd $pid"
-  done
-  for u in "$SSH_USER" "$POD_USER"; do
-    id "$u" >/dev/null 2>&1 || continue
-    for pid in $(pgrep -u "$u" || true); do
-      tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx 'SLURM_CLUSTER_NAME=testbed' || continue
-      kill -KILL "$pid" 2>/dev/null && log "killed leftover job process $pid of $u"
-    done
+  local environ pid vars=() joined args mark=$'\n'"SLURM_CONF=$STATE/slurm/slurm.conf"$'\n'
+  for environ in /proc/[0-9]*/environ; do
+    pid=${environ#/proc/} pid=${pid%/environ}
+    mapfile -d '' -t vars 2>/dev/null <"$environ" || continue # a builtin: no process per process
+    ((${#vars[@]})) || continue
+    printf -v joined '\n%s' "${vars[@]}"
+    [[ $joined$'\n' == *"$mark"* ]] || continue
+    args=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || true
+    kill -KILL "$pid" 2>/dev/null && log "killed leftover Slurm process $pid (${args:0:80})"
   done
   return 0
 }
@@ -285,7 +282,7 @@ slurm_status() {
   local owner who
   owner=$(slurm_owner) && SLURM_DIR=$owner/slurm
   if pid_alive "$RUN/slurmctld.pid" "$(slurm_exe slurmctld 2>/dev/null)"; then
-    who="ours, pids munged $(<"$RUN/munged.pid") slurmctld $(<"$RUN/slurmctld.pid") slurmd $(<"$RUN/slurmd.pid")"
+    who="ours, pids munged $(cat "$RUN/munged.pid" 2>/dev/null) slurmctld $(<"$RUN/slurmctld.pid") slurmd $(cat "$RUN/slurmd.pid" 2>/dev/null)"
   else
     who="not started by testbed${owner:+: the test bed in $owner}"
   fi
