@@ -129,7 +129,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!conn) return;
   if (submitted.length > 0) await exec(`scancel ${submitted.join(' ')}`);
-  await exec(`rm -rf ${q(outDir)}`);
+  await exec(`rm -rf ${q(outDir)}; rmdir testbed-slurm 2>/dev/null`);
   conn.end();
 });
 
