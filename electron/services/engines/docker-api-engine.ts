@@ -25,8 +25,18 @@ import type { EngineWording } from './engine-wording';
 
 const KNOWN_STATES = new Set<ContainerState>(['created', 'running', 'paused', 'restarting', 'removing', 'exited', 'dead']);
 
-function toState(value: string | undefined): ContainerState {
-  return value && KNOWN_STATES.has(value as ContainerState) ? (value as ContainerState) : 'unknown';
+/**
+ * Docker's status words, and the ones Podman's compat API passes through from libpod: `configured` and
+ * `initialized` (created, never started), `stopping` (its process ended or is ending, cleanup runs: seen
+ * for a moment after a crash on rootless Podman) and `stopped`. Anything else goes by `Running`.
+ */
+function toState(state: Docker.ContainerInspectInfo['State']): ContainerState {
+  const value = state.Status;
+  if (value && KNOWN_STATES.has(value as ContainerState)) return value as ContainerState;
+  if (value === 'configured' || value === 'initialized') return 'created';
+  if (state.Running) return 'running';
+  if (value === 'stopping' || value === 'stopped') return 'exited';
+  return 'unknown';
 }
 
 /** Docker writes "0001-01-01T00:00:00Z" for a time that never happened. */
@@ -38,7 +48,7 @@ function dockerTime(value: string | undefined): string | null {
 
 /** The inspect fields we use, mapped to the engine-neutral summary with a status text of now. */
 export function summaryFromInspect(info: Docker.ContainerInspectInfo): ContainerSummary {
-  const state = toState(info.State.Status);
+  const state = toState(info.State);
   const startedAt = dockerTime(info.State.StartedAt);
   const finishedAt = dockerTime(info.State.FinishedAt);
   // A created-but-never-started container has ExitCode 0 that means nothing.
