@@ -144,7 +144,8 @@ export const SlurmJobOptions = z
   })
   .superRefine((o, ctx) => {
     const limit = o.timeLimit === null ? null : slurmTimeLimitSeconds(o.timeLimit);
-    if (limit !== null && o.warnBeforeLimitSeconds >= limit) {
+    // A limit under a minute has its own message already.
+    if (limit !== null && limit >= 60 && o.warnBeforeLimitSeconds >= limit) {
       ctx.addIssue({
         code: 'custom',
         path: ['warnBeforeLimitSeconds'],

@@ -116,9 +116,11 @@ export function sbatchCommand(profileId: string, options: { hold?: boolean } = {
 }
 
 /** Picks the port on the node: python3 binds it (what the server will do), else bash asks whether anything listens. */
-function portSection(): string[] {
+function portSection(base: number): string[] {
+  if (!Number.isInteger(base) || base < 1024 || base + SLURM_PORT_SPAN > 65535) throw new AppError('INTERNAL', `port base ${base} is out of range`);
+  const last = base + SLURM_PORT_SPAN;
   return [
-    '# --- A free port on this node, from 10086 up (shared nodes: 10086 may be taken) ---',
+    `# --- A free port on this node, from ${base} up (shared nodes: ${base} may be taken) ---`,
     'port_free() {',
     '  if command -v python3 >/dev/null 2>&1; then',
     `    python3 -c 'import socket,sys; s=socket.socket(); s.bind(("", int(sys.argv[1])))' "$1" 2>/dev/null`,
@@ -126,10 +128,21 @@ function portSection(): string[] {
     '    ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null',
     '  fi',
     '}',
-    `PORT=${SLURM_PORT_BASE}`,
-    'until port_free "$PORT"; do',
+    '# Two jobs of the app that start together on one node would both find the same port free: each claims its',
+    '# port with a lock (flock on fd 9, held by this job\'s processes and released when they end, even if killed).',
+    'claim_port() {',
+    '  command -v flock >/dev/null 2>&1 || return 0',
+    `  lock=/tmp/agentswarm-port-$1.lock`,
+    '  [ -e "$lock" ] || (umask 0 && : >>"$lock") 2>/dev/null',
+    '  [ -r "$lock" ] || return 1',
+    '  exec 9<"$lock"',
+    '  flock -n 9 || { exec 9<&-; return 1; }',
+    '}',
+    `PORT=${base}`,
+    'until claim_port "$PORT" && port_free "$PORT"; do',
+    '  exec 9<&-',
     '  PORT=$((PORT + 1))',
-    `  if [ "$PORT" -gt ${SLURM_PORT_BASE + SLURM_PORT_SPAN} ]; then say "no free port from ${SLURM_PORT_BASE} to ${SLURM_PORT_BASE + SLURM_PORT_SPAN} on $(hostname)"; exit 1; fi`,
+    `  if [ "$PORT" -gt ${last} ]; then say "no free port from ${base} to ${last} on $(hostname)"; exit 1; fi`,
     'done',
     '',
     '# The app reads this file through the login node (written whole: tmp file, then mv).',
@@ -183,8 +196,11 @@ function podmanSection(image: string, envNames: readonly string[]): string[] {
   ];
 }
 
-/** The whole job script for one profile's swarm server. */
-export function slurmJobScript(identity: SlurmJobIdentity, options: SlurmJobOptions): string {
+/**
+ * The whole job script for one profile's swarm server. `portBase`: where the port search starts
+ * (AgentJet's default 10086; the unit tests move it away from ports other tests on the machine use).
+ */
+export function slurmJobScript(identity: SlurmJobIdentity, options: SlurmJobOptions, { portBase = SLURM_PORT_BASE }: { portBase?: number } = {}): string {
   const name = slurmJobName(assertProfileId(identity.profileId));
   const limit = options.timeLimit ? slurmTimeLimitSeconds(options.timeLimit) : null;
   const workDir = options.workDir ? (options.workDir.startsWith('~/') ? `"$HOME"/${shellQuote(options.workDir.slice(2))}` : shellQuote(options.workDir)) : '"$HOME"';
@@ -218,7 +234,7 @@ export function slurmJobScript(identity: SlurmJobIdentity, options: SlurmJobOpti
     'if [ -f "$STATE_DIR/env" ]; then . "$STATE_DIR/env"; rm -f "$STATE_DIR/env"; fi',
     `cd ${workDir} || { say "cannot enter the working folder"; exit 1; }`,
     '',
-    ...portSection(),
+    ...portSection(portBase),
     '',
     ...(options.run.mode === 'native' ? nativeSection(options.run.activate) : podmanSection(options.run.image, identity.envNames)),
     '',

@@ -52,7 +52,7 @@ export function mapSlurmError(command: string, result: HostExecResult, host: str
 /** sbatch's "Batch job submission failed: <reason>": each reason with the change that fixes it. */
 function mapSubmitRejection(said: string): AppError {
   const reason = said.replace(/^.*Batch job submission failed:\s*/i, '') || said || 'no reason given';
-  const rejected = (fix: string) => new AppError('SLURM_JOB_REJECTED', `Slurm refused the job: ${reason}. ${fix}`);
+  const rejected = (fix: string) => new AppError('SCHEDULER_REJECTED', `Slurm refused the job: ${reason}. ${fix}`);
   if (/Requested node configuration is not available/i.test(reason)) {
     return rejected(
       "No node of that partition has what the job asks for (GPUs, their type, CPUs or memory). `sinfo -o '%P %G %c %m'` on the login node shows what the nodes have: ask for fewer GPUs, CPUs or less memory, or choose another partition.",
@@ -67,11 +67,12 @@ function mapSubmitRejection(said: string): AppError {
   if (/Invalid qos/i.test(reason)) {
     return rejected('Choose a QoS your account may use (`sacctmgr show assoc user=$USER format=account,qos`), or leave it empty.');
   }
-  if (/time limit/i.test(reason)) {
-    return rejected("The time limit is longer than the partition allows: `sinfo -o '%P %l'` shows each partition's maximum. Ask for less time.");
-  }
+  // Before the time-limit case: this message mentions "time limits" too.
   if (/QOS|accounting\/QOS policy|AssocMax|MaxSubmit/i.test(reason)) {
     return rejected('A limit of your account or QoS forbids this job (too many GPUs, jobs or too much time at once): ask for less, or wait until your other jobs end.');
+  }
+  if (/time limit/i.test(reason)) {
+    return rejected("The time limit is longer than the partition allows: `sinfo -o '%P %l'` shows each partition's maximum. Ask for less time.");
   }
   if (/gres|gpu/i.test(reason)) {
     return rejected("The GPU request is not valid on this cluster: check the GPU type against `sinfo -o '%P %G'`, or try the other GPU flag (--gres or --gpus).");
