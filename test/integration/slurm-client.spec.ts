@@ -13,25 +13,10 @@ import { SshTunnel } from '../../electron/services/ssh/tunnel';
 import { SlurmJobIdentity, SlurmJobOptions, type SlurmJob, type SlurmJobOptionsInput } from '../../electron/shared/schemas-slurm';
 import { poll } from '../support/helpers';
 import { connectToTestbed } from '../support/testbed-ssh';
-import { loadTestbed, type Testbed } from '../testbed/testbed';
+import { loadTestbedWithSlurm } from '../testbed/testbed';
 
-interface TestbedSlurm {
-  version: string;
-  node: string;
-  partition: string;
-  gpusPerNode: number;
-  loginUser: string;
-}
-
-/** The test bed's Slurm section (a testbed.json from an older testbed.sh has none: say how to fix that). */
-function slurmOf(tb: Testbed): TestbedSlurm {
-  const slurm = (tb as Testbed & { slurm?: TestbedSlurm }).slurm;
-  if (typeof slurm?.node !== 'string') throw new Error('testbed.json has no Slurm: re-run `bash test/testbed/testbed.sh up` from this checkout');
-  return slurm;
-}
-
-const tb = loadTestbed();
-const slurm = slurmOf(tb);
+const tb = loadTestbedWithSlurm();
+const slurm = tb.slurm;
 // Profile ids of this run only, so the suite touches nothing else on the shared Slurm.
 const run = `it${process.pid.toString(36)}${Date.now().toString(36)}`;
 const connections: SshConnection[] = [];
