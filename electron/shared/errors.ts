@@ -124,6 +124,9 @@ export const ErrorCodes = [
   // Podman engines and GPU verification (issue 17).
   /** The container started but does not see the GPUs it asked for (checked with nvidia-smi -L inside it); it was stopped. */
   'GPU_NOT_VISIBLE',
+  // Slurm clusters (issue 18).
+  /** A cluster's batch scheduler (Slurm's sbatch) refused the job: no node can run it as asked, unknown partition/account/QoS, a limit. The message quotes the scheduler. */
+  'SCHEDULER_REJECTED',
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

@@ -289,6 +289,7 @@ export const en = {
   'errors.PROJECT_INVALID': 'The project folder or a file in it cannot be used.',
   'errors.CODE_CHECK_FAILED': 'A generated file does not compile.',
   'errors.GPU_NOT_VISIBLE': 'The container started without the GPUs it asked for; it was stopped.',
+  'errors.SCHEDULER_REJECTED': "The cluster's scheduler refused the job.",
   'errors.unknown': 'Error {code}.',
   'errorHelp.SSH_HOST_KEY_UNKNOWN': "The app has never seen this server's key. Check the fingerprint on the server (ssh-keygen -lf on its host key) and accept it only if they match.",
   'errorHelp.SSH_HOST_KEY_CHANGED': 'known_hosts holds another key for this server. After a reinstall, replace the key; otherwise do not connect, the connection may be intercepted.',
@@ -361,6 +362,7 @@ export const en = {
   'errorHelp.PROJECT_INVALID': 'Check that the folder exists and is writable, and that the files are the ones asked for.',
   'errorHelp.CODE_CHECK_FAILED': 'Read the error shown; fix the form value it names and generate again.',
   'errorHelp.GPU_NOT_VISIBLE': 'The engine accepted the GPU request but the container sees no GPU. On Podman, generate a CDI spec (sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml); on Docker, install the NVIDIA Container Toolkit. Or start with GPUs off.',
+  'errorHelp.SCHEDULER_REJECTED': "The details quote the scheduler's reason and the command that lists what you may use. Ask for fewer GPUs, CPUs or memory, or choose another partition, account, QoS or time limit, then submit again.",
 } as const;
 
 export type MessageKey = keyof typeof en;

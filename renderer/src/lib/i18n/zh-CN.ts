@@ -321,6 +321,7 @@ export const zhCN: Record<MessageKey, string> = {
   'errors.PROJECT_INVALID': '项目文件夹或其中的文件无法使用。',
   'errors.CODE_CHECK_FAILED': '生成的文件无法编译。',
   'errors.GPU_NOT_VISIBLE': '容器已启动，但看不到所请求的 GPU；已将其停止。',
+  'errors.SCHEDULER_REJECTED': '集群调度器拒绝了该作业。',
   'errorHelp.PROFILE_NOT_FOUND': '它已被删除（可能是在另一个窗口中）。请重新加载“服务器”页面。',
   'errorHelp.PROFILE_EXISTS': '请换一个名称或端口，或编辑已有的配置。',
   'errorHelp.PROFILE_DRIFTED': '重启会用当前设置替换它（正在进行的训练会结束），也可以让它按原样继续运行。',
@@ -351,5 +352,6 @@ export const zhCN: Record<MessageKey, string> = {
   'errorHelp.PROJECT_INVALID': '请检查文件夹是否存在且可写，以及文件是否为所要求的文件。',
   'errorHelp.CODE_CHECK_FAILED': '请阅读显示的错误；修正其指出的表单值后重新生成。',
   'errorHelp.GPU_NOT_VISIBLE': '引擎接受了 GPU 请求，但容器内看不到 GPU。Podman：生成 CDI 规范（sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml）；Docker：安装 NVIDIA Container Toolkit。也可以关闭 GPU 后启动。',
+  'errorHelp.SCHEDULER_REJECTED': '详情中引用了调度器给出的原因，以及列出可用资源的命令。请减少所需的 GPU、CPU 或内存，或改用其他分区、账户、QoS 或时间限制，然后重新提交。',
   'errorHelp.SERVER_NOT_FOUND': '它已被删除（可能是在另一个窗口中）。请重新加载“服务器”页面。',
 };

@@ -1,0 +1,86 @@
+// SlurmClient paths the test bed's Slurm 22.05 cannot take: a Slurm without `squeue --json` (older than
+// 21.08), `sbatch --parsable` with a cluster suffix; and what must never be in the script (argv on the
+// host): the env values. The exec below is a TEST DOUBLE that answers with real 22.05 output from
+// fixtures/ (the real Slurm runs in test/integration/slurm-client.spec.ts).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { HostExecResult } from '../../../../../electron/services/engines/container-engine';
+import { SlurmClient, parseEndpoint, type SlurmExec } from '../../../../../electron/services/engines/slurm/slurm-client';
+
+const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8');
+const ok = (stdout: string): HostExecResult => ({ code: 0, stdout, stderr: '' });
+
+/** TEST DOUBLE of the login node: the first rule whose pattern matches the script answers; every call is recorded. */
+function loginNode(rules: [RegExp, HostExecResult][]): { exec: SlurmExec; calls: { script: string; stdin?: string }[] } {
+  const calls: { script: string; stdin?: string }[] = [];
+  const exec: SlurmExec = (script, options) => {
+    calls.push({ script, ...(options?.stdin === undefined ? {} : { stdin: options.stdin }) });
+    const rule = rules.find(([pattern]) => pattern.test(script));
+    return Promise.resolve(rule ? rule[1] : { code: 127, stdout: '', stderr: `sh: 1: ${script.split(' ')[0]}: not found` });
+  };
+  return { exec, calls };
+}
+
+describe('SlurmClient with a Slurm that has no squeue --json', () => {
+  it('falls back to the -o format once, for good, and still finds our jobs with their queue place', async () => {
+    const node = loginNode([
+      [/^id -un$/, ok('swarmtest\n')],
+      [/^squeue --json$/, { code: 1, stdout: '', stderr: "squeue: unrecognized option '--json'\nTry \"squeue --help\" for more information\n" }],
+      [/^SLURM_TIME_FORMAT=%s squeue -h -t all -o /, ok(fixture('squeue-o-22.05.txt'))],
+    ]);
+    const client = new SlurmClient({ exec: node.exec, host: 'login', now: () => 1796412046_000 });
+    const jobs = await client.jobs();
+    expect(client.usesJson).toBe(false);
+    expect(jobs.map((j) => j.id)).toEqual(['41', '39', '38', '37', '36', '35', '30', '28', '27', '26', '25', '22', '19']);
+    expect(jobs.find((j) => j.id === '38')).toMatchObject({ state: 'PENDING', reason: 'Resources', pendingPosition: 1 });
+    await client.jobs();
+    expect(node.calls.filter((c) => c.script === 'squeue --json')).toHaveLength(1);
+  });
+
+  it('any other squeue failure is mapped, not taken for an old Slurm', async () => {
+    const node = loginNode([
+      [/^id -un$/, ok('swarmtest\n')],
+      [/^squeue --json$/, { code: 1, stdout: '', stderr: 'squeue: error: Unable to contact slurm controller (connect failure)\n' }],
+    ]);
+    await expect(new SlurmClient({ exec: node.exec, host: 'login' }).jobs()).rejects.toMatchObject({ code: 'ENGINE_UNREACHABLE' });
+  });
+});
+
+describe('SlurmClient.submit', () => {
+  it('writes the script and the env file (values through stdin only), then sbatch --parsable from the job folder', async () => {
+    const node = loginNode([[/sbatch --parsable --hold job\.sh$/, ok('4242;cluster-a\n')]]);
+    const client = new SlurmClient({ exec: node.exec, host: 'login' });
+    const result = await client.submit('#!/bin/bash -l\necho hi\n', { profileId: 'qwen', hold: true, env: { SWANLAB_API_KEY: "s3cr3t 'value'" } });
+    expect(result).toEqual({ jobId: '4242', scriptPath: '~/.agentswarm/slurm/agentswarm-qwen/job.sh', outputDir: '~/.agentswarm/slurm/agentswarm-qwen/out' });
+    const [call] = node.calls;
+    expect(call?.script).toContain(`d="$HOME"/.agentswarm/slurm/'agentswarm-qwen'`);
+    expect(call?.script).toContain('mkdir -p "$d/out"');
+    expect(call?.script).toContain('#!/bin/bash -l\necho hi\n');
+    expect(call?.script).not.toContain('s3cr3t');
+    expect(call?.stdin).toBe(`export SWANLAB_API_KEY='s3cr3t '"'"'value'"'"''\n`);
+  });
+
+  it('refuses a profile id or env name that would break out of the script', async () => {
+    const client = new SlurmClient({ exec: loginNode([]).exec, host: 'login' });
+    await expect(client.submit('x', { profileId: "a'; id; '" })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(client.submit('x', { profileId: 'a', env: { 'A;id': '1' } })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(client.cancel('1; id')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(client.nodeAddr('vm; id')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+});
+
+describe('the endpoint file', () => {
+  it('reads the lines the job writes; refuses a half-written or foreign file', () => {
+    expect(parseEndpoint('job=36\nnode=vm\nhost=vm.cluster\nport=10087\nstarted=1796412044\n')).toEqual({
+      jobId: '36',
+      node: 'vm',
+      host: 'vm.cluster',
+      port: 10087,
+      startedAt: '2026-12-04T19:20:44.000Z',
+    });
+    expect(parseEndpoint('job=36\n')).toBeNull();
+    expect(parseEndpoint('job=x\nport=1\n')).toBeNull();
+    expect(parseEndpoint('')).toBeNull();
+  });
+});
