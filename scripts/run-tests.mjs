@@ -2,13 +2,16 @@
 // `npm test`: start the real-service test bed, build the app, run every vitest suite, stop what
 // the test bed started, and end with one line "N passed, N failed" read from vitest's JSON report
 // (vitest's own summary line is not one CI reads).
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const report = join(root, 'test-results', 'vitest.json');
+/** The unit, renderer and conformance suites' report when they run beside the real-service suites. */
+const isolatedReport = join(root, 'test-results', 'vitest-isolated.json');
+const reports = [report, isolatedReport];
 const extraArgs = process.argv.slice(2);
 
 // Nothing may be downloaded by accident: Electron tooling's downloads stay on loopback and fail.
@@ -27,15 +30,31 @@ function run(command, args, options = {}) {
   return result.status ?? 1;
 }
 
-function summarise() {
-  if (!existsSync(report)) return null;
-  const json = JSON.parse(readFileSync(report, 'utf8'));
+function runAsync(command, args, logFile) {
+  return new Promise((resolvePromise) => {
+    const out = logFile ? openSync(logFile, 'w') : 'inherit';
+    const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', out, out] });
+    child.on('close', (code, signal) => {
+      if (typeof out === 'number') closeSync(out);
+      resolvePromise(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
+function summariseOne(file) {
+  const json = JSON.parse(readFileSync(file, 'utf8'));
   // A file that fails to load, or whose beforeAll fails, reports no failed test (its tests show
   // as skipped) but is a failure all the same: count one per such file.
   const brokenFiles = (json.testResults ?? []).filter(
-    (file) => file.status === 'failed' && !(file.assertionResults ?? []).some((t) => t.status === 'failed'),
+    (result) => result.status === 'failed' && !(result.assertionResults ?? []).some((t) => t.status === 'failed'),
   ).length;
   return { passed: json.numPassedTests ?? 0, failed: (json.numFailedTests ?? 0) + brokenFiles, skipped: json.numPendingTests ?? 0 };
+}
+
+/** Both reports added up; null when a vitest that ran wrote none (it crashed before reporting). */
+function summarise(expected) {
+  if (expected.some((file) => !existsSync(file))) return null;
+  return expected.map(summariseOne).reduce((a, b) => ({ passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: a.skipped + b.skipped }));
 }
 
 let failedSetup = 0;
@@ -45,19 +64,37 @@ const build = run('npx', ['electron-vite', 'build']);
 if (build !== 0) failedSetup += 1;
 
 mkdirSync(dirname(report), { recursive: true });
-rmSync(report, { force: true });
-const vitest = run('npx', [
-  'vitest',
-  'run',
-  '--reporter=default',
-  '--reporter=json',
-  `--outputFile.json=${report}`,
-  ...extraArgs,
-]);
+for (const file of reports) rmSync(file, { force: true });
+
+/** vitest with both reporters: the default one on `output`, the JSON one into `json`. */
+function vitestArgs(json, args) {
+  return ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${json}`, ...args];
+}
+
+let vitest;
+if (extraArgs.length > 0) {
+  // A filtered run (files, -t, --project): one vitest as asked.
+  vitest = run('npx', vitestArgs(report, extraArgs));
+} else {
+  // The whole run as two vitest processes side by side. The suites that share nothing (unit,
+  // renderer, conformance) are CPU-bound; the real-service suites (integration, e2e: one file at a
+  // time, they share one dockerd, Podman and Slurm) mostly wait on daemons, containers and timers.
+  // Run one after the other they left a core idle for minutes; side by side, the CPU-bound part gets
+  // one worker so the two never need more than our two cores. Its output goes to a file, printed
+  // when it ends, so the real-service suites' progress stays readable.
+  const isolatedLog = join(dirname(report), 'vitest-isolated.log');
+  const started = Date.now();
+  const isolated = runAsync('npx', vitestArgs(isolatedReport, ['--project', 'unit', '--project', 'renderer', '--project', 'conformance', '--maxWorkers=1']), isolatedLog);
+  const services = runAsync('npx', vitestArgs(report, ['--project', 'integration', '--project', 'e2e']), null);
+  const [isolatedStatus, servicesStatus] = await Promise.all([isolated, services]);
+  console.log(readFileSync(isolatedLog, 'utf8'));
+  console.log(`[test] unit + renderer + conformance -> exit ${isolatedStatus}; integration + e2e -> exit ${servicesStatus}; both in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  vitest = isolatedStatus !== 0 ? isolatedStatus : servicesStatus;
+}
 
 if (!process.env.AGENTSWARM_KEEP_TESTBED) run('bash', ['test/testbed/testbed.sh', 'down']);
 
-const summary = summarise();
+const summary = summarise(extraArgs.length > 0 ? [report] : reports);
 if (!summary) {
   console.log('[test] vitest wrote no report; counting the run as one failure');
   console.log(`0 passed, ${1 + failedSetup} failed`);
