@@ -11,7 +11,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const report = join(root, 'test-results', 'vitest.json');
 /** The unit, renderer and conformance suites' report when they run beside the real-service suites. */
 const isolatedReport = join(root, 'test-results', 'vitest-isolated.json');
-const reports = [report, isolatedReport];
+/** The e2e suite's report: it runs alone after the others. */
+const e2eReport = join(root, 'test-results', 'vitest-e2e.json');
+const reports = [report, isolatedReport, e2eReport];
 const extraArgs = process.argv.slice(2);
 
 // Nothing may be downloaded by accident: Electron tooling's downloads stay on loopback and fail.
@@ -76,20 +78,22 @@ if (extraArgs.length > 0) {
   // A filtered run (files, -t, --project): one vitest as asked.
   vitest = run('npx', vitestArgs(report, extraArgs));
 } else {
-  // The whole run as two vitest processes side by side. The suites that share nothing (unit,
-  // renderer, conformance) are CPU-bound; the real-service suites (integration, e2e: one file at a
-  // time, they share one dockerd, Podman and Slurm) mostly wait on daemons, containers and timers.
-  // Run one after the other they left a core idle for minutes; side by side, the CPU-bound part gets
-  // one worker so the two never need more than our two cores. Its output goes to a file, printed
-  // when it ends, so the real-service suites' progress stays readable.
+  // The suites that share nothing (unit, renderer, conformance) are CPU-bound; the integration suite
+  // (one file at a time: its files share one dockerd, Podman and Slurm) mostly waits on daemons,
+  // containers and timers. Measured: run side by side (the CPU-bound part on one worker, so the two
+  // never ask for more than our two cores) the integration files took as long as alone (281 s vs
+  // 291 s), while e2e beside them took twice as long (Chromium is CPU-bound too). So: the
+  // CPU-bound suites beside integration, then e2e alone. The side job's output goes to a file,
+  // printed when it ends, so the integration progress stays readable.
   const isolatedLog = join(dirname(report), 'vitest-isolated.log');
   const started = Date.now();
   const isolated = runAsync('npx', vitestArgs(isolatedReport, ['--project', 'unit', '--project', 'renderer', '--project', 'conformance', '--maxWorkers=1']), isolatedLog);
-  const services = runAsync('npx', vitestArgs(report, ['--project', 'integration', '--project', 'e2e']), null);
-  const [isolatedStatus, servicesStatus] = await Promise.all([isolated, services]);
+  const integration = runAsync('npx', vitestArgs(report, ['--project', 'integration']), null);
+  const [isolatedStatus, integrationStatus] = await Promise.all([isolated, integration]);
   console.log(readFileSync(isolatedLog, 'utf8'));
-  console.log(`[test] unit + renderer + conformance -> exit ${isolatedStatus}; integration + e2e -> exit ${servicesStatus}; both in ${((Date.now() - started) / 1000).toFixed(1)}s`);
-  vitest = isolatedStatus !== 0 ? isolatedStatus : servicesStatus;
+  console.log(`[test] unit + renderer + conformance -> exit ${isolatedStatus}; integration -> exit ${integrationStatus}; both in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  const e2eStatus = run('npx', vitestArgs(e2eReport, ['--project', 'e2e']));
+  vitest = [isolatedStatus, integrationStatus, e2eStatus].find((status) => status !== 0) ?? 0;
 }
 
 if (!process.env.AGENTSWARM_KEEP_TESTBED) run('bash', ['test/testbed/testbed.sh', 'down']);
