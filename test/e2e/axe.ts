@@ -54,3 +54,16 @@ export function formatViolations(where: string, violations: AxeViolation[]): str
   }
   return lines.join('\n');
 }
+
+/**
+ * axe in both colour schemes (dialogs and badges bring colours of their own); any violations are
+ * appended to `reports` as readable text, and the page is left in the light scheme.
+ */
+export async function auditBothSchemes(page: Page, where: string, reports: string[]): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    const violations = await runAxe(page);
+    if (violations.length > 0) reports.push(formatViolations(`${where} (${colorScheme})`, violations));
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}

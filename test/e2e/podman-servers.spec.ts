@@ -9,7 +9,7 @@ import { freePort } from '../support/helpers';
 import { LABEL_PORT } from '../../electron/services/engines/container-engine';
 import { startTestApp, TEST_CONTAINER_FILTER, type TestApp } from '../support/test-app';
 import { loadTestbedWithPodman } from '../testbed/testbed';
-import { formatViolations, runAxe } from './axe';
+import { auditBothSchemes } from './axe';
 import { launchChromium, openAppPage, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
 
 // Issue 17's "done when", as a user drives it: the built UI in Chromium, the browser host, the real
@@ -36,14 +36,7 @@ describe('rootless Podman over SSH end to end (Chromium + browser host + real ss
   const pageErrors: string[] = [];
   const reports: string[] = [];
 
-  async function audit(where: string): Promise<void> {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme });
-      const violations = await runAxe(page);
-      if (violations.length > 0) reports.push(formatViolations(`${where} (${colorScheme})`, violations));
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-  }
+  const audit = (where: string): Promise<void> => auditBothSchemes(page, where, reports);
 
   beforeAll(async () => {
     requireBuiltRenderer();

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/helpers';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { loadTestbedWithJump } from '../testbed/testbed';
-import { formatViolations, runAxe } from './axe';
+import { auditBothSchemes } from './axe';
 import { launchChromium, openAppPage, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
 
 // Issue 12 as a user drives it: the built UI in Chromium, the browser host, the real services, the
@@ -22,15 +22,7 @@ describe('SSH servers end to end (Chromium + browser host + real sshd + real Doc
   const pageErrors: string[] = [];
   const reports: string[] = [];
 
-  /** axe in both colour schemes: the dialogs and badges bring colours of their own. */
-  async function audit(where: string): Promise<void> {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme });
-      const violations = await runAxe(page);
-      if (violations.length > 0) reports.push(formatViolations(`${where} (${colorScheme})`, violations));
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-  }
+  const audit = (where: string): Promise<void> => auditBothSchemes(page, where, reports);
 
   beforeAll(async () => {
     requireBuiltRenderer();

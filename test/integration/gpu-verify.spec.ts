@@ -159,24 +159,24 @@ function startFlowOn(engine: ContainerEngine) {
 /**
  * A CDI spec for `nvidia.com/gpu` (devices `all` and `0`) whose edits add a harmless device node and no
  * driver: Podman resolves the GPU request and starts the container, which then has no nvidia-smi, as
- * on a host whose CDI spec is stale or hand-made. Machine-wide (Podman 4.3 reads only /etc/cdi and
- * /var/run/cdi), so it lives only while a test needs it: the doctor's Podman test expects none.
+ * on a host whose CDI spec is stale or hand-made. The node is /dev/null itself: rootless runc
+ * bind-mounts a device from its container path on the host, so a /dev/nvidia0 backed by /dev/null
+ * starts only rootful. Machine-wide (Podman 4.3 reads only /etc/cdi and /var/run/cdi), so it lives
+ * only while a test needs it: the doctor's Podman test expects none.
  */
 const CDI_TEST_FILE = '/var/run/cdi/agentswarm-test-gpu.yaml';
-const CDI_TEST_SPEC = `# TEST DOUBLE of an NVIDIA CDI spec (test/integration/gpu-verify.spec.ts): a device node, no driver.
+const CDI_TEST_SPEC = `# TEST DOUBLE of an NVIDIA CDI spec (test/integration/gpu-verify.spec.ts): a harmless device node, no driver.
 cdiVersion: "0.5.0"
 kind: "nvidia.com/gpu"
 devices:
   - name: "all"
     containerEdits:
       deviceNodes:
-        - path: "/dev/nvidia0"
-          hostPath: "/dev/null"
+        - path: "/dev/null"
   - name: "0"
     containerEdits:
       deviceNodes:
-        - path: "/dev/nvidia0"
-          hostPath: "/dev/null"
+        - path: "/dev/null"
 containerEdits: {}
 `;
 
@@ -204,9 +204,7 @@ function loggedCheckMs(app: TestApp): number {
   return Number(ms);
 }
 
-// Rootful for now: the app cannot reach rootless Podman over SSH yet (the 'user-socket' transport is
-// not wired to an engine on main); the rootless entry joins when it is.
-describe.each(enginesUnderTest(loadTestbedWithPodman()).filter((e) => e.product === 'podman' && !e.remote))('GPU request on $name whose CDI spec hands in no driver', (eut) => {
+describe.each(enginesUnderTest(loadTestbedWithPodman()).filter((e) => e.product === 'podman'))('GPU request on $name whose CDI spec hands in no driver', (eut) => {
   let app: TestApp;
   let engineId = '';
 

@@ -2,7 +2,8 @@
 # Real-service test bed for AgentSwarm Desktop: dockerd on the default socket, a registry on 127.0.0.1:5000,
 # sshd on 127.0.0.1:2222 with a test user, a second sshd on 127.0.0.1:2223 as a ProxyJump host (same user,
 # own host key), the fake swarm server image (a TEST DOUBLE of AgentJet), and Podman (test/testbed/podman.sh):
-# a rootful service on a private socket and a rootless user reached over sshd, both with the same image.
+# a rootful service on a private socket and a rootless user reached over sshd, both with the same image; and a
+# single-node Slurm (test/testbed/slurm.sh: munged, slurmctld, slurmd, fake GPUs) with that sshd as its login node.
 #   bash test/testbed/testbed.sh up|down|status
 # State lives in $AGENTSWARM_TESTBED_DIR (default <repo>/.testbed). `up` is idempotent; `down` stops only
 # the daemons this script started (tracked by PID files under <state>/run).
@@ -99,6 +100,8 @@ wait_for() { # wait_for <seconds> <check> <what> <log>
 
 # shellcheck source=podman.sh
 source "$REPO/test/testbed/podman.sh"
+# shellcheck source=slurm.sh
+source "$REPO/test/testbed/slurm.sh"
 
 ensure_packages() {
   local missing=() p
@@ -431,13 +434,15 @@ export AGENTSWARM_TEST_NATIVE_AJET_SWARM='$NATIVE_DIR/bin/ajet-swarm'
 export AGENTSWARM_TEST_PODMAN_SOCKET='$POD_SOCK'
 export AGENTSWARM_TEST_PODMAN_ROOTLESS_USER='$POD_USER'
 export AGENTSWARM_TEST_PODMAN_ROOTLESS_SOCKET='$POD_XDG/podman/podman.sock'
+export AGENTSWARM_TEST_SLURM_CONF='$SLURM_SYSCONF'
 EOF
   STATE=$STATE SOCK=$SOCK REG=$REG SSH_HOST=$SSH_HOST SSH_PORT=$SSH_PORT SSH_USER=$SSH_USER \
     SSH_PASSWORD=$SSH_PASSWORD KEY_PASSPHRASE=$KEY_PASSPHRASE FP=$fp JUMP_PORT=$JUMP_PORT JFP=$jfp IMAGE=$IMAGE IMAGE_LOCAL=$IMAGE_LOCAL \
     SSH_DIR=$SSH_DIR SSH_HOME=$SSH_HOME FIXTURE_HASH=$FIXTURE_HASH NATIVE_DIR=$NATIVE_DIR NATIVE_ACTIVATE=$NATIVE_ACTIVATE \
     STARTED="$DOCKERD_STATE $REGISTRY_STATE $SSHD_STATE $JUMP_STATE $PODMAN_ROOTFUL_STATE $PODMAN_ROOTLESS_STATE" \
     PODMAN_VERSION=$PODMAN_VERSION POD_ROOTFUL=$POD_ROOTFUL POD_SOCK=$POD_SOCK POD_CONF=$POD_CONF \
-    POD_USER=$POD_USER POD_UID=$POD_UID POD_HOME=$POD_HOME POD_XDG=$POD_XDG /usr/bin/node -e '
+    POD_USER=$POD_USER POD_UID=$POD_UID POD_HOME=$POD_HOME POD_XDG=$POD_XDG \
+    SLURM_JSON="$(slurm_json)" SLURM_STARTED=$SLURM_STATE /usr/bin/node -e '
       const e = process.env, s = e.SSH_DIR;
       const [dockerd, registry, sshd, jump, podmanRootful, podmanRootless] = e.STARTED.split(" ");
       const out = {
@@ -446,7 +451,7 @@ EOF
         fakeSwarmImage: e.IMAGE, fakeSwarmLocalImage: e.IMAGE_LOCAL, fakeSwarmFixtureHash: e.FIXTURE_HASH,
         startedByTestbed: { dockerd: dockerd !== "foreign", registry: registry !== "foreign", sshd: sshd !== "foreign",
                             jumpSshd: jump !== "foreign", podmanRootful: podmanRootful !== "foreign",
-                            podmanRootless: podmanRootless !== "foreign" },
+                            podmanRootless: podmanRootless !== "foreign", slurm: e.SLURM_STARTED !== "foreign" },
         ssh: { host: e.SSH_HOST, port: Number(e.SSH_PORT), user: e.SSH_USER, password: e.SSH_PASSWORD,
                plainKeyPath: s + "/id_ed25519", encryptedKeyPath: s + "/id_ed25519_enc",
                encryptedKeyPassphrase: e.KEY_PASSPHRASE, hostPublicKeyPath: s + "/host_ed25519.pub",
@@ -461,13 +466,14 @@ EOF
                              tmpdir: e.POD_ROOTFUL + "/tmp", containersConf: e.POD_CONF },
                   rootless: { user: e.POD_USER, uid: Number(e.POD_UID), home: e.POD_HOME, runtimeDir: e.POD_XDG,
                               socket: e.POD_XDG + "/podman/podman.sock" } },
+        slurm: JSON.parse(e.SLURM_JSON),
       };
       require("fs").writeFileSync(e.STATE + "/testbed.json", JSON.stringify(out, null, 2) + "\n");'
 }
 
 cmd_up() {
   [[ $(id -u) == 0 ]] || die "testbed.sh up needs root (dockerd, sshd and useradd)"
-  local t0 t d_docker d_reg d_ssh d_jump d_img d_pkg d_pod d_podless d_podimg
+  local t0 t d_docker d_reg d_ssh d_jump d_img d_pkg d_pod d_podless d_podimg d_slurm
   t0=$(now_ms)
   t=$t0; ensure_packages; d_pkg=$(($(now_ms) - t))
   t=$(now_ms); start_dockerd; d_docker=$(($(now_ms) - t))
@@ -480,10 +486,12 @@ cmd_up() {
   t=$(now_ms); start_podman_rootful; d_pod=$(($(now_ms) - t))
   t=$(now_ms); start_podman_rootless; d_podless=$(($(now_ms) - t))
   t=$(now_ms); ensure_podman_images; d_podimg=$(($(now_ms) - t))
+  t=$(now_ms); start_slurm; d_slurm=$(($(now_ms) - t))
   write_outputs
   echo "testbed up in $(secs $(($(now_ms) - t0))): packages $(secs "$d_pkg"), dockerd $DOCKERD_STATE $(secs "$d_docker")," \
     "registry $REGISTRY_STATE $(secs "$d_reg"), sshd $SSHD_STATE $(secs "$d_ssh"), jump sshd $JUMP_STATE $(secs "$d_jump"), native ajet-swarm $NATIVE_STATE, image $IMAGE_STATE $(secs "$d_img")," \
-    "podman rootful $PODMAN_ROOTFUL_STATE $(secs "$d_pod"), rootless $PODMAN_ROOTLESS_STATE $(secs "$d_podless"), podman images $PODMAN_IMAGE_STATE $(secs "$d_podimg") -> $STATE/testbed.json"
+    "podman rootful $PODMAN_ROOTFUL_STATE $(secs "$d_pod"), rootless $PODMAN_ROOTLESS_STATE $(secs "$d_podless"), podman images $PODMAN_IMAGE_STATE $(secs "$d_podimg")," \
+    "slurm $SLURM_STATE $(secs "$d_slurm") -> $STATE/testbed.json"
 }
 
 # Sends SIGTERM to a daemon this script started; prints its PID (nothing when it is not ours or not running).
@@ -518,6 +526,8 @@ unmount_under() { # unmount_under <dir/>: deepest first
 cmd_down() {
   local t0 sshd_pid jump_pid reg_pid docker_pid pod_pid podless_pid stopped=()
   t0=$(now_ms)
+  stop_slurm # first: its jobs run the test users' processes (native swarm servers among them)
+  stopped+=("${SLURM_STOPPED[@]}")
   remove_podman_test_containers
   if pid_alive "$RUN/dockerd.pid" /usr/sbin/dockerd && docker_ping; then
     # Test containers would otherwise wait out their stop timeout during daemon shutdown. One label marks
@@ -565,6 +575,7 @@ cmd_status() {
   if jump_ping; then echo "jump     up ($(owner sshd-jump /usr/sbin/sshd)) on $SSH_HOST:$JUMP_PORT"; else echo "jump     DOWN"; ok=1; fi
   if docker_ping && docker image inspect "$IMAGE" >/dev/null 2>&1; then echo "image    $IMAGE present"; else echo "image    $IMAGE MISSING"; ok=1; fi
   podman_status || ok=1
+  slurm_status || ok=1
   [[ -f $STATE/testbed.json ]] && echo "config   $STATE/testbed.json" || { echo "config   MISSING"; ok=1; }
   return $ok
 }

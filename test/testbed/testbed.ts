@@ -17,7 +17,8 @@ export interface Testbed {
   fakeSwarmFixtureHash: string;
   /**
    * false when `up` found the service already running, started by someone else, and reused it (then `down` leaves
-   * it alone). The Podman services count as started by this test bed when their PID file is in its state dir.
+   * it alone). The Podman services count as started by this test bed when their PID file is in its state dir;
+   * Slurm (munged, slurmctld, slurmd: one per machine) when this test bed started it, else another test bed's is reused.
    */
   startedByTestbed: {
     dockerd: boolean;
@@ -26,6 +27,7 @@ export interface Testbed {
     jumpSshd: boolean;
     podmanRootful: boolean;
     podmanRootless: boolean;
+    slurm: boolean;
   };
   ssh: {
     host: string;
@@ -66,6 +68,40 @@ export interface Testbed {
    * fake swarm image is in both storages under the same two names as in Docker (the same image id).
    */
   podman: TestbedPodman;
+  /** Real Slurm from Debian (test/testbed/slurm.sh); absent from a testbed.json written before it: see loadTestbedWithSlurm. */
+  slurm: TestbedSlurm;
+}
+
+/**
+ * A single-node Slurm 22.05 on loopback (munged, slurmctld, slurmd as root; cgroups off), with the test bed's sshd
+ * (`ssh.host`/`ssh.port`) as its login node. The node is this machine, so a job's 127.0.0.1:<port> is the node's: the
+ * SSH connection's `forwardOut('127.0.0.1', port)` reaches a server a job started. Jobs run as the login user.
+ */
+export interface TestbedSlurm {
+  /** `sinfo --version` without the "slurm-wlm" prefix: "22.05.8". */
+  version: string;
+  /**
+   * /etc/slurm/slurm.conf, a symlink to the test bed's slurm.conf: every Slurm command finds it without SLURM_CONF,
+   * also in a non-interactive SSH exec session (sshd runs with UsePAM no and reads no profile).
+   */
+  conf: string;
+  /** The node's name, this machine's `hostname -s` (NodeAddr 127.0.0.1). */
+  node: string;
+  /** The only partition, the default: "debug". */
+  partition: string;
+  /**
+   * Fake GPUs (gres gpu:fake:<n>, `mknod` character devices with /dev/null's numbers): `--gres=gpu:1` sets
+   * CUDA_VISIBLE_DEVICES; more than this many is refused at submission ("Requested node configuration is not available").
+   */
+  gpusPerNode: number;
+  /** slurmctld's port on 127.0.0.1 (SlurmctldPort, 6817). */
+  ctldPort: number;
+  /** slurmd's port on 127.0.0.1 (SlurmdPort, 6818). */
+  slurmdPort: number;
+  /** The user that logs in over SSH and submits: `ssh.user`. */
+  loginUser: string;
+  /** The folder of sbatch, squeue, scancel, sinfo, scontrol: "/usr/bin", on the default PATH of an SSH session. */
+  bin: string;
 }
 
 export interface TestbedPodman {
@@ -152,6 +188,18 @@ export function loadTestbedWithNative(): Testbed {
   const data = loadTestbed();
   if (typeof data.native?.ajetSwarmPath !== 'string') {
     throw new Error(`${resolve(testbedDir(), 'testbed.json')} has no native ajet-swarm: re-run \`bash test/testbed/testbed.sh up\` from this checkout`);
+  }
+  return data;
+}
+
+/**
+ * The test bed with its Slurm. A testbed.json written by an older testbed.sh has none: say how to fix that instead of
+ * failing later on `undefined`.
+ */
+export function loadTestbedWithSlurm(): Testbed {
+  const data = loadTestbed();
+  if (typeof data.slurm?.conf !== 'string' || typeof data.slurm.ctldPort !== 'number') {
+    throw new Error(`${resolve(testbedDir(), 'testbed.json')} has no Slurm: re-run \`bash test/testbed/testbed.sh up\` from this checkout`);
   }
   return data;
 }
