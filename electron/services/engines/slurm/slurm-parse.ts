@@ -1,5 +1,5 @@
 import { AppError } from '../../../shared/errors';
-import type { SlurmJob } from '../../../shared/schemas-slurm';
+import { SLURM_FINAL_STATES, type SlurmJob } from '../../../shared/schemas-slurm';
 import { SLURM_JOB_PREFIX, parseJobComment } from './job-script';
 
 /**
@@ -78,7 +78,7 @@ function parseExitPair(value: string | null): { exitCode: number | null; signal:
   return m ? { exitCode: Number(m[1]), signal: Number(m[2]) } : { exitCode: null, signal: null };
 }
 
-const ENDED = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT', 'NODE_FAIL', 'OUT_OF_MEMORY', 'PREEMPTED', 'BOOT_FAIL', 'DEADLINE', 'SPECIAL_EXIT', 'REVOKED']);
+const ENDED: ReadonlySet<string> = new Set(SLURM_FINAL_STATES);
 
 export function isEndedState(state: string): boolean {
   return ENDED.has(state);
