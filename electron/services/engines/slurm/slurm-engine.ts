@@ -159,7 +159,8 @@ export class SlurmEngine implements ContainerEngine {
   async listContainers(labels: Record<string, string>): Promise<ContainerSummary[]> {
     const [jobs, records] = await Promise.all([this.client.jobs(), this.records()]);
     const now = this.now();
-    const listed = jobs.map((job) => toContainerSummary(job, records.get(job.id) ?? null, now));
+    // An ended job without its record was removed (Slurm still lists it for MinJobAge): gone, as in Docker.
+    const listed = jobs.filter((job) => records.has(job.id) || !isEndedState(job.state)).map((job) => toContainerSummary(job, records.get(job.id) ?? null, now));
     const seen = new Set(jobs.map((j) => j.id));
     for (const record of records.values()) if (!seen.has(record.jobId)) listed.push(toContainerSummary(null, record, now));
     return listed.filter((c) => hasLabels(c.labels, labels));
@@ -222,7 +223,8 @@ export class SlurmEngine implements ContainerEngine {
     }
   }
 
-  async stopContainer(id: string): Promise<void> {
+  /** The grace time is Slurm's (KillWait, set by the cluster's admins), not the caller's: scancel cannot shorten it. */
+  async stopContainer(id: string, _timeoutSeconds?: number): Promise<void> {
     const { job } = await this.find(id);
     await this.tunnels.releaseJob(id);
     if (job && !isEndedState(job.state)) await this.client.cancel(id);
@@ -335,7 +337,8 @@ export class SlurmEngine implements ContainerEngine {
     const [job, records] = await Promise.all([this.client.job(id), this.records()]);
     const record = records.get(id) ?? null;
     const key = record?.key ?? (job ? keyOfJobName(job.name) : null);
-    if (key === null || !PROFILE_ID.test(key)) throw new AppError('CONTAINER_NOT_FOUND', `Slurm job ${id} is not one the app started on ${this.host.label} (or it was removed).`);
+    const removed = record === null && (job === null || isEndedState(job.state));
+    if (removed || key === null || !PROFILE_ID.test(key)) throw new AppError('CONTAINER_NOT_FOUND', `Slurm job ${id} is not one the app started on ${this.host.label} (or it was removed).`);
     return { job, record, key };
   }
 

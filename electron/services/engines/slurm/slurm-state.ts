@@ -73,8 +73,9 @@ export function exitCodeOf(job: Pick<SlurmJob, 'exitCode' | 'signal'>): number |
 
 /** "queued: Resources (position 2)", "queued: held until started" (sbatch --hold before start). */
 export function queuedText(job: Pick<SlurmJob, 'reason' | 'pendingPosition'>): string {
-  const reason = job.reason === 'JobHeldUser' ? 'held until started' : (job.reason ?? 'waiting');
-  return `queued: ${reason}${job.pendingPosition ? ` (position ${job.pendingPosition})` : ''}`;
+  // A held job has no place in the queue until it is released.
+  if (job.reason === 'JobHeldUser') return 'queued: held until started';
+  return `queued: ${job.reason ?? 'waiting'}${job.pendingPosition ? ` (position ${job.pendingPosition})` : ''}`;
 }
 
 /** Labels of a job the app did not create through this engine (no labels file): enough to be ours. */

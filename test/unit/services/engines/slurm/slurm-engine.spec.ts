@@ -182,6 +182,11 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
     expect(scripts.filter((s) => s === 'id -un'), 'the login user is asked once').toHaveLength(1);
   });
 
+  it('treats an ended job without its record as removed (Slurm lists it for MinJobAge after rm)', async () => {
+    const { engine } = engineWith([{ ...squeueJob(45, 'CANCELLED'), exit_code: 15 }, squeueJob(46, 'RUNNING')], []);
+    expect((await engine.listContainers({})).map((c) => c.id)).toEqual(['46']);
+  });
+
   it('refuses a URL for a port whose job waits in the queue, saying why', async () => {
     const { engine } = engineWith([squeueJob(42, 'PENDING', { state_reason: 'Resources' })], [record('42')]);
     await expect(engine.urlForHostPort(10086)).rejects.toThrow(/42 for port 10086 waits in the queue \(queued: Resources/);
