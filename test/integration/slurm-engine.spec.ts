@@ -42,20 +42,25 @@ function spec(name: string, over: Partial<ContainerSpec> = {}): ContainerSpec {
   };
 }
 
-beforeAll(async () => {
-  connection = await connectToTestbed({}, tb);
-  const host = new SshHost(`testbed login (${tb.slurm.loginUser})`, () => Promise.resolve(connection));
-  engine = new SlurmEngine({
+async function newEngine(): Promise<{ engine: SlurmEngine; connection: SshConnection; close: () => Promise<void> }> {
+  const conn = await connectToTestbed({}, tb);
+  const host = new SshHost(`testbed login (${tb.slurm.loginUser})`, () => Promise.resolve(conn));
+  const e = new SlurmEngine({
     summary: { id: 'slurm-test', kind: 'slurm', label: 'test bed Slurm', endpoint: `ssh://${tb.ssh.user}@${tb.ssh.host}:${tb.ssh.port}` },
     wording: { product: 'Slurm' } as EngineWording,
     host,
-    openChannel: (address, port) => connection.forwardOut(address, port),
+    openChannel: (address, port) => conn.forwardOut(address, port),
     appVersion: '0.1.0-test',
     // Away from 10086, which other suites' servers on this machine use.
     portBase: 31_000 + (process.pid % 3000),
     eventPollMs: 500,
     logPollMs: 300,
   });
+  return { engine: e, connection: conn, close: async () => { await e.dispose(); await conn.close(); } };
+}
+
+beforeAll(async () => {
+  ({ engine, connection } = await newEngine());
 });
 
 afterAll(async () => {
@@ -81,6 +86,9 @@ describe('SlurmEngine on the test bed Slurm', () => {
       expect(queued).toMatchObject({ id, state: 'created', startedAt: null, labels: { [LABEL_PORT]: String(labelPort) } });
       expect(queued.statusText).toBe('queued: held until started');
       expect((await engine.listContainers(labels)).map((c) => c.id)).toContain(id);
+      await expect(engine.urlForHostPort(labelPort), 'a queued job has no URL yet, and the error says why').rejects.toThrow(
+        new RegExp(`Slurm job ${id} for port ${labelPort} waits in the queue \\(queued: held until started\\)`),
+      );
 
       await engine.startContainer(id);
       await poll('the job to run', 60_000, async () => ((await engine.inspectContainer(id)).state === 'running' ? true : undefined), 300);
@@ -102,6 +110,12 @@ describe('SlurmEngine on the test bed Slurm', () => {
       const follow = new AbortController();
       const following = engine.followLog(id, { signal: follow.signal, onLines: (lines) => followed.push(...lines) });
       await poll('the job line in the followed output', 20_000, () => Promise.resolve(followed.some((l) => l.text.includes('starting ajet-swarm')) ? true : undefined), 100);
+
+      // An app restart: a new engine on a new connection finds the job again, with the labels it was created with.
+      const again = await newEngine();
+      const found = (await again.engine.listContainers(labels)).find((c) => c.id === id);
+      expect(found).toMatchObject({ state: 'running', name: `agentswarm-${run}-ok`, labels: { [LABEL_PORT]: String(labelPort) } });
+      await again.close();
 
       await engine.stopContainer(id, 10);
       const stopped = await engine.inspectContainer(id);

@@ -35,7 +35,9 @@ import { SlurmTunnels } from './slurm-tunnels';
  * | ContainerEngine            | Slurm                                                                                  |
  * |----------------------------|----------------------------------------------------------------------------------------|
  * | createContainer(spec)      | job.sh from `spec.batch` (defaults when absent; `runtime: 'native'` runs ajet-swarm    |
- * |                            | after `nativeActivate`, else Podman in the job) → `sbatch --hold` (PENDING,            |
+ * |                            | after `nativeActivate`, else Podman in the job; `cmd` must be `ajet-swarm start …`:   |
+ * |                            | the script passes the port it chose on the node, not the spec's)                      |
+ * |                            | → `sbatch --hold` (PENDING,                                                            |
  * |                            | JobHeldUser); labels.json written atomically next to job.sh; one active job per folder |
  * | startContainer(id)         | `scontrol release`; a failed release cancels the job and removes its folder            |
  * | list / inspect             | `squeue --json` filtered client-side + every labels.json in one exec; PENDING →        |
@@ -104,10 +106,17 @@ export function jobKeyOf(spec: Pick<ContainerSpec, 'name' | 'labels'>): string {
 
 /** The job options of a spec: its own, else defaults for its runtime (native: its activate line; container: Podman with its image). */
 export function jobOptionsOf(spec: ContainerSpec): SlurmJobOptions {
+  // The job script runs `ajet-swarm start --swarm-port <the port it chose on the node>` itself: any other command would be silently replaced.
+  if (spec.cmd.length > 0 && (spec.cmd[0] !== 'ajet-swarm' || spec.cmd[1] !== 'start')) {
+    throw new AppError('VALIDATION_FAILED', `A Slurm job runs the swarm server only (ajet-swarm start), not "${spec.cmd.join(' ')}".`);
+  }
   if (spec.batch) return spec.batch;
+  // No batch options: GPU ids count as that many GPUs of any type; "all" as one (a job cannot ask for a node's every GPU).
   const gpus = spec.gpus.mode === 'ids' ? { flag: 'gres' as const, count: spec.gpus.ids.length } : spec.gpus.mode === 'all' ? { flag: 'gres' as const, count: 1 } : null;
   const run = spec.runtime === 'native' ? { mode: 'native' as const, activate: spec.nativeActivate ?? null } : { mode: 'podman' as const, image: spec.image };
-  return SlurmJobOptions.parse({ run, gpus });
+  const parsed = SlurmJobOptions.safeParse({ run, gpus });
+  if (!parsed.success) throw new AppError('VALIDATION_FAILED', `The Slurm job cannot be built from this spec: ${parsed.error.issues[0]?.message ?? 'invalid options'}.`);
+  return parsed.data;
 }
 
 export class SlurmEngine implements ContainerEngine {

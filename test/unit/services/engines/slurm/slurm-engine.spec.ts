@@ -122,6 +122,8 @@ describe('specs as jobs', () => {
       timeLimit: null,
     });
     expect(jobOptionsOf({ ...spec, gpus: { mode: 'none' } })).toMatchObject({ run: { mode: 'podman', image: 'img' }, gpus: null });
+    expect(() => jobOptionsOf({ ...spec, cmd: ['python', 'x.py'], gpus: { mode: 'none' } }), 'the script runs ajet-swarm itself').toThrow(/only \(ajet-swarm start\)/);
+    expect(() => jobOptionsOf({ ...spec, image: '', gpus: { mode: 'none' } })).toThrow(/cannot be built from this spec/);
   });
 });
 
