@@ -146,7 +146,7 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
     ...extra,
   });
 
-  function engineWith(jobs: unknown[], records: SlurmJobRecord[]) {
+  function engineWith(jobs: unknown[], records: SlurmJobRecord[], more: (script: string) => HostExecResult | null = () => null) {
     const scripts: string[] = [];
     // TEST DOUBLE: what a login node with Slurm 22.05 answers to the scripts the engine sends.
     const host: EngineHost = {
@@ -154,6 +154,8 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
       label: 'login (alice@test)',
       exec: (script: string): Promise<HostExecResult> => {
         scripts.push(script);
+        const answer = more(script);
+        if (answer) return Promise.resolve(answer);
         if (script === 'id -un') return Promise.resolve({ code: 0, stdout: 'alice\n', stderr: '' });
         if (script === 'squeue --json') return Promise.resolve({ code: 0, stdout: JSON.stringify({ jobs }), stderr: '' });
         if (script.includes('labels.json; do')) return Promise.resolve({ code: 0, stdout: records.map((r) => `${RECORD_MARK}\n${JSON.stringify(r)}\n`).join(''), stderr: '' });
@@ -187,6 +189,26 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
   it('treats an ended job without its record as removed (Slurm lists it for MinJobAge after rm)', async () => {
     const { engine } = engineWith([{ ...squeueJob(45, 'CANCELLED'), exit_code: 15 }, squeueJob(46, 'RUNNING')], []);
     expect((await engine.listContainers({})).map((c) => c.id)).toEqual(['46']);
+  });
+
+  it('a job Slurm forgot (MinJobAge) but whose folder is kept: exited with the code its output reports', async () => {
+    const { engine } = engineWith([], [record('40')], (script) => {
+      if (script.includes('scontrol -o show job 40')) return { code: 1, stdout: '', stderr: 'slurm_load_jobs error: Invalid job id specified\n' };
+      if (script.includes('tail -n 20')) return { code: 0, stdout: '2026-12-04T11:59:00Z [agentswarm] stop requested (SIGTERM)\n2026-12-04T11:59:00Z [agentswarm] ajet-swarm exited with code 143\n', stderr: '' };
+      return null;
+    });
+    expect(await engine.inspectContainer('40')).toMatchObject({ id: '40', state: 'exited', exitCode: 143 });
+  });
+
+  it('a failed start leaves nothing: the held job is cancelled and its folder removed', async () => {
+    const { engine, scripts } = engineWith([squeueJob(41, 'PENDING', { state_reason: 'JobHeldUser' })], [record('41')], (script) => {
+      if (script === 'scontrol release 41') return { code: 1, stdout: '', stderr: 'scontrol: error: Slurm controller not responding\n' };
+      if (script === 'scancel 41' || script.includes('rm -rf')) return { code: 0, stdout: '', stderr: '' };
+      return null;
+    });
+    await expect(engine.startContainer('41')).rejects.toMatchObject({ code: 'INTERNAL' });
+    expect(scripts).toContain('scancel 41');
+    expect(scripts.find((s) => s.includes('rm -rf'))).toContain("'agentswarm-p1'");
   });
 
   it('refuses a URL for a port whose job waits in the queue, saying why', async () => {
