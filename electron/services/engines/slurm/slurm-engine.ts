@@ -126,6 +126,7 @@ export class SlurmEngine implements ContainerEngine {
   private readonly client: SlurmClient;
   private readonly tunnels: SlurmTunnels;
   private readonly now: () => number;
+  private readonly submitting = new Set<string>();
 
   constructor(private readonly options: SlurmEngineOptions) {
     this.summary = options.summary;
@@ -199,6 +200,17 @@ export class SlurmEngine implements ContainerEngine {
   async createContainer(spec: ContainerSpec): Promise<string> {
     const key = jobKeyOf(spec);
     const jobOptions = jobOptionsOf(spec);
+    // Two creates for one folder (two windows) would both pass the check below before either job exists.
+    if (this.submitting.has(key)) throw new AppError('CONTAINER_CONFLICT', `A Slurm job for ${slurmJobName(key)} is being submitted already.`);
+    this.submitting.add(key);
+    try {
+      return await this.submit(spec, key, jobOptions);
+    } finally {
+      this.submitting.delete(key);
+    }
+  }
+
+  private async submit(spec: ContainerSpec, key: string, jobOptions: SlurmJobOptions): Promise<string> {
     // One job per folder: its endpoint and labels files would be shared otherwise.
     const active = (await this.client.jobs()).find((j) => j.name === slurmJobName(key) && !isEndedState(j.state));
     if (active) {

@@ -211,6 +211,19 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
     expect(scripts.find((s) => s.includes('rm -rf'))).toContain("'agentswarm-p1'");
   });
 
+  it('two creates for one folder at once: one job, the other refused (the race between check and submit)', async () => {
+    const { engine, scripts } = engineWith([], [], (script) => {
+      if (script.includes('sbatch --parsable --hold job.sh')) return { code: 0, stdout: '77\n', stderr: '' };
+      if (script.includes('labels.json.tmp')) return { code: 0, stdout: '', stderr: '' };
+      return null;
+    });
+    const spec = { name: 'agentswarm-p1', image: '', cmd: ['ajet-swarm', 'start', '--swarm-port', '10086'], env: {}, labels: {}, network: { mode: 'host' as const }, init: true, gpus: { mode: 'none' as const }, shm: { mode: 'ipc-host' as const }, binds: [], runtime: 'native' as const };
+    const [first, second] = await Promise.allSettled([engine.createContainer(spec), engine.createContainer(spec)]);
+    expect(first).toEqual({ status: 'fulfilled', value: '77' });
+    expect(second).toMatchObject({ status: 'rejected', reason: { code: 'CONTAINER_CONFLICT' } });
+    expect(scripts.filter((s) => s.includes('sbatch'))).toHaveLength(1);
+  });
+
   it('refuses a URL for a port whose job waits in the queue, saying why', async () => {
     const { engine } = engineWith([squeueJob(42, 'PENDING', { state_reason: 'Resources' })], [record('42')]);
     await expect(engine.urlForHostPort(10086)).rejects.toThrow(/42 for port 10086 waits in the queue \(queued: Resources/);
