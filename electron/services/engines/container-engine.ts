@@ -1,4 +1,5 @@
 import type { ContainerState, EngineHealth, EngineSummary } from '../../shared/schemas';
+import type { SlurmJobOptions } from '../../shared/schemas-slurm';
 import type { EngineWording } from './engine-wording';
 
 /** Labels that mark a container as ours, so the app finds it again after a restart. */
@@ -52,6 +53,8 @@ export interface ContainerSpec {
   runtime?: 'container' | 'native';
   /** Native only: a shell line run before `cmd` (e.g. `source ~/venv/bin/activate`). */
   nativeActivate?: string | null;
+  /** Slurm engines only: the batch job's options (partition, time limit, GPUs, how the server runs); Docker engines ignore it. */
+  batch?: SlurmJobOptions;
 }
 
 /** Ids of native "containers" (processes the app started on an engine's host) start with this. */

@@ -1,0 +1,387 @@
+import type { Duplex } from 'node:stream';
+import { AppError } from '../../../shared/errors';
+import type { EngineHealth, EngineSummary } from '../../../shared/schemas';
+import { SlurmJobOptions, type SlurmJob } from '../../../shared/schemas-slurm';
+import {
+  LABEL_APP_VERSION,
+  LABEL_PORT,
+  LABEL_PROFILE,
+  shellQuote,
+  type ContainerEngine,
+  type ContainerEvent,
+  type ContainerExecResult,
+  type ContainerSpec,
+  type ContainerSummary,
+  type EngineHost,
+  type EngineInfo,
+  type FollowLogOptions,
+  type ImageInfo,
+  type LogReadOptions,
+  type PullEvent,
+} from '../container-engine';
+import type { EngineWording } from '../engine-wording';
+import { JOB_LINE_MARK, SLURM_PORT_BASE, slurmJobName, slurmJobScript, slurmOutputPath, slurmStateDirWord } from './job-script';
+import { SlurmClient } from './slurm-client';
+import { mapSlurmError } from './slurm-errors';
+import { followJobOutput, pathWord } from './slurm-log';
+import { isEndedState } from './slurm-parse';
+import { RECORD_MARK, diffEvents, hasLabels, keyOfJobName, parseRecords, toContainerSummary, type SlurmJobRecord } from './slurm-state';
+import { SlurmTunnels } from './slurm-tunnels';
+
+/*
+ * A Slurm cluster as a ContainerEngine: each "container" is one batch job submitted from the login node
+ * over its SSH connection (the login node is `host`); the container id is the Slurm job id.
+ *
+ * | ContainerEngine            | Slurm                                                                                  |
+ * |----------------------------|----------------------------------------------------------------------------------------|
+ * | createContainer(spec)      | job.sh from `spec.batch` (defaults when absent; `runtime: 'native'` runs ajet-swarm    |
+ * |                            | after `nativeActivate`, else Podman in the job; `cmd` must be `ajet-swarm start …`:   |
+ * |                            | the script passes the port it chose on the node, not the spec's)                      |
+ * |                            | → `sbatch --hold` (PENDING,                                                            |
+ * |                            | JobHeldUser); labels.json written atomically next to job.sh; one active job per folder |
+ * | startContainer(id)         | `scontrol release`; a failed release cancels the job and removes its folder            |
+ * | list / inspect             | `squeue --json` filtered client-side + every labels.json in one exec; PENDING →        |
+ * |                            | created ("queued: <reason>"), RUNNING/COMPLETING → running, ended → exited (OOM →      |
+ * |                            | oomKilled); purged from squeue but folder kept → exited with what the output says      |
+ * | stopContainer              | `scancel`, waiting until the job left RUNNING/COMPLETING (KillWait bounds it)          |
+ * | removeContainer            | cancel if active, then remove the job folder (or only its output if a newer job owns it)|
+ * | readLog / followLog        | the output file `out/<id>.out` over SSH; cursors are line numbers (no times in it)     |
+ * | readContainerFile          | a file on the node read through the login node (clusters share home folders);          |
+ * |                            | `swarm_server.log` is the job's output                                                 |
+ * | watchEvents                | polls list every few seconds and diffs: start / die (exit code) / oom / destroy        |
+ * | execInContainer            | `srun --jobid=<id> --overlap <cmd>` (a step inside the job's allocation, on its node)  |
+ * | health / info              | `sinfo --version` on the login node; no product (not a container engine)              |
+ * | images                     | none needed: native runs use the node's AgentJet; a Podman job pulls on its node       |
+ * | isHostPortFree             | true: the job picks a free port on its node itself                                     |
+ * | urlForHostPort(port)       | our RUNNING job labelled io.agentswarm.port=<port> → its endpoint file (node, chosen   |
+ * |                            | port) → NodeAddr → a 127.0.0.1 listener forwarding through the login node (forwardOut) |
+ */
+
+export interface SlurmEngineOptions {
+  summary: EngineSummary;
+  wording: EngineWording;
+  /** The login node (an `SshHost` over its session's current connection). */
+  host: EngineHost;
+  /** A channel from the login node to `address:port` (forwardOut on the current connection). */
+  openChannel: (address: string, port: number) => Promise<Duplex>;
+  /** Written into each job's comment when the spec's labels carry no app version. */
+  appVersion: string;
+  /** Where the job's port search starts on the node (AgentJet's 10086 by default). */
+  portBase?: number;
+  /** How often watchEvents polls (default 3 s). */
+  eventPollMs?: number;
+  /** How often followLog polls the output (default 1 s). */
+  logPollMs?: number;
+  now?: () => number;
+}
+
+const EVENT_POLL_MS = 3000;
+const EXEC_CAP_BYTES = 64 * 1024;
+/** Exit code of our scripts for "file not there". */
+const MISSING = 44;
+const RECORDS_SCRIPT = [
+  'for f in "$HOME"/.agentswarm/slurm/agentswarm-*/labels.json; do',
+  '  [ -f "$f" ] || continue',
+  `  echo '${RECORD_MARK}'; cat "$f"; echo`,
+  'done',
+  'exit 0',
+].join('\n');
+const EXITED_LINE = new RegExp(`\\${JOB_LINE_MARK.slice(0, -1)}\\] (?:ajet-swarm|the container) exited with code (\\d+)`);
+const PROFILE_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+/** The job folder's key for a spec: its profile when it names one, else its name made Slurm- and folder-safe. */
+export function jobKeyOf(spec: Pick<ContainerSpec, 'name' | 'labels'>): string {
+  const profile = spec.labels[LABEL_PROFILE];
+  if (profile && PROFILE_ID.test(profile)) return profile;
+  const key = spec.name
+    .toLowerCase()
+    .replace(/^agentswarm-/, '')
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+/, '')
+    .slice(0, 64)
+    .replace(/-+$/, '');
+  if (!PROFILE_ID.test(key)) throw new AppError('VALIDATION_FAILED', `"${spec.name}" cannot name a Slurm job: use letters, digits and "-".`);
+  return key;
+}
+
+/** The job options of a spec: its own, else defaults for its runtime (native: its activate line; container: Podman with its image). */
+export function jobOptionsOf(spec: ContainerSpec): SlurmJobOptions {
+  // The job script runs `ajet-swarm start --swarm-port <the port it chose on the node>` itself: any other command would be silently replaced.
+  if (spec.cmd.length > 0 && (spec.cmd[0] !== 'ajet-swarm' || spec.cmd[1] !== 'start')) {
+    throw new AppError('VALIDATION_FAILED', `A Slurm job runs the swarm server only (ajet-swarm start), not "${spec.cmd.join(' ')}".`);
+  }
+  if (spec.batch) return spec.batch;
+  // No batch options: GPU ids count as that many GPUs of any type; "all" as one (a job cannot ask for a node's every GPU).
+  const gpus = spec.gpus.mode === 'ids' ? { flag: 'gres' as const, count: spec.gpus.ids.length } : spec.gpus.mode === 'all' ? { flag: 'gres' as const, count: 1 } : null;
+  const run = spec.runtime === 'native' ? { mode: 'native' as const, activate: spec.nativeActivate ?? null } : { mode: 'podman' as const, image: spec.image };
+  const parsed = SlurmJobOptions.safeParse({ run, gpus });
+  if (!parsed.success) throw new AppError('VALIDATION_FAILED', `The Slurm job cannot be built from this spec: ${parsed.error.issues[0]?.message ?? 'invalid options'}.`);
+  return parsed.data;
+}
+
+export class SlurmEngine implements ContainerEngine {
+  readonly summary: EngineSummary;
+  readonly wording: EngineWording;
+  readonly host: EngineHost;
+  private readonly client: SlurmClient;
+  private readonly tunnels: SlurmTunnels;
+  private readonly now: () => number;
+  private readonly submitting = new Set<string>();
+
+  constructor(private readonly options: SlurmEngineOptions) {
+    this.summary = options.summary;
+    this.wording = options.wording;
+    this.host = options.host;
+    this.now = options.now ?? Date.now;
+    this.client = new SlurmClient({ exec: (script, o) => options.host.exec(script, o), host: options.host.label, now: this.now });
+    this.tunnels = new SlurmTunnels(options.openChannel);
+  }
+
+  async health(): Promise<EngineHealth> {
+    const base = { id: this.summary.id, apiVersion: null, product: null };
+    try {
+      const result = await this.host.exec('sinfo --version', { timeoutMs: 15_000 });
+      if (result.code !== 0) throw mapSlurmError('sinfo', result, this.host.label);
+      // "slurm-wlm 22.05.8" (Debian), "slurm 23.11.4" (upstream).
+      const version = result.stdout.trim().replace(/^slurm(-wlm)?\s+/i, '') || null;
+      return { ...base, reachable: true, version, error: null };
+    } catch (error) {
+      const e = error instanceof AppError ? error : new AppError('ENGINE_UNREACHABLE', `Cannot reach the login node ${this.host.label}: ${String((error as Error)?.message ?? error)}`);
+      return { ...base, reachable: false, version: null, error: { code: e.code, message: e.message } };
+    }
+  }
+
+  async info(): Promise<EngineInfo> {
+    const health = await this.health();
+    if (health.error) throw new AppError(health.error.code, health.error.message);
+    return {
+      operatingSystem: `Slurm ${health.version ?? ''} via ${this.host.label}`.replace(/\s+/g, ' '),
+      osType: 'linux',
+      serverVersion: health.version ?? '',
+      rootDir: '~/.agentswarm/slurm',
+      runtimes: [],
+      defaultRuntime: '',
+      cdiDevices: [],
+      rootless: true,
+    };
+  }
+
+  async listContainers(labels: Record<string, string>): Promise<ContainerSummary[]> {
+    const [jobs, records] = await Promise.all([this.client.jobs(), this.records()]);
+    const now = this.now();
+    // An ended job without its record was removed (Slurm still lists it for MinJobAge): gone, as in Docker.
+    const listed = jobs.filter((job) => records.has(job.id) || !isEndedState(job.state)).map((job) => toContainerSummary(job, records.get(job.id) ?? null, now));
+    const seen = new Set(jobs.map((j) => j.id));
+    for (const record of records.values()) if (!seen.has(record.jobId)) listed.push(toContainerSummary(null, record, now));
+    return listed.filter((c) => hasLabels(c.labels, labels));
+  }
+
+  async inspectContainer(id: string): Promise<ContainerSummary> {
+    const { job, record } = await this.find(id);
+    const lastExitCode = job === null ? await this.lastExitCode(record!) : null;
+    return toContainerSummary(job, record, this.now(), lastExitCode);
+  }
+
+  /** Native runs need no image; a Podman job pulls its image on the node when it starts (the node may not be this one's twin). */
+  imageExists(): Promise<boolean> {
+    return Promise.resolve(true);
+  }
+
+  inspectImage(): Promise<ImageInfo | null> {
+    return Promise.resolve(null);
+  }
+
+  /** Nothing to pull from the login node: see imageExists. */
+  pullImage(_image: string, _onEvent: (event: PullEvent) => void, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(new DOMException('The pull was cancelled.', 'AbortError'));
+    return Promise.resolve();
+  }
+
+  async createContainer(spec: ContainerSpec): Promise<string> {
+    const key = jobKeyOf(spec);
+    const jobOptions = jobOptionsOf(spec);
+    // Two creates for one folder (two windows) would both pass the check below before either job exists.
+    if (this.submitting.has(key)) throw new AppError('CONTAINER_CONFLICT', `A Slurm job for ${slurmJobName(key)} is being submitted already.`);
+    this.submitting.add(key);
+    try {
+      return await this.submit(spec, key, jobOptions);
+    } finally {
+      this.submitting.delete(key);
+    }
+  }
+
+  private async submit(spec: ContainerSpec, key: string, jobOptions: SlurmJobOptions): Promise<string> {
+    // One job per folder: its endpoint and labels files would be shared otherwise.
+    const active = (await this.client.jobs()).find((j) => j.name === slurmJobName(key) && !isEndedState(j.state));
+    if (active) {
+      throw new AppError('CONTAINER_CONFLICT', `Slurm job ${active.id} (${slurmJobName(key)}) is still ${active.state.toLowerCase()}: stop it before submitting another.`);
+    }
+    const appVersion = spec.labels[LABEL_APP_VERSION] ?? this.options.appVersion;
+    const script = slurmJobScript({ profileId: key, appVersion, envNames: Object.keys(spec.env) }, jobOptions, { portBase: this.options.portBase ?? SLURM_PORT_BASE });
+    const { jobId } = await this.client.submit(script, { profileId: key, hold: true, env: spec.env });
+    const record: SlurmJobRecord = { jobId, name: spec.name, key, labels: spec.labels, image: jobOptions.run.mode === 'podman' ? jobOptions.run.image : spec.image, createdAt: new Date(this.now()).toISOString() };
+    try {
+      // Atomic: a list running at the same time reads the old file or the new one, never half of one.
+      const write = `d=${slurmStateDirWord(key)}\numask 077\ncat >"$d/labels.json.tmp" && mv -f "$d/labels.json.tmp" "$d/labels.json"`;
+      const result = await this.host.exec(write, { stdin: JSON.stringify(record) });
+      if (result.code !== 0) throw new AppError('INTERNAL', `Could not write the job's labels on ${this.host.label}: ${result.stderr.trim() || `exit ${result.code}`}.`);
+    } catch (error) {
+      await this.discard(jobId, key);
+      throw error;
+    }
+    return jobId;
+  }
+
+  /** Lets the held job start; it may still wait in the queue (then `inspectContainer` says why). */
+  async startContainer(id: string): Promise<void> {
+    try {
+      await this.client.release(id);
+    } catch (error) {
+      // A failed start leaves nothing: no held job in the queue, no folder.
+      const key = (await this.find(id).catch(() => null))?.key;
+      if (key) await this.discard(id, key);
+      throw error;
+    }
+  }
+
+  /** The grace time is Slurm's (KillWait, set by the cluster's admins), not the caller's: scancel cannot shorten it. */
+  async stopContainer(id: string, _timeoutSeconds?: number): Promise<void> {
+    const { job } = await this.find(id);
+    await this.tunnels.releaseJob(id);
+    if (job && !isEndedState(job.state)) await this.client.cancel(id);
+  }
+
+  async removeContainer(id: string): Promise<void> {
+    const { job, key } = await this.find(id);
+    await this.tunnels.releaseJob(id);
+    if (job && !isEndedState(job.state)) await this.client.cancel(id);
+    await this.removeFiles(id, key);
+  }
+
+  /** The output's newest lines. `sinceMs` is not applied: the output file has no per-line times (see slurm-log.ts). */
+  async readLog(id: string, options: LogReadOptions): Promise<string[]> {
+    const { key } = await this.find(id);
+    return (await this.client.outputTail(slurmOutputPath(key, id), options.tail)) ?? [];
+  }
+
+  async followLog(id: string, options: FollowLogOptions): Promise<void> {
+    const { key } = await this.find(id);
+    await followJobOutput((script) => this.host.exec(script), id, slurmOutputPath(key, id), options, this.options.logPollMs);
+  }
+
+  watchEvents(labels: Record<string, string>, onEvent: (event: ContainerEvent) => void): () => void {
+    let stopped = false;
+    let before: Map<string, ContainerSummary> | null = null;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const poll = async () => {
+      try {
+        const after = new Map((await this.listContainers(labels)).map((c) => [c.id, c]));
+        if (stopped) return;
+        // The first poll is the baseline: like Docker's events API, only what happens after subscribing.
+        if (before !== null) for (const event of diffEvents(before, after, this.now())) onEvent(event);
+        before = after;
+      } catch {
+        // The login node or slurmctld did not answer: keep the last state and ask again (reconnects by itself).
+      }
+      if (!stopped) timer = setTimeout(() => void poll(), this.options.eventPollMs ?? EVENT_POLL_MS);
+    };
+    void poll();
+    return () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    };
+  }
+
+  /**
+   * A file as the server on the node sees it. Home folders are shared between login and compute nodes
+   * on the clusters we know, so it is read through the login node; relative paths are under $HOME
+   * (the job's default working folder), and the swarm's `swarm_server.log` is the job's output.
+   */
+  async readContainerFile(id: string, path: string, maxBytes: number): Promise<string | null> {
+    const { key } = await this.find(id);
+    const file = /(^|\/)swarm_server\.log$/.test(path) ? pathWord(slurmOutputPath(key, id)) : path.startsWith('/') ? shellQuote(path) : `"$HOME"/${shellQuote(path)}`;
+    const result = await this.host.exec(`f=${file}\n[ -f "$f" ] || exit ${MISSING}\ntail -c ${Math.max(1, Math.floor(maxBytes))} "$f"`);
+    if (result.code === MISSING) return null;
+    if (result.code !== 0) throw mapSlurmError('tail', result, this.host.label);
+    return result.stdout;
+  }
+
+  /** A step inside the job's allocation, on its node (`srun --overlap`: alongside the server, not after it). */
+  async execInContainer(id: string, cmd: string[], options: { timeoutMs: number }): Promise<ContainerExecResult> {
+    const { job } = await this.find(id);
+    if (!job || job.state !== 'RUNNING') throw new AppError('CONTAINER_NOT_FOUND', `Slurm job ${id} is ${job ? job.state.toLowerCase() : 'gone'}, not running: nothing to run a command in.`);
+    const seconds = Math.max(1, Math.ceil(options.timeoutMs / 1000));
+    // `timeout` on the login node ends srun (and so the step) when the app stops waiting; 124 says it did.
+    const script = `timeout -k 5 ${seconds} srun --jobid=${id} --overlap --quiet ${cmd.map(shellQuote).join(' ')}`;
+    const result = await this.host.exec(script, { timeoutMs: options.timeoutMs + 10_000 });
+    return { code: result.code === 124 ? null : result.code, stdout: result.stdout.slice(-EXEC_CAP_BYTES), stderr: result.stderr.slice(-EXEC_CAP_BYTES) };
+  }
+
+  isHostPortFree(): Promise<boolean> {
+    return Promise.resolve(true);
+  }
+
+  async urlForHostPort(port: number): Promise<string> {
+    const ours = await this.listContainers({ [LABEL_PORT]: String(port) });
+    const running = ours.find((c) => c.state === 'running');
+    if (!running) {
+      const queued = ours.find((c) => c.state === 'created');
+      if (queued) throw new AppError('SWARM_UNREACHABLE', `Slurm job ${queued.id} for port ${port} waits in the queue (${queued.statusText}): it is reachable once it runs on a node.`);
+      throw new AppError('SWARM_UNREACHABLE', `No Slurm job of the app runs for port ${port} on ${this.host.label}.`);
+    }
+    const { key } = await this.find(running.id);
+    const endpoint = await this.client.endpoint(key);
+    if (!endpoint || endpoint.jobId !== running.id) {
+      throw new AppError('SWARM_UNREACHABLE', `Slurm job ${running.id} runs but has not chosen its port yet (no endpoint file in ${slurmJobName(key)}): try again in a few seconds.`);
+    }
+    const address = await this.client.nodeAddr(endpoint.node ?? endpoint.host);
+    return this.tunnels.urlFor(port, { jobId: running.id, address, port: endpoint.port });
+  }
+
+  releaseHostPort(port: number): Promise<void> {
+    return this.tunnels.release(port);
+  }
+
+  async dispose(): Promise<void> {
+    await this.tunnels.closeAll();
+  }
+
+  private async records(): Promise<Map<string, SlurmJobRecord>> {
+    const result = await this.host.exec(RECORDS_SCRIPT);
+    if (result.code !== 0) throw mapSlurmError('cat', result, this.host.label);
+    return parseRecords(result.stdout);
+  }
+
+  /** Job `id` as Slurm knows it (null once forgotten) and its record; CONTAINER_NOT_FOUND when neither knows it. */
+  private async find(id: string): Promise<{ job: SlurmJob | null; record: SlurmJobRecord | null; key: string }> {
+    if (!/^\d+(_\d+)?$/.test(id)) throw new AppError('CONTAINER_NOT_FOUND', `"${id}" is not a Slurm job id.`);
+    const [job, records] = await Promise.all([this.client.job(id), this.records()]);
+    const record = records.get(id) ?? null;
+    const key = record?.key ?? (job ? keyOfJobName(job.name) : null);
+    const removed = record === null && (job === null || isEndedState(job.state));
+    if (removed || key === null || !PROFILE_ID.test(key)) throw new AppError('CONTAINER_NOT_FOUND', `Slurm job ${id} is not one the app started on ${this.host.label} (or it was removed).`);
+    return { job, record, key };
+  }
+
+  private async lastExitCode(record: SlurmJobRecord): Promise<number | null> {
+    const tail = await this.client.outputTail(slurmOutputPath(record.key, record.jobId), 20).catch(() => null);
+    for (const line of (tail ?? []).reverse()) {
+      const m = EXITED_LINE.exec(line);
+      if (m) return Number(m[1]);
+    }
+    return null;
+  }
+
+  /** Cancels a job and removes its folder (a half-made submission). */
+  private async discard(jobId: string, key: string): Promise<void> {
+    await this.host.exec(`scancel ${jobId}`).catch(() => undefined);
+    await this.removeFiles(jobId, key).catch(() => undefined);
+  }
+
+  /** The job's folder when it is the folder's job, else only its output (a newer job of the same key owns the folder). */
+  private async removeFiles(jobId: string, key: string): Promise<void> {
+    const script = `d=${slurmStateDirWord(key)}\nif [ -f "$d/labels.json" ] && ! grep -q '"jobId":"${jobId}"' "$d/labels.json"; then rm -f "$d/out/${jobId}.out"; else rm -rf "$d"; fi`;
+    const result = await this.host.exec(script);
+    if (result.code !== 0) throw new AppError('INTERNAL', `Could not remove the files of Slurm job ${jobId} on ${this.host.label}: ${result.stderr.trim() || `exit ${result.code}`}.`);
+  }
+}
