@@ -4,7 +4,7 @@
 // activate line). The node is this machine (NodeAddr 127.0.0.1). Needs `bash test/testbed/testbed.sh up`; other
 // suites share the node: run it under `flock /tmp/agentswarm-slurm.lock`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LABEL_MANAGED, LABEL_PORT, LABEL_ROLE, type ContainerEvent, type ContainerSpec, type EngineLogLine } from '../../electron/services/engines/container-engine';
+import { LABEL_MANAGED, LABEL_PORT, LABEL_PROFILE, LABEL_ROLE, type ContainerEvent, type ContainerSpec, type EngineLogLine } from '../../electron/services/engines/container-engine';
 import { SshHost } from '../../electron/services/engines/engine-host';
 import type { EngineWording } from '../../electron/services/engines/engine-wording';
 import { SlurmEngine } from '../../electron/services/engines/slurm/slurm-engine';
@@ -12,6 +12,7 @@ import type { SshConnection } from '../../electron/services/ssh/ssh-connection';
 import { ContainerId } from '../../electron/shared/schemas';
 import { SlurmJobOptions } from '../../electron/shared/schemas-slurm';
 import { poll } from '../support/helpers';
+import { TEST_CONTAINER_LABELS } from '../support/test-app';
 import { connectToTestbed } from '../support/testbed-ssh';
 import { loadTestbed, loadTestbedWithSlurm } from '../testbed/testbed';
 
@@ -19,18 +20,20 @@ const tb = loadTestbedWithSlurm();
 const run = `se${process.pid.toString(36)}${Date.now().toString(36)}`;
 /** A port label of this run only (the job chooses its real port on the node, from portBase up). */
 const labelPort = 30_000 + (process.pid % 5000);
-const labels = { [LABEL_MANAGED]: 'true', [LABEL_ROLE]: 'swarm-server', 'io.agentswarm.test-run': run };
+/** The app's labels with this run as the profile (so a listing finds only this run's jobs). */
+const labels = { [LABEL_MANAGED]: 'true', [LABEL_ROLE]: 'swarm-server', [LABEL_PROFILE]: run };
 let connection: SshConnection;
 let engine: SlurmEngine;
 const created = new Set<string>();
 
-function spec(name: string, over: Partial<ContainerSpec> = {}): ContainerSpec {
+/** `testLabels`: the test label every container a test makes carries (test-hygiene.spec.ts). */
+function spec(name: string, testLabels: Record<string, string>, over: Partial<ContainerSpec> = {}): ContainerSpec {
   return {
     name: `agentswarm-${run}-${name}`,
     image: '',
     cmd: ['ajet-swarm', 'start', '--swarm-port', String(labelPort)],
     env: { NO_COLOR: '1' },
-    labels: { ...labels, [LABEL_PORT]: String(labelPort) },
+    labels: { ...labels, ...testLabels, [LABEL_PORT]: String(labelPort) },
     network: { mode: 'host' },
     init: true,
     gpus: { mode: 'none' },
@@ -79,7 +82,7 @@ describe('SlurmEngine on the test bed Slurm', () => {
     const events: ContainerEvent[] = [];
     const unwatch = engine.watchEvents(labels, (e) => events.push(e));
     try {
-      const id = await engine.createContainer(spec('ok'));
+      const id = await engine.createContainer(spec('ok', TEST_CONTAINER_LABELS));
       created.add(id);
       expect(ContainerId.safeParse(id).success, 'the job id is a valid container id').toBe(true);
       const queued = await engine.inspectContainer(id);
@@ -142,7 +145,7 @@ describe('SlurmEngine on the test bed Slurm', () => {
   it('a job whose server fails at once ends exited with its exit code, and its output says why', { timeout: 120_000 }, async () => {
     // A PATH without the fake swarm: ajet-swarm is not found on the node, the script exits 127.
     const batch = SlurmJobOptions.parse({ timeLimit: '10', run: { mode: 'native', activate: 'export PATH=/usr/bin:/bin' } });
-    const id = await engine.createContainer(spec('fail', { batch }));
+    const id = await engine.createContainer(spec('fail', TEST_CONTAINER_LABELS, { batch }));
     created.add(id);
     await engine.startContainer(id);
     const ended = await poll('the job to end', 60_000, async () => {
@@ -158,9 +161,9 @@ describe('SlurmEngine on the test bed Slurm', () => {
   });
 
   it('refuses a second job for the same folder while one is queued', { timeout: 60_000 }, async () => {
-    const id = await engine.createContainer(spec('twice'));
+    const id = await engine.createContainer(spec('twice', TEST_CONTAINER_LABELS));
     created.add(id);
-    await expect(engine.createContainer(spec('twice'))).rejects.toMatchObject({ code: 'CONTAINER_CONFLICT' });
+    await expect(engine.createContainer(spec('twice', TEST_CONTAINER_LABELS))).rejects.toMatchObject({ code: 'CONTAINER_CONFLICT' });
     await engine.removeContainer(id);
     created.delete(id);
     expect((await engine.listContainers(labels)).map((c) => c.id)).not.toContain(id);
