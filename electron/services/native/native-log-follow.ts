@@ -38,47 +38,75 @@ function asLines(text: string, firstLine: number): EngineLogLine[] {
   return text.split('\n').map((line, i) => ({ stream: 'stdout' as const, timestamp: lineCursor(firstLine + i), text: line.replace(/\r$/, '') }));
 }
 
+/** The two scripts a file follow needs on its host, and when its writer counts as ended. */
+export interface FileFollowScripts {
+  /** One poll: `@@follow <alive> <size>`, then at most `maxLines` lines from byte `offset` on. */
+  chunk(offset: number, maxLines: number): string;
+  /** Prints the byte offset where line `lines + 1` starts (to resume after `lines` seen lines). */
+  lineOffset(lines: number): string;
+  /** The poll's `<alive>` word says the writer has ended (its output is complete). */
+  ended(alive: string | undefined): boolean;
+}
+
 /**
- * Follows a native run's server.log by polling byte offsets (`tail -c +N | head -n`), so each poll
- * costs what is new, not the whole file. Complete lines only; a last line without a newline is
- * delivered once the server has ended. Resolves when the server has ended and everything is read,
- * or when `signal` aborts. stdout and stderr share server.log: every line is `stdout`.
+ * Follows a file without timestamps on an engine's host by polling byte offsets (`tail -c +N | head
+ * -n`), so each poll costs what is new, not the whole file. Complete lines only; a last line without
+ * a newline is delivered once the writer has ended. Resolves when it has ended and everything is
+ * read, or when `signal` aborts. Every line is `stdout` (the files hold both streams).
  */
-export async function followNativeLog(
+export async function followFileByOffset(
   run: (script: string) => Promise<HostExecResult>,
-  name: string,
+  scripts: FileFollowScripts,
   options: FollowLogOptions,
+  pollMs = POLL_MS,
 ): Promise<void> {
   const { signal, onLines } = options;
   // Each line has its own cursor: the line at it was seen unless the caller says none was (skipAtSince 0).
   const since = lineOfCursor(options.sinceTimestamp);
   let line = since === null ? 0 : options.skipAtSince === 0 ? Math.max(0, since - 1) : since;
   let offset = 0;
-  if (line > 0) offset = Number((await run(lineOffsetScript(name, line))).stdout.trim()) || 0;
+  if (line > 0) offset = Number((await run(scripts.lineOffset(line))).stdout.trim()) || 0;
   while (!signal.aborted) {
-    const { stdout } = await run(followChunkScript(name, offset, MAX_LINES_PER_POLL));
+    const { stdout } = await run(scripts.chunk(offset, MAX_LINES_PER_POLL));
     if (signal.aborted) return;
     const headerEnd = stdout.indexOf('\n');
     const [, alive, sizeText] = (headerEnd < 0 ? stdout : stdout.slice(0, headerEnd)).split(' ');
     const size = Number(sizeText) || 0;
     const data = headerEnd < 0 ? '' : stdout.slice(headerEnd + 1);
     const end = data.lastIndexOf('\n');
-    const complete = end >= 0 ? data.slice(0, end) : null;
     let count = 0;
-    if (complete !== null) {
+    if (end >= 0) {
+      const complete = data.slice(0, end);
       const lines = asLines(complete, line + 1);
       count = lines.length;
       onLines(lines);
       line += count;
       offset += Buffer.byteLength(complete, 'utf8') + 1;
     }
-    if (alive === '0') {
+    if (scripts.ended(alive)) {
       const rest = end >= 0 ? data.slice(end + 1) : data;
       if (offset + Buffer.byteLength(rest, 'utf8') >= size) {
         if (rest !== '') onLines(asLines(rest, line + 1));
         return;
       }
     }
-    if (count < MAX_LINES_PER_POLL) await sleep(POLL_MS, signal);
+    if (count < MAX_LINES_PER_POLL) await sleep(pollMs, signal);
   }
+}
+
+/** A native run's server.log (stdout and stderr share it); `0` from the poll means the server has ended. */
+export function followNativeLog(
+  run: (script: string) => Promise<HostExecResult>,
+  name: string,
+  options: FollowLogOptions,
+): Promise<void> {
+  return followFileByOffset(
+    run,
+    {
+      chunk: (offset, maxLines) => followChunkScript(name, offset, maxLines),
+      lineOffset: (lines) => lineOffsetScript(name, lines),
+      ended: (alive) => alive === '0',
+    },
+    options,
+  );
 }
