@@ -40,7 +40,7 @@ import { SlurmTunnels } from './slurm-tunnels';
  * |                            | → `sbatch --hold` (PENDING,                                                            |
  * |                            | JobHeldUser); labels.json written atomically next to job.sh; one active job per folder |
  * | startContainer(id)         | `scontrol release`, then waits (startWaitMs) until RUNNING with its endpoint written;   |
- * |                            | a failed release, an at-once end or no run in time cancels the job, removes its folder |
+ * |                            | a failed release or no run in time cancels the job and removes its folder             |
  * | list / inspect             | `squeue --json` filtered client-side + every labels.json in one exec; PENDING →        |
  * |                            | created ("queued: <reason>"), RUNNING/COMPLETING → running, ended → exited (OOM →      |
  * |                            | oomKilled); purged from squeue but folder kept → exited with what the output says      |
@@ -240,7 +240,8 @@ export class SlurmEngine implements ContainerEngine {
   /**
    * Lets the held job start and waits (up to `startWaitMs`) until it runs and has written its endpoint: the
    * swarm start flow asks for the server's URL right after start, like after `docker start`. A job that does
-   * not run in time, or ends at once, is cancelled and its folder removed; the error says why (queue reason).
+   * not run in time is cancelled and its folder removed; the error says why (its queue reason). A job that
+   * ends at once is kept (exited, with its exit code and output), as Docker keeps such a container.
    */
   async startContainer(id: string): Promise<void> {
     let key: string | null = null;
@@ -261,9 +262,8 @@ export class SlurmEngine implements ContainerEngine {
     let last: SlurmJob | null = null;
     for (;;) {
       last = await this.client.job(id);
-      if (last && isEndedState(last.state)) {
-        throw new AppError('CONTAINER_START_FAILED', `Slurm job ${id} ended at once (${last.state}${last.exitCode !== null ? `, exit code ${last.exitCode}` : ''}): see its output in the logs.`);
-      }
+      // Ended at once: kept, like a container that exits right after `docker start`, so its exit code and output show.
+      if (last && isEndedState(last.state)) return;
       if (last?.state === 'RUNNING' && (await this.client.endpoint(key))?.jobId === id) return;
       if (this.now() >= deadline) break;
       await new Promise((resolve) => setTimeout(resolve, START_POLL_MS));
