@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { SWARM_DEFAULT_NETWORK_MODE, SWARM_DEFAULT_PORT, SWARM_DEFAULT_SHM_GB } from './defaults';
 import { ContainerId, EngineId, ImageRef, NetworkMode, Port, ShmSizeGb, SwarmContainer } from './schemas';
+import { AbsolutePath, EnvName, HostPath, ProfileId } from './schemas-profile-fields';
+import { SlurmJobOptions } from './schemas-slurm';
 import { SecretId } from './schemas-vault';
 
 /**
@@ -9,33 +11,8 @@ import { SecretId } from './schemas-vault';
  * (`secretEnv`) and its value is typed for the session (until the credentials vault lands).
  */
 
-/** Profile ids are slugs of the label ("Qwen 7B on gpu-1" → "qwen-7b-on-gpu-1"). */
-export const ProfileId = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[a-z0-9][a-z0-9-]*$/, 'profile id must be lowercase letters, digits or "-"');
-
-/** An absolute POSIX path on the engine's host or in the container; no shell characters, no `..`. */
-export const AbsolutePath = z
-  .string()
-  .trim()
-  .min(1, 'path is required')
-  .max(1024)
-  .regex(/^\/[^\0\n"'`$\\]*$/, 'path must be absolute (start with /) and contain no quotes, $, backslash or newline')
-  .refine((p) => !p.split('/').includes('..'), 'path must not contain ".."');
-
-/** A host path that may start with `~/` (the login user's home on the engine's host). */
-export const HostPath = z
-  .string()
-  .trim()
-  .min(1, 'path is required')
-  .max(1024)
-  .regex(/^(\/|~\/)[^\0\n"'`$\\]*$/, 'path must be absolute (/…) or in your home (~/…) and contain no quotes, $, backslash or newline')
-  .refine((p) => !p.split('/').includes('..'), 'path must not contain ".."');
-
-/** Env variable names as POSIX shells accept them. */
-export const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'env names are letters, digits and _, not starting with a digit');
+// The field types the Slurm job options share (kept apart, so schemas-slurm and this file do not import each other).
+export { AbsolutePath, EnvName, HostPath, ProfileId } from './schemas-profile-fields';
 
 /** All GPUs, some by index or UUID (`docker run --gpus '"device=0,1"'`), or none. */
 export const GpuSelection = z.discriminatedUnion('mode', [
@@ -92,6 +69,11 @@ export const ProfileInput = z.object({
   secretRefs: z.record(EnvName, SecretId).default({}),
   /** Native mode only: a shell line that makes `ajet-swarm` available (e.g. `source ~/venv/bin/activate`). */
   nativeActivate: z.string().max(512).nullable().default(null),
+  /**
+   * The batch job's options when the engine is a Slurm cluster (partition, time limit, GPUs, how the server runs);
+   * null: the Slurm engine derives them from the mode, activate line and GPUs above. Other engines ignore it.
+   */
+  slurm: SlurmJobOptions.nullable().default(null),
 });
 
 export const Profile = ProfileInput.extend({

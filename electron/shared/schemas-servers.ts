@@ -61,8 +61,11 @@ export const SshJumpHost = z.object({
   identityFiles: z.array(LocalFilePath).max(8).default([]),
 });
 
-/** Which container engine the server runs: Docker, or Podman's Docker-compatible API service. */
-export const RemoteEngineProduct = z.enum(['docker', 'podman']);
+/**
+ * What the server runs: Docker, Podman's Docker-compatible API service, or `slurm`: the server is a
+ * Slurm login node and swarm servers run as batch jobs submitted from it (the transport is not used).
+ */
+export const RemoteEngineProduct = z.enum(['docker', 'podman', 'slurm']);
 
 /** Podman's rootful API socket (`systemctl enable --now podman.socket`). */
 export const PODMAN_ROOTFUL_SOCKET = '/run/podman/podman.sock';
@@ -73,7 +76,10 @@ export const PODMAN_ROOTFUL_SOCKET = '/run/podman/podman.sock';
  */
 export const RemoteDockerAccess = z
   .object({
-    /** What the user said the server runs; the engine's `/version` decides (a "Docker" that is Podman is shown as Podman). */
+    /**
+     * What the user said the server runs; the engine's `/version` decides between Docker and Podman (a "Docker"
+     * that is Podman is shown as Podman). `slurm` reaches no engine socket: `transport` and `socketPath` are ignored.
+     */
     engine: RemoteEngineProduct.default('docker'),
     /**
      * `socket`: the socket below over streamlocal; `dial-stdio`: `docker system dial-stdio` (rootless Docker,
@@ -269,6 +275,7 @@ export type ServerProfileInput = z.infer<typeof ServerProfileInput>;
 export type ServerProfileDraft = z.input<typeof ServerProfileInput>;
 export type ServerProfile = z.infer<typeof ServerProfile>;
 export type SshAuthMethod = z.infer<typeof SshAuthMethod>;
+export type RemoteEngineProduct = z.infer<typeof RemoteEngineProduct>;
 export type SshJumpHost = z.infer<typeof SshJumpHost>;
 export type LinkState = z.infer<typeof LinkState>;
 export type HostKeyQuestion = z.infer<typeof HostKeyQuestion>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ImageRef } from './schemas';
-import { EnvName, HostPath, ProfileId } from './schemas-profiles';
+import { EnvName, HostPath, ProfileId } from './schemas-profile-fields';
 
 /**
  * Slurm jobs (issue 18): how a swarm server runs as a batch job on a cluster behind a login node.

@@ -7,7 +7,7 @@ import { setLocale, t } from '../../renderer/src/lib/i18n';
 import { checkDraft, draftFromProfile, emptyDraft, switchEngine, type ServerDraft } from '../../renderer/src/lib/server-form';
 import { FakeApi, makeServerView } from './fake-api';
 
-// The Add/Edit server form's engine choice (Docker or Podman) and how each is reached, through the
+// The Add/Edit server form's engine choice (Docker, Podman or a Slurm login node) and how each is reached, through the
 // fake API: what the form sends, what it shows back, and its field errors in both languages.
 
 let api: FakeApi;
@@ -51,7 +51,8 @@ describe('server form: engine and access choices', () => {
   it('starts on Docker over its socket; the groups and every choice have names', async () => {
     const dialog = await openAddDialog();
     const engineGroup = within(dialog).getByRole('group', { name: 'Container engine on the server' });
-    expect(within(engineGroup).getAllByRole('radio').map((r) => (r as HTMLInputElement).checked)).toEqual([true, false]);
+    expect(within(engineGroup).getAllByRole('radio').map((r) => (r as HTMLInputElement).checked)).toEqual([true, false, false]);
+    expect(within(engineGroup).getAllByRole('radio').map((r) => r.getAttribute('value'))).toEqual(['docker', 'podman', 'slurm']);
     expect(radio(dialog, 'Docker').checked).toBe(true);
     const accessGroup = within(dialog).getByRole('group', { name: 'How the app reaches Docker' });
     expect(within(accessGroup).getAllByRole('radio')).toHaveLength(2);
@@ -137,12 +138,32 @@ describe('server form: engine field errors', () => {
     expect(api.requestsOn('servers:add')).toEqual([]);
   });
 
+  it('Slurm (login node) asks for no socket: no access choices, a hint, and the request says slurm', async () => {
+    const dialog = await openAddDialog();
+    await fireEvent.click(radio(dialog, 'Slurm (login node)'));
+    expect(within(dialog).queryByRole('group', { name: /How the app reaches/ })).toBeNull();
+    expect(within(dialog).queryByTestId('server-form-socket-path')).toBeNull();
+    expect(within(dialog).getByTestId('server-form-slurm-hint').textContent).toContain('sbatch');
+    const docker = await submitted(dialog);
+    expect(docker).toEqual({ engine: 'slurm', transport: 'socket', socketPath: '/var/run/docker.sock' });
+    expect(RemoteDockerAccess.safeParse(docker).success).toBe(true);
+  });
+
+  it('switching from Slurm back to Docker shows its socket field again, with the path it had', async () => {
+    const dialog = await openAddDialog();
+    await fireEvent.click(radio(dialog, 'Slurm (login node)'));
+    await fireEvent.click(radio(dialog, 'Docker'));
+    expect(radio(dialog, DOCKER_SOCKET).checked).toBe(true);
+    expect(socketField(dialog, 'Docker socket path on the server').value).toBe('/var/run/docker.sock');
+  });
+
   it('says the same in Simplified Chinese', async () => {
     api.settingsValue.language = 'zh-CN';
     render(App);
     await fireEvent.click(await screen.findByTestId('server-add'));
     const dialog = await screen.findByTestId('server-dialog');
     await waitFor(() => expect(within(dialog).getByRole('group', { name: '服务器上的容器引擎' })).toBeTruthy());
+    expect(within(dialog).getByRole('radio', { name: 'Slurm（登录节点）' })).toBeTruthy();
     await fireEvent.click(within(dialog).getByRole('radio', { name: 'Podman' }));
     expect((within(dialog).getByRole('radio', { name: '无根（rootless）：我的用户的 Podman socket，自动查找（推荐）' }) as HTMLInputElement).checked).toBe(true);
     await fireEvent.click(within(dialog).getByRole('radio', { name: '其他 socket 路径（见下）' }));
@@ -187,6 +208,7 @@ describe('server form: switchEngine and draftFromProfile', () => {
       ['podman', 'user-socket', ''],
       ['podman', 'rootful-socket', ''],
       ['podman', 'socket', '/run/user/1001/podman/podman.sock'],
+      ['slurm', 'socket', '/var/run/docker.sock'],
     ];
     for (const [engine, access, socketPath] of cases) {
       const { profile } = checkDraft({ ...filled(), engine, access, socketPath });
@@ -211,13 +233,14 @@ describe('server form: editing shows what the server has', () => {
     [{ engine: 'podman', transport: 'socket', socketPath: PODMAN_ROOTFUL_SOCKET }, ROOTFUL, null],
     [{ engine: 'podman', transport: 'socket', socketPath: '/run/user/1001/podman/podman.sock' }, CUSTOM, '/run/user/1001/podman/podman.sock'],
     [{ engine: 'docker', transport: 'dial-stdio', socketPath: '/var/run/docker.sock' }, DIAL_STDIO, null],
+    [{ engine: 'slurm', transport: 'socket', socketPath: '/var/run/docker.sock' }, null, null],
   ] as const)('%o', async (docker, choice, path) => {
     api.serverViews = [makeServerView({ id: 'box', label: 'box', docker: { ...docker } })];
     render(App);
     await fireEvent.click(await screen.findByTestId('server-edit'));
     const dialog = await screen.findByTestId('server-dialog');
-    expect(radio(dialog, docker.engine === 'podman' ? 'Podman' : 'Docker').checked).toBe(true);
-    expect(radio(dialog, choice).checked).toBe(true);
+    expect(radio(dialog, { docker: 'Docker', podman: 'Podman', slurm: 'Slurm (login node)' }[docker.engine]).checked).toBe(true);
+    if (choice) expect(radio(dialog, choice).checked).toBe(true);
     const field = within(dialog).queryByTestId('server-form-socket-path') as HTMLInputElement | null;
     expect(field?.value ?? null).toBe(path);
     // Saving unchanged sends what it had.

@@ -40,6 +40,8 @@ function hashedSettings(profile: Profile): unknown {
     port: profile.port,
     env: [...profile.env].sort((a, b) => a.name.localeCompare(b.name)).map((e) => [e.name, e.value]),
     secretEnv: [...new Set(profile.secretEnv)].sort(),
+    // Only when set: a profile without Slurm options keeps the hash its running servers carry.
+    ...(profile.slurm ? { slurm: profile.slurm } : {}),
     // What does not apply in native mode must not make a native profile drift.
     ...(native
       ? { nativeActivate: profile.nativeActivate ?? null }
@@ -149,6 +151,8 @@ export function buildProfileSpec(profile: Profile, options: SpecOptions): Contai
       binds: [],
       runtime: 'native',
       nativeActivate: profile.nativeActivate,
+      // Read by a Slurm engine only (the job's partition, time limit, GPUs); every other engine ignores it.
+      ...(profile.slurm ? { batch: profile.slurm } : {}),
     };
   }
   return {
@@ -167,5 +171,6 @@ export function buildProfileSpec(profile: Profile, options: SpecOptions): Contai
     shm: profile.shm.mode === 'size' ? { mode: 'size', bytes: profile.shm.gb * GIB } : { mode: 'ipc-host' },
     binds: bindsOf(profile, options.home),
     runtime: 'container',
+    ...(profile.slurm ? { batch: profile.slurm } : {}),
   };
 }

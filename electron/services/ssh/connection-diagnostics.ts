@@ -19,7 +19,7 @@ export interface DiagnosticsOptions {
   serverId: string;
   /** Jump hosts first, the server last (hopsOfProfile). */
   hops: ChainHop[];
-  docker: { engine?: 'docker' | 'podman'; transport: 'socket' | 'dial-stdio' | 'user-socket'; socketPath: string };
+  docker: { engine?: 'docker' | 'podman' | 'slurm'; transport: 'socket' | 'dial-stdio' | 'user-socket'; socketPath: string };
   askSecret: (hop: number, request: SecretRequest) => Promise<string | null>;
   verifyHostKey: (hop: number, info: HostKeyInfo) => Promise<boolean>;
   /** Per stage that waits on the network (TCP, banner, login, each remote command). Default 15 s. */
@@ -212,11 +212,14 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
     let ok = true;
     for (let index = 0; index < hops.length && ok; index++) ok = await connectStages(index);
     const server = connections.length === hops.length ? connections[connections.length - 1] : undefined;
-    if (server) {
+    const engine = options.docker.engine ?? 'docker';
+    // A Slurm login node has no engine socket: its stages stay "skipped" (the Slurm engine's health says whether sinfo answers).
+    if (server && engine !== 'slurm') {
+      const docker = { ...options.docker, engine };
       const user = hops[hops.length - 1]!.username;
       let t = Date.now();
-      const podman = options.docker.engine === 'podman';
-      const version = await dockerVersion(server, options.docker, user, timeoutMs).then(
+      const podman = engine === 'podman';
+      const version = await dockerVersion(server, docker, user, timeoutMs).then(
         (detail): StageResult => ({ status: 'pass', detail }),
         (error: unknown): StageResult => {
           const app = error instanceof AppError ? error : new AppError('ENGINE_UNREACHABLE', String(error));
@@ -225,7 +228,7 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
       );
       record('docker-version', t, version);
       t = Date.now();
-      const access = await checkDockerAccess(server, options.docker, user, timeoutMs);
+      const access = await checkDockerAccess(server, docker, user, timeoutMs);
       record('docker-permission', t, access);
       if (version.status === 'fail' && access.status === 'pass') {
         // The socket is there and ours to use, yet the engine did not answer: the service itself is the problem.

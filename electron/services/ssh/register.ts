@@ -34,6 +34,7 @@ export function registerServers(context: ServiceContext, options: ServersOptions
     env: options.env ?? process.env,
     ...(options.tuning ? { tuning: options.tuning } : {}),
     vault: context.vault,
+    appVersion: context.version,
   });
   // "Used by" in Settings → Secrets.
   context.vault.addUsageSource(() =>

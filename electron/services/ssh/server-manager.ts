@@ -29,6 +29,8 @@ export interface ServerManagerOptions {
   tuning?: SessionTuning;
   /** The credentials vault: passwords and passphrases by reference (`passwordSecretId` …). */
   vault?: SecretVaultApi;
+  /** The app's version, written into the jobs a Slurm login node's engine submits. */
+  appVersion?: string;
 }
 
 /** Views without what changes on every probe or socket, so snapshots go out only when something a user sees changed. */
@@ -192,6 +194,7 @@ export class ServerManager {
       onChange: () => this.changed(),
       onUp: () => engines.reconnected(session.engine.summary.id),
       ...(this.options.vault ? { vault: this.options.vault } : {}),
+      ...(this.options.appVersion ? { appVersion: this.options.appVersion } : {}),
       ...this.options.tuning,
     });
     this.sessions.set(profile.id, session);

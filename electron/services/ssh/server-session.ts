@@ -2,6 +2,9 @@ import { AppError } from '../../shared/errors';
 import { engineIdOfServer, type LinkHealth, type LinkState, type ServerProfile, type ServerView, type SshAuthMethod } from '../../shared/schemas-servers';
 import type { ContainerEngine } from '../engines/container-engine';
 import type { DockerApiEngine } from '../engines/docker-api-engine';
+import { SshHost } from '../engines/engine-host';
+import { SlurmEngine } from '../engines/slurm/slurm-engine';
+import { slurmWording } from '../engines/slurm/slurm-wording';
 import { createSshDockerEngine, transportOfAccess } from '../engines/ssh-docker';
 import { withNativeProcesses } from '../native/native-engine';
 import type { SecretVaultApi } from '../secrets/vault-api';
@@ -39,6 +42,8 @@ export interface ServerSessionOptions {
   onAuthAttempt?: (hop: number, outcome: SshAuthOutcome) => void;
   /** Where the profile's `passwordSecretId` / `passphraseSecretId` are read before the user is asked. */
   vault?: SecretVaultApi;
+  /** A Slurm login node's jobs carry it in their comment when the spec does not (default "0.0.0"). */
+  appVersion?: string;
 }
 
 /**
@@ -49,10 +54,13 @@ export interface ServerSessionOptions {
  * the wake-up liveness check is link-liveness.ts.
  */
 export class ServerSession {
-  /** Docker over SSH, plus native swarm servers run on the server through SSH exec (one engine per host). */
+  /**
+   * Docker over SSH, plus native swarm servers run on the server through SSH exec (one engine per host);
+   * or, for a Slurm login node, the SlurmEngine whose jobs run on the cluster's compute nodes.
+   */
   readonly engine: ContainerEngine;
-  /** The container engine inside `engine`: told to ask again what it is after each reconnect. */
-  private readonly containers: DockerApiEngine;
+  /** The container engine inside `engine` (none for Slurm): told to ask again what it is after each reconnect. */
+  private readonly containers: DockerApiEngine | null;
   readonly hostKeys: HostKeyTrust;
   /** Secrets typed for this server: kept across reconnects, in memory only. */
   readonly memory = new SecretMemory();
@@ -87,6 +95,11 @@ export class ServerSession {
       openChannel: async (port) => (await this.connection(3000)).forwardOut('127.0.0.1', port),
       onChange: options.onChange,
     });
+    if (profile.docker.engine === 'slurm') {
+      this.containers = null;
+      this.engine = this.slurmEngine(profile, options.appVersion ?? '0.0.0');
+      return;
+    }
     this.containers = createSshDockerEngine({
       id: engineIdOfServer(profile.id),
       label: profile.label,
@@ -111,6 +124,23 @@ export class ServerSession {
 
   get id(): string {
     return this.profile.id;
+  }
+
+  /**
+   * The cluster behind a login node: jobs submitted over this session's current connection (it waits for a
+   * reconnect like the Docker engine does), their tunnels through the same connection to node:port. The
+   * SlurmEngine keeps its own tunnel listeners; they re-open channels on the new connection after a reconnect.
+   */
+  private slurmEngine(profile: ServerProfile, appVersion: string): SlurmEngine {
+    const target = `${profile.username}@${profile.host}:${profile.port}`;
+    const current = (): Promise<SshConnection> => this.connection();
+    return new SlurmEngine({
+      summary: { id: engineIdOfServer(profile.id), kind: 'slurm', label: profile.label, endpoint: `ssh://${target} (Slurm login node)` },
+      wording: slurmWording(profile.label, profile.username),
+      host: new SshHost(`${profile.label} (${target})`, current),
+      openChannel: async (address, port) => (await current()).forwardOut(address, port),
+      appVersion,
+    });
   }
 
   get currentProfile(): ServerProfile {
@@ -262,7 +292,7 @@ export class ServerSession {
     this.connectedSince = Date.now();
     this.authMethod = authMethodOf(chain.target.authOutcomes);
     // A new connection may reach another engine (the server was reinstalled, the user socket moved).
-    this.containers.forgetDialect();
+    this.containers?.forgetDialect();
     chain.once('closed', (reason) => this.lost(chain, reason));
     this.setState('up');
     this.wakeWaiters();

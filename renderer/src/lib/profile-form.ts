@@ -32,6 +32,8 @@ export interface ProfileDraft {
   /** Vault secret id per secret env name (null: asked at Start). Names no longer in `secretEnv` are dropped on submit. */
   secretRefs: Record<string, string | null>;
   nativeActivate: string;
+  /** The Slurm job options, carried through an edit unchanged (the form has no fields for them yet). */
+  slurm?: Profile['slurm'];
 }
 
 export type ProfileField =
@@ -95,6 +97,7 @@ export function draftFromProfile(p: Profile): ProfileDraft {
     secretEnv: p.secretEnv.join(', '),
     secretRefs: { ...(p.secretRefs ?? {}) },
     nativeActivate: p.nativeActivate ?? '',
+    slurm: p.slurm ?? null,
   };
 }
 
@@ -148,6 +151,7 @@ export function checkProfileDraft(draft: ProfileDraft, engineId: string): { erro
     secretEnv: list(draft.secretEnv),
     secretRefs: secretRefsOfDraft(draft),
     nativeActivate: draft.mode === 'native' ? orNull(draft.nativeActivate) : null,
+    slurm: draft.slurm ?? null,
   });
   if (parsed.success) return { errors, profile: parsed.data };
   for (const issue of parsed.error.issues) {

@@ -1,11 +1,11 @@
 import { PORT_MAX, SWARM_DEFAULT_PORT } from '../../../electron/shared/defaults';
-import type { EngineProduct } from '../../../electron/shared/schemas';
 import {
   LocalFilePath,
   PODMAN_ROOTFUL_SOCKET,
   RemoteDockerAccess,
   ServerProfileInput,
   SshHostName,
+  type RemoteEngineProduct,
   SshPort,
   SshUserName,
   type SshAuthMethod,
@@ -30,8 +30,8 @@ export interface ServerDraft {
   identitiesOnly: boolean;
   /** One hop a line, `user@host:port` (user and port optional), first hop first. */
   jumps: string;
-  /** What the user says the server runs (the engine's `/version` has the last word on the engine card). */
-  engine: EngineProduct;
+  /** What the user says the server runs (the engine's `/version` has the last word on the engine card); `slurm`: a login node. */
+  engine: RemoteEngineProduct;
   /** How the app reaches that engine; which choices exist depends on `engine` (ACCESS_CHOICES). */
   access: EngineAccess;
   /** The path field: Docker's socket, or Podman's custom one. Kept while hidden, so switching back shows it again. */
@@ -49,11 +49,18 @@ export interface ServerDraft {
  */
 export type EngineAccess = 'socket' | 'dial-stdio' | 'user-socket' | 'rootful-socket';
 
-/** The choices per engine, recommended first: Podman on GPU servers is most often rootless. */
-export const ACCESS_CHOICES: Readonly<Record<EngineProduct, readonly EngineAccess[]>> = {
+/**
+ * The choices per engine, recommended first: Podman on GPU servers is most often rootless. A Slurm login node
+ * has none: the app submits jobs over the SSH connection itself, no engine socket is reached.
+ */
+export const ACCESS_CHOICES: Readonly<Record<RemoteEngineProduct, readonly EngineAccess[]>> = {
   docker: ['socket', 'dial-stdio'],
   podman: ['user-socket', 'rootful-socket', 'socket'],
+  slurm: [],
 };
+
+/** The engine choices the form offers, in this order. */
+export const ENGINE_CHOICES: readonly RemoteEngineProduct[] = ['docker', 'podman', 'slurm'];
 
 /** Docker's socket as the shared schema defaults it (read from the schema, so the two cannot differ). */
 export const DOCKER_DEFAULT_SOCKET: string = RemoteDockerAccess.parse({}).socketPath;
@@ -133,6 +140,7 @@ function shownPath(docker: DockerAccess): string {
 
 /** The form's choice for a saved profile. A combination the schema refuses never gets saved; it is read as the engine's first choice. */
 export function accessOfProfile(docker: DockerAccess): EngineAccess {
+  if (docker.engine === 'slurm') return 'socket';
   if (docker.engine === 'podman') {
     if (docker.transport === 'socket') return docker.socketPath === PODMAN_ROOTFUL_SOCKET ? 'rootful-socket' : 'socket';
     return 'user-socket';
@@ -150,9 +158,11 @@ function isPresetPath(path: string): boolean {
  * The draft after the user picks another engine: its recommended access, except that a socket
  * path the user typed on purpose stays (and stays the chosen access when it was).
  */
-export function switchEngine(draft: ServerDraft, engine: EngineProduct): ServerDraft {
+export function switchEngine(draft: ServerDraft, engine: RemoteEngineProduct): ServerDraft {
   if (engine === draft.engine) return draft;
   const typed = !isPresetPath(draft.socketPath);
+  // Slurm reaches no socket: the hidden path stays as it was, for a switch back.
+  if (engine === 'slurm') return { ...draft, engine, access: 'socket' };
   if (engine === 'podman') {
     return { ...draft, engine, access: typed && draft.access === 'socket' ? 'socket' : 'user-socket', socketPath: typed ? draft.socketPath : '' };
   }
@@ -160,8 +170,8 @@ export function switchEngine(draft: ServerDraft, engine: EngineProduct): ServerD
 }
 
 /** True when the form shows the socket path field for this choice. */
-export function asksForSocketPath(draft: Pick<ServerDraft, 'access'>): boolean {
-  return draft.access === 'socket';
+export function asksForSocketPath(draft: Pick<ServerDraft, 'access' | 'engine'>): boolean {
+  return draft.access === 'socket' && draft.engine !== 'slurm';
 }
 
 
@@ -170,6 +180,8 @@ export function asksForSocketPath(draft: Pick<ServerDraft, 'access'>): boolean {
  * (English, naming transports) are never shown: each refusal becomes a translated field error.
  */
 function accessOfDraft(draft: ServerDraft): { docker: DockerAccess } | { field: 'access' | 'socketPath'; error: MessageKey } {
+  // The schema ignores a Slurm login node's transport: the default one is stored.
+  if (draft.engine === 'slurm') return { docker: RemoteDockerAccess.parse({ engine: 'slurm' }) };
   const accessError: MessageKey = draft.engine === 'podman' ? 'serverForm.error.accessPodman' : 'serverForm.error.accessDocker';
   const pathError: MessageKey = draft.engine === 'podman' ? 'serverForm.error.socketPathPodman' : 'serverForm.error.socketPath';
   if (!ACCESS_CHOICES[draft.engine].includes(draft.access)) return { field: 'access', error: accessError };

@@ -39,7 +39,8 @@ import { SlurmTunnels } from './slurm-tunnels';
  * |                            | the script passes the port it chose on the node, not the spec's)                      |
  * |                            | → `sbatch --hold` (PENDING,                                                            |
  * |                            | JobHeldUser); labels.json written atomically next to job.sh; one active job per folder |
- * | startContainer(id)         | `scontrol release`; a failed release cancels the job and removes its folder            |
+ * | startContainer(id)         | `scontrol release`, then waits (startWaitMs) until RUNNING with its endpoint written;   |
+ * |                            | a failed release or no run in time cancels the job and removes its folder             |
  * | list / inspect             | `squeue --json` filtered client-side + every labels.json in one exec; PENDING →        |
  * |                            | created ("queued: <reason>"), RUNNING/COMPLETING → running, ended → exited (OOM →      |
  * |                            | oomKilled); purged from squeue but folder kept → exited with what the output says      |
@@ -68,6 +69,8 @@ export interface SlurmEngineOptions {
   appVersion: string;
   /** Where the job's port search starts on the node (AgentJet's 10086 by default). */
   portBase?: number;
+  /** How long startContainer waits for the released job to run and choose its port (default 60 s). */
+  startWaitMs?: number;
   /** How often watchEvents polls (default 3 s). */
   eventPollMs?: number;
   /** How often followLog polls the output (default 1 s). */
@@ -76,6 +79,8 @@ export interface SlurmEngineOptions {
 }
 
 const EVENT_POLL_MS = 3000;
+const START_WAIT_MS = 60_000;
+const START_POLL_MS = 1000;
 const EXEC_CAP_BYTES = 64 * 1024;
 /** Exit code of our scripts for "file not there". */
 const MISSING = 44;
@@ -232,16 +237,39 @@ export class SlurmEngine implements ContainerEngine {
     return jobId;
   }
 
-  /** Lets the held job start; it may still wait in the queue (then `inspectContainer` says why). */
+  /**
+   * Lets the held job start and waits (up to `startWaitMs`) until it runs and has written its endpoint: the
+   * swarm start flow asks for the server's URL right after start, like after `docker start`. A job that does
+   * not run in time is cancelled and its folder removed; the error says why (its queue reason). A job that
+   * ends at once is kept (exited, with its exit code and output), as Docker keeps such a container.
+   */
   async startContainer(id: string): Promise<void> {
+    let key: string | null = null;
     try {
+      key = (await this.find(id)).key;
       await this.client.release(id);
+      await this.untilServing(id, key);
     } catch (error) {
       // A failed start leaves nothing: no held job in the queue, no folder.
-      const key = (await this.find(id).catch(() => null))?.key;
+      key ??= (await this.find(id).catch(() => null))?.key ?? null;
       if (key) await this.discard(id, key);
       throw error;
     }
+  }
+
+  private async untilServing(id: string, key: string): Promise<void> {
+    const deadline = this.now() + (this.options.startWaitMs ?? START_WAIT_MS);
+    let last: SlurmJob | null = null;
+    for (;;) {
+      last = await this.client.job(id);
+      // Ended at once: kept, like a container that exits right after `docker start`, so its exit code and output show.
+      if (last && isEndedState(last.state)) return;
+      if (last?.state === 'RUNNING' && (await this.client.endpoint(key))?.jobId === id) return;
+      if (this.now() >= deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, START_POLL_MS));
+    }
+    const why = last === null ? 'Slurm no longer lists it' : last.state === 'RUNNING' ? 'it runs but its server has not chosen a port yet' : `still ${last.state.toLowerCase()}${last.reason ? `: ${last.reason}` : ''}`;
+    throw new AppError('CONTAINER_START_FAILED', `Slurm job ${id} did not start serving within ${Math.round((this.options.startWaitMs ?? START_WAIT_MS) / 1000)} s (${why}); it was cancelled. Check the partition and its free resources with sinfo on ${this.host.label}.`);
   }
 
   /** The grace time is Slurm's (KillWait, set by the cluster's admins), not the caller's: scancel cannot shorten it. */

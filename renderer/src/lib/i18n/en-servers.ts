@@ -148,9 +148,13 @@ export const enServers = {
   'serverForm.engine': 'Container engine on the server',
   'serverForm.engine.docker': 'Docker',
   'serverForm.engine.podman': 'Podman',
+  'serverForm.engine.slurm': 'Slurm (login node)',
   'serverForm.engineHint': 'Not sure? Choose either: the app asks the server and shows what really answers.',
   'serverForm.access.docker': 'How the app reaches Docker',
   'serverForm.access.podman': 'How the app reaches Podman',
+  'serverForm.access.slurm': 'How the app reaches Slurm',
+  'serverForm.slurmHint':
+    'Swarm servers run as Slurm batch jobs: the app submits them with sbatch over this SSH connection and reaches each job\'s compute node through this login node. No engine socket is needed.',
   'serverForm.docker.socket': 'Docker socket (path below)',
   'serverForm.docker.dial-stdio': 'docker system dial-stdio (rootless Docker, contexts)',
   'serverForm.podman.user-socket': 'Rootless: my user’s Podman socket, found automatically (recommended)',

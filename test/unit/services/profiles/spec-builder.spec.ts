@@ -80,6 +80,24 @@ describe('buildProfileSpec (a profile → the container of the documented docker
     expect(spec.cmd.join(' ')).not.toContain('autokill');
   });
 
+  it('Slurm options go into spec.batch as parsed (native and container), none without them; the hash moves only when they are set', () => {
+    const slurm = { partition: 'debug', timeLimit: '30', run: { mode: 'native', activate: 'source ~/venv/bin/activate' } } as const;
+    const native = profile({ mode: 'native', slurm });
+    const spec = buildProfileSpec(native, options);
+    expect(spec.batch).toEqual(native.slurm);
+    expect(spec.batch).toMatchObject({ partition: 'debug', timeLimit: '30', gpus: null, warnBeforeLimitSeconds: 300, run: { mode: 'native', activate: 'source ~/venv/bin/activate' } });
+    expect(buildProfileSpec(profile({ slurm }), options).batch).toEqual(native.slurm);
+    expect(profile().slurm).toBeNull();
+    expect('batch' in buildProfileSpec(profile(), options)).toBe(false);
+    expect(configHashOf(profile({ slurm: null }))).toBe(configHashOf(profile()));
+    expect(configHashOf(profile({ slurm }))).not.toBe(configHashOf(profile()));
+    expect(configHashOf(profile({ slurm: { ...slurm, timeLimit: '60' } }))).not.toBe(configHashOf(profile({ slurm })));
+  });
+
+  it('refuses Slurm options the job script could not hold (a partition starting with "-")', () => {
+    expect(() => profile({ slurm: { partition: '-x', run: { mode: 'native' } } })).toThrow(/partition/);
+  });
+
   it('expandHome: only a leading ~/ and only with a known home', () => {
     expect(expandHome('~/a/b', '/home/bob/')).toBe('/home/bob/a/b');
     expect(expandHome('/x/~/y', '/home/bob')).toBe('/x/~/y');

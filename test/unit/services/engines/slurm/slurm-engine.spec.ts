@@ -146,7 +146,7 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
     ...extra,
   });
 
-  function engineWith(jobs: unknown[], records: SlurmJobRecord[], more: (script: string) => HostExecResult | null = () => null) {
+  function engineWith(jobs: unknown[], records: SlurmJobRecord[], more: (script: string) => HostExecResult | null = () => null, startWaitMs?: number) {
     const scripts: string[] = [];
     // TEST DOUBLE: what a login node with Slurm 22.05 answers to the scripts the engine sends.
     const host: EngineHost = {
@@ -170,6 +170,7 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
       openChannel: () => Promise.reject(new Error('no tunnels in this test')),
       appVersion: '1.0.0',
       now: () => NOW,
+      ...(startWaitMs !== undefined ? { startWaitMs } : {}),
     });
     return { engine, scripts };
   }
@@ -209,6 +210,26 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
     await expect(engine.startContainer('41')).rejects.toMatchObject({ code: 'INTERNAL' });
     expect(scripts).toContain('scancel 41');
     expect(scripts.find((s) => s.includes('rm -rf'))).toContain("'agentswarm-p1'");
+  });
+
+  it('a released job that does not run in time is cancelled and removed; the error says why it waits', async () => {
+    const { engine, scripts } = engineWith([squeueJob(41, 'PENDING', { state_reason: 'Resources' })], [record('41')], (script) => {
+      if (script === 'scontrol release 41' || script === 'scancel 41' || script.includes('rm -rf')) return { code: 0, stdout: '', stderr: '' };
+      return null;
+    }, 0);
+    await expect(engine.startContainer('41')).rejects.toMatchObject({ code: 'CONTAINER_START_FAILED', message: expect.stringMatching(/Slurm job 41 did not start serving .*still pending: Resources.*cancelled/) });
+    expect(scripts).toContain('scontrol release 41');
+    expect(scripts).toContain('scancel 41');
+  });
+
+  it('a released job that ended at once is kept (its exit code and output stay visible), not cancelled', async () => {
+    const { engine, scripts } = engineWith([{ ...squeueJob(41, 'FAILED'), exit_code: 127 }], [record('41')], (script) => {
+      if (script === 'scontrol release 41') return { code: 0, stdout: '', stderr: '' };
+      return null;
+    }, 0);
+    await engine.startContainer('41');
+    expect(scripts).not.toContain('scancel 41');
+    expect(scripts.some((s) => s.includes('rm -rf'))).toBe(false);
   });
 
   it('two creates for one folder at once: one job, the other refused (the race between check and submit)', async () => {
