@@ -120,9 +120,12 @@ beforeAll(async () => {
   });
   expect((await exec(`mkdir -p ${outDir}`)).code).toBe(0);
   // Jobs of an earlier suite may still hold the GPUs for a moment (KillWait): start from an idle node.
+  // The controller's own word (scontrol), not sinfo's: after a job cancelled while its batch shell
+  // handled USR1, sinfo kept saying "mix" until the job record was purged (MinJobAge, 60 s) although
+  // the node was IDLE with nothing allocated.
   await poll('the Slurm node to be idle (jobs of another suite? run under flock /tmp/agentswarm-slurm.lock)', 60_000, async () => {
-    const r = await exec(`sinfo -h -n ${slurm.node} -o %t`);
-    return r.stdout.trim() === 'idle' ? true : undefined;
+    const r = await exec(`scontrol -o show node ${slurm.node}`);
+    return /\bState=IDLE\b/.test(r.stdout) && /\bCPUAlloc=0\b/.test(r.stdout) ? true : undefined;
   }, 200);
 });
 
