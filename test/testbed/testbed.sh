@@ -166,6 +166,9 @@ setup_ssh_user() {
   local home=$STATE/home/$SSH_USER s=$STATE/ssh
   getent group docker >/dev/null || groupadd -r docker
   if id "$SSH_USER" >/dev/null 2>&1; then
+    # usermod refuses while the user has a process. A test that ran podman as this user over SSH leaves
+    # rootless Podman's pause process (`catatonit -P`), which Podman starts again when it needs one.
+    pkill -KILL -u "$SSH_USER" -x catatonit 2>/dev/null || true
     usermod -d "$home" -s /bin/bash -aG docker "$SSH_USER" >>"$LOG" 2>&1
   else
     useradd -M -d "$home" -s /bin/bash -G docker "$SSH_USER" >>"$LOG" 2>&1
