@@ -81,8 +81,17 @@ describe('Podman answers that differ from Docker, as the same typed errors', () 
     const port = await freePort();
     const id = await engine.createContainer(spec(TEST_CONTAINER_LABELS, `agentswarm-podman-removed-${port}`, port));
     await engine.removeContainer(id);
-    for (const call of [engine.inspectContainer(id), engine.startContainer(id), engine.stopContainer(id, 1), engine.removeContainer(id), engine.readLog(id, { tail: 10 })]) {
-      expect(await rejection(call)).toMatchObject({ code: 'CONTAINER_NOT_FOUND', message: expect.stringContaining('no container with name or ID') });
+    // One call at a time: made all at once, a call rejecting while an earlier one is awaited has no
+    // handler yet (an unhandled rejection).
+    const calls = [
+      () => engine.inspectContainer(id),
+      () => engine.startContainer(id),
+      () => engine.stopContainer(id, 1),
+      () => engine.removeContainer(id),
+      () => engine.readLog(id, { tail: 10 }),
+    ];
+    for (const call of calls) {
+      expect(await rejection(call())).toMatchObject({ code: 'CONTAINER_NOT_FOUND', message: expect.stringContaining('no container with name or ID') });
     }
   });
 
