@@ -25,6 +25,7 @@ import type { TransferTargets } from './settings/settings-transfer';
 import { registerSwarm } from './swarm/register';
 import { registerVault } from './secrets/register';
 import { registerDryRun } from './dry-run/register';
+import { registerSlurm } from './slurm/register';
 import { registerJobs } from './jobs/register';
 import { registerWizard } from './wizard/register';
 import { defaultResourcesDir } from './util/resources-dir';
@@ -138,6 +139,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const vault = registerVault(context);
   const dryRun = registerDryRun(context);
   const jobs = registerJobs(context, { swarm });
+  const slurm = registerSlurm(context);
   const wizard = registerWizard(context, { jobs: jobs.api, handlers: () => handlers });
   const modules: [string, Pick<DomainModule<never>, 'start' | 'dispose'>][] = [
     ['settings', settings],
@@ -175,6 +177,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ...vault.secretHandlers,
     ...dryRun.handlers,
     ...jobs.handlers,
+    ...slurm.handlers,
     ...wizard.handlers,
   };
 

@@ -71,6 +71,7 @@ export const apiLayout = {
     log: 'jobs:log',
     openLog: 'jobs:open-log',
   },
+  slurm: { jobs: 'slurm:jobs' },
   wizard: {
     state: 'wizard:state',
     goto: 'wizard:goto',

@@ -72,6 +72,7 @@ export const INVOKE_CHANNELS = [
   'jobs:get',
   'jobs:log',
   'jobs:open-log',
+  'slurm:jobs',
   'wizard:state',
   'wizard:goto',
   'wizard:reset',

@@ -73,6 +73,7 @@ import {
   PythonDiscoverRequest,
   PythonDiscovery,
 } from './schemas-jobs';
+import { SlurmJobView } from './schemas-slurm';
 import {
   CodeGenerateRequest,
   CodePreview,
@@ -198,6 +199,9 @@ export const invokeContract = {
   'jobs:log': { request: JobLogRequest, response: JobLogWindow },
   /** Opens the run's log file in the system's viewer (LOG_UNAVAILABLE in the browser host). */
   'jobs:open-log': { request: JobRef, response: LogOpened },
+  // Slurm login nodes (issue 18).
+  /** The app's jobs on that Slurm login node's cluster (queued, running, recently ended), newest first; VALIDATION_FAILED for another engine. */
+  'slurm:jobs': { request: EngineRef, response: z.array(SlurmJobView) },
   // Guided wizard (issue 16): every step is completed by a fact the backend saw.
   'wizard:state': { request: Empty, response: WizardState },
   /** Revisit any step (later steps keep their facts; their `missing` says what they need). */

@@ -209,3 +209,31 @@ export const SlurmJob = z.object({
   pendingPosition: z.number().int().nullable(),
 });
 export type SlurmJob = z.infer<typeof SlurmJob>;
+
+/** The time-limit warning a job got (Slurm sent USR1 `warnBeforeLimitSeconds` before its limit). */
+export const SlurmLimitWarning = z.object({
+  /** When the job's script received it (ISO, the node's clock). */
+  at: z.string(),
+  /** How many seconds before the limit it was sent. */
+  seconds: z.number().int(),
+});
+
+/**
+ * One of the app's jobs on a Slurm login node, as the Slurm server card shows it (`slurm:jobs`): the
+ * queue state with its reason and position, the node, time left, the GPUs asked for, the time-limit
+ * warning once it came, and for a job that ended badly the last lines of its output.
+ */
+export const SlurmJobView = SlurmJob.extend({
+  engineId: z.string(),
+  /** The swarm profile it was submitted for (its label); null for a quick start without a profile. */
+  profileId: z.string().nullable(),
+  /** The swarm port the app forwards to it (its io.agentswarm.port label). */
+  port: z.number().int().nullable(),
+  limitWarning: SlurmLimitWarning.nullable(),
+  /** Ended but not COMPLETED/CANCELLED (FAILED, TIMEOUT, OUT_OF_MEMORY, NODE_FAIL, …): the output's last lines; else []. */
+  outputTail: z.array(z.string()),
+  /** When this was read (ISO, this computer's clock): the UI counts time left down from here. */
+  readAt: z.string(),
+});
+export type SlurmLimitWarning = z.infer<typeof SlurmLimitWarning>;
+export type SlurmJobView = z.infer<typeof SlurmJobView>;

@@ -1,7 +1,7 @@
 import type { Duplex } from 'node:stream';
 import { AppError } from '../../../shared/errors';
 import type { EngineHealth, EngineSummary } from '../../../shared/schemas';
-import { SlurmJobOptions, type SlurmJob } from '../../../shared/schemas-slurm';
+import { SlurmJobOptions, type SlurmJob, type SlurmJobView } from '../../../shared/schemas-slurm';
 import {
   LABEL_APP_VERSION,
   LABEL_PORT,
@@ -26,6 +26,7 @@ import { mapSlurmError } from './slurm-errors';
 import { followJobOutput, pathWord } from './slurm-log';
 import { isEndedState } from './slurm-parse';
 import { RECORD_MARK, diffEvents, hasLabels, keyOfJobName, parseRecords, toContainerSummary, type SlurmJobRecord } from './slurm-state';
+import { slurmJobViews } from './slurm-job-views';
 import { SlurmTunnels } from './slurm-tunnels';
 
 /*
@@ -368,6 +369,11 @@ export class SlurmEngine implements ContainerEngine {
 
   releaseHostPort(port: number): Promise<void> {
     return this.tunnels.release(port);
+  }
+
+  /** The app's jobs with their queue reason, node, time left and warnings (the Slurm server card). */
+  jobViews(): Promise<SlurmJobView[]> {
+    return slurmJobViews({ engineId: this.summary.id, client: this.client, records: () => this.records(), now: this.now });
   }
 
   async dispose(): Promise<void> {
