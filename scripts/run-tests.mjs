@@ -11,9 +11,13 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const report = join(root, 'test-results', 'vitest.json');
 /** The unit, renderer and conformance suites' report when they run beside the real-service suites. */
 const isolatedReport = join(root, 'test-results', 'vitest-isolated.json');
+/** The Slurm integration files' report: they run beside the other integration files (see below). */
+const slurmReport = join(root, 'test-results', 'vitest-slurm.json');
 /** The e2e suite's report: it runs alone after the others. */
 const e2eReport = join(root, 'test-results', 'vitest-e2e.json');
-const reports = [report, isolatedReport, e2eReport];
+const reports = [report, isolatedReport, slurmReport, e2eReport];
+/** Integration files that use only the test bed's Slurm node (and the login node's sshd): path contains this. */
+const SLURM_FILES = 'slurm';
 const extraArgs = process.argv.slice(2);
 
 // Nothing may be downloaded by accident: Electron tooling's downloads stay on loopback and fail.
@@ -85,15 +89,24 @@ if (extraArgs.length > 0) {
   // 291 s), while e2e beside them took twice as long (Chromium is CPU-bound too). So: the
   // CPU-bound suites beside integration, then e2e alone. The side job's output goes to a file,
   // printed when it ends, so the integration progress stays readable.
+  //
+  // The Slurm files are a third lane: they need the one Slurm node to themselves (one file at a
+  // time among them) but share nothing with dockerd, and mostly wait on Slurm's own timers (a
+  // job's start, its time limit, KillWait), so they run beside the other integration files.
   const isolatedLog = join(dirname(report), 'vitest-isolated.log');
+  const slurmLog = join(dirname(report), 'vitest-slurm.log');
   const started = Date.now();
   const isolated = runAsync('npx', vitestArgs(isolatedReport, ['--project', 'unit', '--project', 'renderer', '--project', 'conformance', '--maxWorkers=1']), isolatedLog);
-  const integration = runAsync('npx', vitestArgs(report, ['--project', 'integration']), null);
-  const [isolatedStatus, integrationStatus] = await Promise.all([isolated, integration]);
+  const slurm = runAsync('npx', vitestArgs(slurmReport, ['--project', 'integration', SLURM_FILES]), slurmLog);
+  const integration = runAsync('npx', vitestArgs(report, ['--project', 'integration', '--exclude', `**/*${SLURM_FILES}*`]), null);
+  const [isolatedStatus, slurmStatus, integrationStatus] = await Promise.all([isolated, slurm, integration]);
   console.log(readFileSync(isolatedLog, 'utf8'));
-  console.log(`[test] unit + renderer + conformance -> exit ${isolatedStatus}; integration -> exit ${integrationStatus}; both in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  console.log(readFileSync(slurmLog, 'utf8'));
+  console.log(
+    `[test] unit + renderer + conformance -> exit ${isolatedStatus}; integration (Slurm) -> exit ${slurmStatus}; integration (the rest) -> exit ${integrationStatus}; all in ${((Date.now() - started) / 1000).toFixed(1)}s`,
+  );
   const e2eStatus = run('npx', vitestArgs(e2eReport, ['--project', 'e2e']));
-  vitest = [isolatedStatus, integrationStatus, e2eStatus].find((status) => status !== 0) ?? 0;
+  vitest = [isolatedStatus, slurmStatus, integrationStatus, e2eStatus].find((status) => status !== 0) ?? 0;
 }
 
 if (!process.env.AGENTSWARM_KEEP_TESTBED) run('bash', ['test/testbed/testbed.sh', 'down']);
