@@ -142,6 +142,18 @@ export const DoctorCheckId = z.enum([
   /** Rootless Podman: publish networking needs slirp4netns (or pasta) and /dev/net/tun. */
   'podman-network',
   'native-ajet',
+  /** Slurm login node: sinfo answers (the engine's health). */
+  'slurm-login',
+  /** Slurm: the profile's partition (or the default one) exists and is up. */
+  'slurm-partition',
+  /** Slurm: the GPUs asked for exist on one node of the partition. */
+  'slurm-gpus',
+  /** Slurm: the time limit is set and within the partition's maximum. */
+  'slurm-time',
+  /** Slurm: `sbatch --test-only` with the profile's options (the scheduler's own verdict, nothing submitted). */
+  'slurm-submit',
+  /** Slurm: the job folder in the login user's home is writable. */
+  'slurm-home',
 ]);
 
 /**
@@ -151,6 +163,8 @@ export const DoctorCheckId = z.enum([
  */
 export const DOCKER_ONLY_DOCTOR_CHECKS = ['docker-desktop-vm', 'gpu-runtime'] as const satisfies readonly DoctorCheckId[];
 export const PODMAN_DOCTOR_CHECKS = ['podman-cdi', 'podman-init'] as const satisfies readonly DoctorCheckId[];
+/** A Slurm login node's report lists these only: no compute node is chosen before the job runs, so no host check applies. */
+export const SLURM_DOCTOR_CHECKS = ['slurm-login', 'slurm-partition', 'slurm-gpus', 'slurm-time', 'slurm-submit', 'slurm-home'] as const satisfies readonly DoctorCheckId[];
 export const ROOTLESS_PODMAN_DOCTOR_CHECKS = ['podman-linger', 'podman-runtime-dir', 'podman-storage', 'podman-network'] as const satisfies readonly DoctorCheckId[];
 
 export const DoctorCheck = z.object({

@@ -20,7 +20,7 @@ import {
   type TunnelView,
 } from '../../electron/shared/schemas-servers';
 import type { TrainingSeries, TrainingView } from '../../electron/shared/schemas-profiles';
-import { DoctorCheckId, PODMAN_DOCTOR_CHECKS, ROOTLESS_PODMAN_DOCTOR_CHECKS, type DoctorCheck, type DoctorReport, type PullView } from '../../electron/shared/schemas-profiles';
+import { DoctorCheckId, PODMAN_DOCTOR_CHECKS, ROOTLESS_PODMAN_DOCTOR_CHECKS, SLURM_DOCTOR_CHECKS, type DoctorCheck, type DoctorReport, type PullView } from '../../electron/shared/schemas-profiles';
 import { ProfileInput, type Profile, type ProfileView } from '../../electron/shared/schemas-profiles';
 import { makeWizardState } from './fakes/wizard';
 
@@ -552,7 +552,7 @@ export function makeDoctorCheck(id: DoctorCheck['id'], overrides: Partial<Doctor
 
 /** A Docker engine's report (Podman's own checks are left out of those) with every check passing, unless `checks` replaces some by id. */
 export function makeDoctorReport(profileId: string, overrides: Partial<DoctorReport> = {}, checks: DoctorCheck[] = []): DoctorReport {
-  const podmanOnly: readonly DoctorCheck['id'][] = [...PODMAN_DOCTOR_CHECKS, ...ROOTLESS_PODMAN_DOCTOR_CHECKS];
+  const podmanOnly: readonly DoctorCheck['id'][] = [...PODMAN_DOCTOR_CHECKS, ...ROOTLESS_PODMAN_DOCTOR_CHECKS, ...SLURM_DOCTOR_CHECKS];
   const all = DoctorCheckId.options.filter((id) => !podmanOnly.includes(id)).map((id) => checks.find((c) => c.id === id) ?? makeDoctorCheck(id));
   const verdict = all.some((c) => c.status === 'fail') ? 'fail' : all.some((c) => c.status === 'warn') ? 'warn' : 'pass';
   return { profileId, engineId: 'local', ranAt: new Date().toISOString(), durationMs: 1234, verdict, checks: all, ...overrides };

@@ -4,6 +4,7 @@ import {
   DoctorCheckId,
   PODMAN_DOCTOR_CHECKS,
   ROOTLESS_PODMAN_DOCTOR_CHECKS,
+  SLURM_DOCTOR_CHECKS,
   type Profile,
 } from '../../shared/schemas-profiles';
 import { needsEngine, type Check, type CheckContext } from './check-kit';
@@ -11,6 +12,7 @@ import { diskSpace, dockerDesktopVm, engineReachable, gpuRuntime, imagePresent, 
 import { gpuHost, hostDirs, modelDir, nativeAjet, portFree, shm } from './host-checks';
 import { podmanCdi, podmanInit } from './podman-checks';
 import { podmanLinger, podmanNetwork, podmanRuntimeDir, podmanStorage } from './podman-rootless-checks';
+import { slurmGpus, slurmHome, slurmLogin, slurmPartition, slurmSubmit, slurmTime } from './slurm-checks';
 
 /** Every check there is; a report lists those that apply to its engine, in the order of `DoctorCheckId`. */
 export const DOCTOR_CHECKS: Record<DoctorCheckId, Check> = {
@@ -32,6 +34,12 @@ export const DOCTOR_CHECKS: Record<DoctorCheckId, Check> = {
   'podman-storage': podmanStorage,
   'podman-network': podmanNetwork,
   'native-ajet': nativeAjet,
+  'slurm-login': slurmLogin,
+  'slurm-partition': slurmPartition,
+  'slurm-gpus': slurmGpus,
+  'slurm-time': slurmTime,
+  'slurm-submit': slurmSubmit,
+  'slurm-home': slurmHome,
 };
 
 /** What decides which checks a report lists. */
@@ -39,6 +47,8 @@ export interface CheckScope {
   product: EngineProduct | null;
   rootless: boolean | null;
   mode: Profile['mode'];
+  /** A Slurm login node: only the Slurm checks apply. */
+  slurm?: boolean;
 }
 
 /** What answers on the engine: its own word first (a "Docker" server that is really Podman), else its kind. */
@@ -57,6 +67,7 @@ const has = (list: readonly DoctorCheckId[], id: DoctorCheckId): boolean => list
  * never gives Docker's advice). Rootless checks stay in when rootlessness is unknown: they say so.
  */
 export function appliesTo(id: DoctorCheckId, scope: CheckScope): boolean {
+  if (has(SLURM_DOCTOR_CHECKS, id) || scope.slurm) return has(SLURM_DOCTOR_CHECKS, id) && scope.slurm === true;
   const podmanContainer = scope.product === 'podman' && scope.mode === 'container';
   if (has(DOCKER_ONLY_DOCTOR_CHECKS, id)) return scope.product !== 'podman';
   if (has(PODMAN_DOCTOR_CHECKS, id)) return podmanContainer;
@@ -74,6 +85,8 @@ export function plannedChecks(scope: CheckScope): [DoctorCheckId, Check][] {
  */
 export async function scopeOf(context: CheckContext, timeoutMs: number): Promise<CheckScope> {
   const mode = context.profile.mode;
+  // The engine's kind is enough: nothing needs asking.
+  if (context.engine.summary.kind === 'slurm') return { product: null, rootless: null, mode, slurm: true };
   let timer: NodeJS.Timeout | undefined;
   const fallback: CheckScope = { product: productOf(context.engine.summary.kind, null), rootless: null, mode };
   const deadline = new Promise<CheckScope>((resolve) => {
