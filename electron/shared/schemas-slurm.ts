@@ -117,7 +117,27 @@ export const SlurmRun = z.discriminatedUnion('mode', [
       .default(null),
   }),
   z.object({ mode: z.literal('podman'), image: ImageRef }),
+  /**
+   * The user's own lines that start the server (Apptainer/Singularity, enroot/pyxis, a site's wrapper),
+   * run in the job in place of the native or Podman part; `$PORT` is the port the job chose. NOT tested
+   * here: no Apptainer or enroot on our machines. The presets below are starting points.
+   */
+  z.object({
+    mode: z.literal('custom'),
+    script: z
+      .string()
+      .max(4000, 'the custom lines are longer than 4000 characters: put them in a script on the cluster and call it here')
+      .refine((v) => v.trim() !== '', 'the custom lines are empty: write the command that starts the server, or pick native or Podman')
+      .refine((v) => !v.includes('\0'), 'the custom lines contain a NUL character')
+      .refine((v) => /\$\{?PORT\b/.test(v), 'the custom lines must pass "$PORT" to the server (ajet-swarm start --swarm-port "$PORT"): the app reads that port'),
+  }),
 ]);
+
+/** Starting points for the custom lines: what Apptainer and enroot sites run (not tested here). */
+export const SLURM_CUSTOM_PRESETS = {
+  apptainer: 'apptainer exec --nv docker://ghcr.io/modelscope/agentjet:main \\\n  ajet-swarm start --swarm-port "$PORT"',
+  enroot: 'srun --container-image=ghcr.io#modelscope/agentjet:main --container-mounts="$HOME:$HOME" \\\n  ajet-swarm start --swarm-port "$PORT"',
+} as const;
 
 export const SlurmJobOptions = z
   .object({

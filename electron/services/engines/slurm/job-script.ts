@@ -168,6 +168,24 @@ function nativeSection(activate: string | null): string[] {
   ];
 }
 
+/** The user's own lines (Apptainer, enroot, …), run like the native server: in the background, waited for, told of TERM. */
+function customSection(script: string): string[] {
+  return [
+    '# --- The server, by your own lines (an edited template: Apptainer, enroot/pyxis, …). The app does not test this variant. ---',
+    '# $PORT is the port chosen above; the server must listen on it. Slurm ends every process of the job at scancel.',
+    'say "starting the custom server lines on $(hostname) port $PORT"',
+    '(',
+    ...script.replace(/\r\n?/g, '\n').split('\n').map((line) => `  ${line}`),
+    ') &',
+    'SERVER=$!',
+    'trap \'say "stop requested (SIGTERM)"; kill -TERM "$SERVER" 2>/dev/null\' TERM',
+    'wait_for "$SERVER"',
+    'rc=$?',
+    'say "the custom server lines exited with code $rc"',
+    'exit "$rc"',
+  ];
+}
+
 /**
  * Podman inside the job, the clean stop pattern of the facts: `exec podman run --rm` would leave the
  * container serving after scancel (conmon escapes the job). Detached run, a TERM trap that stops and
@@ -236,7 +254,11 @@ export function slurmJobScript(identity: SlurmJobIdentity, options: SlurmJobOpti
     '',
     ...portSection(portBase),
     '',
-    ...(options.run.mode === 'native' ? nativeSection(options.run.activate) : podmanSection(options.run.image, identity.envNames)),
+    ...(options.run.mode === 'native'
+      ? nativeSection(options.run.activate)
+      : options.run.mode === 'custom'
+        ? customSection(options.run.script)
+        : podmanSection(options.run.image, identity.envNames)),
     '',
   ].join('\n');
 }
