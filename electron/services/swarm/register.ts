@@ -44,6 +44,9 @@ export function registerSwarm(context: ServiceContext): SwarmModule {
       'swarm:statuses': async () => monitor.statuses(),
     },
     start: () => containers.resumeWatching(),
-    dispose: () => monitor.dispose(),
+    dispose: () => {
+      containers.dispose();
+      monitor.dispose();
+    },
   };
 }

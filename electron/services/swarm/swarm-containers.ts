@@ -30,6 +30,11 @@ export interface SwarmContainersOptions {
 
 const URL_RETRY_MS = 2000;
 const URL_WAIT_MS = 120_000;
+/**
+ * A queued server found at resume is looked at once more after this: it may have started between the
+ * listing and the first poll of its engine's events (the poll's baseline), which then has no `start` for it.
+ */
+const RESUME_RECHECK_MS = 15_000;
 
 /** Start, stop, remove and list the swarm-server containers the app manages, on any engine. */
 export class SwarmContainers {
@@ -42,6 +47,7 @@ export class SwarmContainers {
   private readonly adopting = new Set<string>();
   /** The GPU request of each server started queued, for the check when it runs (lost on an app restart). */
   private readonly queuedSpecs = new Map<string, GpuSpec>();
+  private readonly rechecks = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(private readonly options: SwarmContainersOptions) {}
 
@@ -241,6 +247,7 @@ export class SwarmContainers {
     const container = await this.requireManaged(engine, containerId);
     // Unwatch only once the engine confirmed the stop: a failed stop leaves a running, watched server.
     await engine.stopContainer(container.id, STOP_TIMEOUT_SECONDS);
+    this.queuedSpecs.delete(statusKey(engineId, container.id));
     await this.options.monitor.unwatch(engineId, container.id);
     await this.releasePort(engine, container);
     this.changed(engineId);
@@ -252,6 +259,7 @@ export class SwarmContainers {
     const container = await this.requireManaged(engine, containerId);
     this.options.monitor.forget(engineId, container.id);
     await engine.removeContainer(container.id);
+    this.queuedSpecs.delete(statusKey(engineId, container.id));
     await this.releasePort(engine, container);
     this.changed(engineId);
     return { removed: true };
@@ -285,7 +293,15 @@ export class SwarmContainers {
   private async resumeOne(engine: ContainerEngine, container: SwarmContainer, portServed: boolean): Promise<void> {
     const { engineId, id: containerId } = container;
     // Waiting for its turn: nothing to reach or to record yet; its `start` event adopts it (register.ts).
-    if (isQueued(container)) return;
+    if (isQueued(container)) {
+      const timer = setTimeout(() => {
+        this.rechecks.delete(timer);
+        void this.adoptStarted(engineId, containerId);
+      }, RESUME_RECHECK_MS);
+      timer.unref?.();
+      this.rechecks.add(timer);
+      return;
+    }
     if (container.state === 'running') {
       const url = await engine.urlForHostPort(container.port).catch(() => null);
       // Started while the app was away and has not written its endpoint yet: asked again until it has.
@@ -297,6 +313,12 @@ export class SwarmContainers {
     await this.options.monitor.recordEnded({ engineId, containerId, url });
     // Nothing serves an ended container's port: its URL is history, not a tunnel to keep.
     if (!portServed) await engine.releaseHostPort?.(container.port).catch(() => undefined);
+  }
+
+  /** The app quits: no adoption starts after this. */
+  dispose(): void {
+    for (const timer of this.rechecks) clearTimeout(timer);
+    this.rechecks.clear();
   }
 
   /**

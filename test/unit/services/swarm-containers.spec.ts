@@ -198,6 +198,7 @@ describe('SwarmContainers with servers that wait in a queue', () => {
     expect(monitor.isWatching('local', a.id)).toBe(false);
     expect(monitor.statuses().some((s) => s.containerId === a.id), 'a queued server has no ended status either').toBe(false);
     await expect.poll(() => monitor.isWatching('local', b.id) && monitor.isWatching('local', c.id)).toBe(true);
+    containers.dispose();
     monitor.dispose();
   });
 });
