@@ -5,8 +5,11 @@
 // queued finds the job again and submits nothing; stop cancels a queued job. The server in the job is the fake swarm
 // (TEST DOUBLE of ajet-swarm, on PATH through the test bed's activate line). Needs `bash test/testbed/testbed.sh up`;
 // run under `flock /tmp/agentswarm-slurm.lock` (the test needs the node's two GPUs to itself).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SshConnection } from '../../electron/services/ssh/ssh-connection';
+import { APP_LOG_FILE } from '../../electron/services/util/app-log';
 import { ProfileInput } from '../../electron/shared/schemas-profiles';
 import { poll } from '../support/helpers';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -138,6 +141,9 @@ describe('a Slurm job that waits in the queue', () => {
     const profile = (await app!.handlers['profiles:list']({})).find((v) => v.profile.id === profileId);
     expect(profile?.runtime.container).toMatchObject({ id: jobId, state: 'running' });
     expect(await activeJobs(profileId)).toEqual([jobId]);
+    // The node has no nvidia-smi (fake GPUs): the app does not claim a GPU check it did not make, it says so.
+    const skipped = readFileSync(join(app!.dataDir, APP_LOG_FILE), 'utf8').split('\n').find((l) => l.includes('GPU check after start skipped') && l.includes(jobId));
+    expect(skipped).toMatch(/Slurm allocated 1 GPU \(--gres\).*not checked/);
 
     await cancelledAfterStop(profileId, jobId);
   });
