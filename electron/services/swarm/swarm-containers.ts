@@ -172,11 +172,11 @@ export class SwarmContainers {
     return { container: toSwarmContainer(engineId, await engine.inspectContainer(id)), deferred: false };
   }
 
-  /** The post-start GPU check, logged; `spec` null when its request is not known (queued before an app restart). */
+  /** The post-start GPU check, logged; `spec` null when its request is not known (queued before an app restart, started by hand). */
   private async checkGpus(engine: ContainerEngine, engineId: string, id: string, spec: GpuSpec | null): Promise<GpuCheckOutcome> {
     const log = this.options.logger;
     if (spec === null) {
-      const reason = 'it was queued before the app restarted, so its GPU request is not known here';
+      const reason = 'its GPU request is not known here (it was queued before the app restarted, or started outside the app)';
       log?.warn('GPU check after start skipped', { engineId, containerId: id, reason });
       return { status: 'skipped', reason };
     }
