@@ -4,6 +4,7 @@ import type { DoctorReport, Profile, ProfileCommand, ProfileInput, ProfileStartR
 import { LABEL_CONFIG_HASH, LABEL_PROFILE, type ContainerSummary } from '../engines/container-engine';
 import type { EngineRegistry } from '../engines/engine-registry';
 import type { EventSink } from '../events';
+import { isQueued } from '../swarm/queued-start';
 import { toSwarmContainer, type SwarmContainers } from '../swarm/swarm-containers';
 import { revealRefs } from '../secrets/secret-env';
 import type { SecretVaultApi } from '../secrets/vault-api';
@@ -33,7 +34,11 @@ export function secretRefsOf(profile: Profile): Record<string, string> {
 }
 
 const LIVE_STATES = new Set(['running', 'restarting', 'paused']);
-const isLive = (c: ContainerSummary) => LIVE_STATES.has(c.state);
+/**
+ * Running, or waiting in a queue for its turn (a Slurm job): either way the profile's one server. Start
+ * again returns it (no second job in the queue), Stop cancels it, Remove and moving the profile wait for it.
+ */
+const isLive = (c: ContainerSummary) => LIVE_STATES.has(c.state) || isQueued(c);
 
 /** The profile's one container: the live one, else the newest (an exited one still says how it ended). */
 function pickContainer(containers: ContainerSummary[]): ContainerSummary | null {
@@ -150,7 +155,7 @@ export class ProfileRuntime {
       if (old.engineId !== input.engineId) {
         // The profile would lose sight of its container on the old engine, which would keep running unseen.
         const live = (await this.containersOf(old).catch(() => [])).find(isLive);
-        if (live) throw new AppError('CONTAINER_CONFLICT', `"${old.label}" still runs on its engine. Stop it before moving the profile to another engine.`);
+        if (live) throw new AppError('CONTAINER_CONFLICT', `"${old.label}" still ${isQueued(live) ? `waits in the queue (job ${live.id})` : 'runs'} on its engine. Stop it before moving the profile to another engine.`);
       }
       await this.options.store.update(profileId, input);
       return this.view(profileId);
@@ -161,7 +166,9 @@ export class ProfileRuntime {
     return this.exclusive(profileId, async () => {
       const profile = this.options.store.get(profileId);
       const containers = await this.containersOf(profile);
-      if (containers.some(isLive)) {
+      const live = containers.find(isLive);
+      if (live && isQueued(live)) throw new AppError('CONTAINER_CONFLICT', `"${profile.label}" waits in the queue (job ${live.id}). Stop it first (that cancels the job), then remove the profile.`);
+      if (live) {
         throw new AppError('CONTAINER_CONFLICT', `"${profile.label}" is running. Stop its server first (that ends training for every client of it), then remove the profile.`);
       }
       for (const c of containers) await this.options.containers.remove(profile.engineId, c.id);

@@ -11,6 +11,8 @@ export function createSwarmMonitor(
   engines: EngineRegistry,
   events: EventSink,
   tuning: Pick<SwarmMonitorOptions, 'intervalMs' | 'firstRetryMs' | 'bootWarnAfterMs' | 'bootLogEveryMs'> = {},
+  /** Also told every event the monitor gets (one subscription per engine: a Slurm engine's is a poll over SSH). */
+  alsoOnEvent?: (engineId: string, event: ContainerEvent) => void,
 ): SwarmMonitor {
   return new SwarmMonitor({
     events,
@@ -27,7 +29,11 @@ export function createSwarmMonitor(
     describeExit: (target, requested) => describeExit(engines.get(target.engineId), target.containerId, requested),
     readLog: (target, options) => engines.get(target.engineId).readLog(target.containerId, options),
     onContainerGone: (target) => events.emit('swarm:containers-changed', { engineId: target.engineId }),
-    subscribeEvents: (onEvent) => subscribeSwarmEvents(engines, onEvent),
+    subscribeEvents: (onEvent) =>
+      subscribeSwarmEvents(engines, (engineId, event) => {
+        onEvent(engineId, event);
+        alsoOnEvent?.(engineId, event);
+      }),
   });
 }
 

@@ -12,8 +12,13 @@ export interface SwarmModule extends DomainModule<'swarm'> {
 /** `swarm:*`: swarm-server containers and their status monitor. At start, resumes watching ours. */
 export function registerSwarm(context: ServiceContext): SwarmModule {
   const { engines, events } = context;
-  const monitor = createSwarmMonitor(engines, events, { intervalMs: context.monitorIntervalMs });
-  const containers = new SwarmContainers({ engines, monitor, events, appVersion: context.version, logger: context.logger });
+  let containers: SwarmContainers | null = null;
+  // A server that starts running while nobody watches it (a queued Slurm job reached a node): adopt it.
+  const monitor = createSwarmMonitor(engines, events, { intervalMs: context.monitorIntervalMs }, (engineId, event) => {
+    if (event.action !== 'start' || !containers || monitor.isWatching(engineId, event.containerId)) return;
+    void containers.adoptStarted(engineId, event.containerId);
+  });
+  containers = new SwarmContainers({ engines, monitor, events, appVersion: context.version, logger: context.logger });
   // An engine that answers again (an SSH server up at start or after a reconnect): find its
   // containers and watch them through its tunnel again. A removed engine: stop watching its containers.
   engines.onChange(({ kind, engineId }) => {
@@ -39,6 +44,9 @@ export function registerSwarm(context: ServiceContext): SwarmModule {
       'swarm:statuses': async () => monitor.statuses(),
     },
     start: () => containers.resumeWatching(),
-    dispose: () => monitor.dispose(),
+    dispose: () => {
+      containers.dispose();
+      monitor.dispose();
+    },
   };
 }

@@ -1,85 +1,20 @@
-import { randomBytes } from 'node:crypto';
-import { GIB, SWARM_DEFAULT_PORT } from '../../shared/defaults';
-import { AppError } from '../../shared/errors';
+import { AppError, isAppError } from '../../shared/errors';
 import { Port, type SwarmContainer, type SwarmStartRequest } from '../../shared/schemas';
-import {
-  LABEL_APP_VERSION,
-  LABEL_MANAGED,
-  LABEL_NETWORK,
-  LABEL_PORT,
-  LABEL_PROFILE,
-  LABEL_ROLE,
-  type ContainerEngine,
-  type ContainerSpec,
-  type ContainerSummary,
-} from '../engines/container-engine';
+import { LABEL_MANAGED, LABEL_PORT, LABEL_ROLE, type ContainerEngine, type ContainerSpec, type ContainerSummary } from '../engines/container-engine';
 import type { EngineRegistry } from '../engines/engine-registry';
 import { imageNotFound, portInUse } from '../engines/engine-wording';
 import type { EventSink } from '../events';
 import type { Logger } from '../util/logger';
-import { verifyGpus } from './gpu-verify';
-import type { SwarmMonitor } from './swarm-monitor';
+import { verifyGpus, type GpuCheckOutcome } from './gpu-verify';
+import { gpuSpecOf, isQueued, slurmGpusUnchecked, waitForUrl, type GpuSpec } from './queued-start';
+import { statusKey, type SwarmMonitor } from './swarm-monitor';
+import { buildSwarmSpec, SWARM_LABELS, SWARM_ROLE, toSwarmContainer } from './swarm-spec';
 
-export const SWARM_ROLE = 'swarm-server';
-const SWARM_LABELS = { [LABEL_MANAGED]: 'true', [LABEL_ROLE]: SWARM_ROLE };
+export { buildSwarmSpec, PLAIN_LOG_ENV, SWARM_ROLE, swarmCommand, toSwarmContainer } from './swarm-spec';
+
 const STOP_TIMEOUT_SECONDS = 20;
 /** A container removed right after start never ran training: no need to give it long to stop. */
 const DISCARD_STOP_SECONDS = 2;
-
-/**
- * The command the swarm image runs. Same as AgentJet's documented `ajet-swarm start`, without the
- * log redirect, so `docker logs` shows the server's output. Detached, no overwatch TUI.
- */
-/** Plain logs: the server uses loguru/rich colours otherwise, which are noise in a log view. */
-export const PLAIN_LOG_ENV: Readonly<Record<string, string>> = { NO_COLOR: '1', LOGURU_COLORIZE: 'NO' };
-
-export function swarmCommand(port: number): string[] {
-  return ['ajet-swarm', 'start', '--swarm-port', String(port)];
-}
-
-export function buildSwarmSpec(request: SwarmStartRequest, appVersion: string): ContainerSpec {
-  const suffix = randomBytes(3).toString('hex');
-  return {
-    name: `agentswarm-swarm-${request.port}-${suffix}`,
-    image: request.image,
-    cmd: swarmCommand(request.port),
-    env: { ...PLAIN_LOG_ENV },
-    labels: {
-      ...SWARM_LABELS,
-      [LABEL_PORT]: String(request.port),
-      [LABEL_NETWORK]: request.networkMode,
-      [LABEL_APP_VERSION]: appVersion,
-    },
-    network:
-      request.networkMode === 'host'
-        ? { mode: 'host' }
-        : // Loopback only: the swarm API has no authentication (agentjet-swarm.md §1).
-          { mode: 'publish', ports: [{ containerPort: request.port, hostIp: '127.0.0.1', hostPort: request.port }] },
-    init: true,
-    gpus: request.gpus ? { mode: 'all' } : { mode: 'none' },
-    shm: { mode: 'size', bytes: request.shmSizeGb * GIB },
-    binds: [],
-  };
-}
-
-export function toSwarmContainer(engineId: string, c: ContainerSummary): SwarmContainer {
-  const port = Number(c.labels[LABEL_PORT] ?? SWARM_DEFAULT_PORT);
-  return {
-    id: c.id,
-    name: c.name,
-    engineId,
-    image: c.image,
-    state: c.state,
-    statusText: c.statusText,
-    port: Port.safeParse(port).success ? port : SWARM_DEFAULT_PORT,
-    networkMode: c.labels[LABEL_NETWORK] === 'host' ? 'host' : 'publish',
-    createdAt: c.createdAt,
-    startedAt: c.startedAt,
-    finishedAt: c.finishedAt,
-    exitCode: c.exitCode,
-    ...(c.labels[LABEL_PROFILE] ? { profileId: c.labels[LABEL_PROFILE] } : {}),
-  };
-}
 
 export interface SwarmContainersOptions {
   engines: EngineRegistry;
@@ -88,12 +23,31 @@ export interface SwarmContainersOptions {
   appVersion: string;
   /** Where the post-start GPU check says what it saw and how long it took. */
   logger?: Logger;
+  /** A server adopted after its queue wait: how often and how long its URL is asked for (a Slurm job writes its endpoint a moment after it runs). */
+  urlRetryMs?: number;
+  urlWaitMs?: number;
 }
+
+const URL_RETRY_MS = 2000;
+const URL_WAIT_MS = 120_000;
+/**
+ * A queued server found at resume is looked at once more after this: it may have started between the
+ * listing and the first poll of its engine's events (the poll's baseline), which then has no `start` for it.
+ */
+const RESUME_RECHECK_MS = 15_000;
 
 /** Start, stop, remove and list the swarm-server containers the app manages, on any engine. */
 export class SwarmContainers {
   private readonly starting = new Set<string>();
   private readonly listeners = new Set<(engineId: string) => void>();
+  /** Containers (statusKey) inside startSpec right now: their `start` event is startSpec's to handle. */
+  private readonly inStart = new Set<string>();
+  /** `start` events that came while startSpec held the container: adopted once startSpec returned it queued. */
+  private readonly missedStarts = new Set<string>();
+  private readonly adopting = new Set<string>();
+  /** The GPU request of each server started queued, for the check when it runs (lost on an app restart). */
+  private readonly queuedSpecs = new Map<string, GpuSpec>();
+  private readonly rechecks = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(private readonly options: SwarmContainersOptions) {}
 
@@ -157,31 +111,135 @@ export class SwarmContainers {
         `A swarm server (${running.name}) already runs on port ${port}. Stop it first, or choose another port.`,
       );
     }
+    // A queued job takes the port once it runs: a second server for it would be a second job in the queue.
+    const queued = ours.find((c) => c.port === port && isQueued(c));
+    if (queued) {
+      throw new AppError('CONTAINER_CONFLICT', `A swarm server (${queued.name}, job ${queued.id}) waits in the queue for port ${port} (${queued.statusText}). Cancel it first, or choose another port.`);
+    }
     if (!imageThere) throw imageNotFound(spec.image, engine.wording);
     if (!portFree) throw portInUse(port);
 
     const id = await engine.createContainer(spec);
+    const key = statusKey(engineId, id);
+    this.inStart.add(key);
+    let adoptLater = false;
+    try {
+      const { container, deferred } = await this.startCreated(engine, engineId, id, spec, port);
+      adoptLater = deferred;
+      return container;
+    } finally {
+      this.inStart.delete(key);
+      // It started running while startSpec held it (its `start` event was skipped), or it runs without a URL yet.
+      if (this.missedStarts.delete(key) || adoptLater) void this.adoptStarted(engineId, id, { gpusChecked: !this.queuedSpecs.has(key) }).catch(() => undefined);
+    }
+  }
+
+  /** `deferred`: not watched yet (queued, or running without a URL yet): adopted when it serves. */
+  private async startCreated(engine: ContainerEngine, engineId: string, id: string, spec: ContainerSpec, port: number): Promise<{ container: SwarmContainer; deferred: boolean }> {
     try {
       await engine.startContainer(id, { port });
     } catch (error) {
       await this.discard(engine, engineId, id, false);
       throw error;
     }
+    const started = await engine.inspectContainer(id);
+    if (isQueued(started)) {
+      // Waits for its turn (a Slurm job): the GPU check, URL and monitor come when it runs (adoptStarted).
+      this.queuedSpecs.set(statusKey(engineId, id), gpuSpecOf(spec));
+      this.options.logger?.info?.('swarm server queued: adopted when it runs', { engineId, containerId: id, status: started.statusText });
+      this.changed(engineId);
+      return { container: toSwarmContainer(engineId, started), deferred: false };
+    }
     // Before the monitor watches it: a GPU-less server is removed here, never reported as a crash.
     // The port lock is still held, so no second Start sees the container that is about to go.
-    const gpus = await verifyGpus(engine, id, spec);
+    const gpus = await this.checkGpus(engine, engineId, id, spec);
     if (gpus.status === 'failed') {
-      this.options.logger?.warn('swarm server started without its GPUs: removed', { engineId, containerId: id, ms: gpus.ms });
       await this.discard(engine, engineId, id, true);
       throw gpus.error;
     }
-    if (gpus.status === 'passed') this.options.logger?.info?.('GPU check after start passed', { engineId, containerId: id, detail: gpus.detail, ms: gpus.ms });
-    else if (spec.gpus.mode !== 'none') this.options.logger?.warn('GPU check after start skipped', { engineId, containerId: id, reason: gpus.reason });
+    let url: string;
+    try {
+      url = await engine.urlForHostPort(port);
+    } catch (error) {
+      // A Slurm job on its node writes its endpoint a moment after it runs: watched once it has (adoptStarted).
+      if (engine.summary.kind !== 'slurm' || started.state !== 'running') throw error;
+      this.changed(engineId);
+      return { container: toSwarmContainer(engineId, started), deferred: true };
+    }
     // Watch before anything else: the first status is what the user waits for.
-    const url = await engine.urlForHostPort(port);
     this.options.monitor.watch({ engineId, containerId: id, url });
     this.changed(engineId);
-    return toSwarmContainer(engineId, await engine.inspectContainer(id));
+    return { container: toSwarmContainer(engineId, await engine.inspectContainer(id)), deferred: false };
+  }
+
+  /** The post-start GPU check, logged; `spec` null when its request is not known (queued before an app restart, started by hand). */
+  private async checkGpus(engine: ContainerEngine, engineId: string, id: string, spec: GpuSpec | null): Promise<GpuCheckOutcome> {
+    const log = this.options.logger;
+    if (spec === null) {
+      const reason = 'its GPU request is not known here (it was queued before the app restarted, or started outside the app)';
+      log?.warn('GPU check after start skipped', { engineId, containerId: id, reason });
+      return { status: 'skipped', reason };
+    }
+    const gpus = await verifyGpus(engine, id, spec);
+    const unchecked = slurmGpusUnchecked(spec);
+    if (gpus.status === 'failed') log?.warn('swarm server started without its GPUs: removed', { engineId, containerId: id, ms: gpus.ms });
+    else if (gpus.status === 'passed') log?.info?.('GPU check after start passed', { engineId, containerId: id, detail: gpus.detail, ms: gpus.ms });
+    else if (spec.gpus.mode !== 'none' || unchecked) log?.warn('GPU check after start skipped', { engineId, containerId: id, reason: unchecked ?? gpus.reason });
+    return gpus;
+  }
+
+  /**
+   * A server that started running after startSpec returned (a queued Slurm job reached a node, or a job
+   * that ran without its endpoint): the GPU check (unless done at start), its URL (asked every ~2 s for up
+   * to ~2 min: a Slurm job writes its endpoint a moment after it runs), then the monitor. A server already
+   * watched, being adopted, or inside startSpec is left alone. Resolves true when it is watched now; a
+   * server without its GPUs is stopped and removed, as at start (the log says why).
+   */
+  async adoptStarted(engineId: string, containerId: string, options: { gpusChecked?: boolean } = {}): Promise<boolean> {
+    const key = statusKey(engineId, containerId);
+    if (this.inStart.has(key)) {
+      this.missedStarts.add(key);
+      return false;
+    }
+    if (this.adopting.has(key) || this.options.monitor.isWatching(engineId, containerId)) return false;
+    this.adopting.add(key);
+    try {
+      return await this.adopt(engineId, containerId, key, options.gpusChecked === true);
+    } catch (error) {
+      // Removed meanwhile (a start that failed and was cleaned up, a Remove): nothing to adopt.
+      if (isAppError(error) && error.code === 'CONTAINER_NOT_FOUND') return false;
+      this.options.logger?.warn('could not adopt a swarm server that started', { engineId, containerId, message: String((error as Error)?.message ?? error) });
+      return false;
+    } finally {
+      this.adopting.delete(key);
+    }
+  }
+
+  private async adopt(engineId: string, containerId: string, key: string, gpusChecked: boolean): Promise<boolean> {
+    const engine = this.options.engines.get(engineId);
+    const container = await this.requireManaged(engine, containerId);
+    const port = Number(container.labels[LABEL_PORT]);
+    if (container.state !== 'running' || !Port.safeParse(port).success) return false;
+    if (!gpusChecked) {
+      const spec = this.queuedSpecs.get(key) ?? null;
+      this.queuedSpecs.delete(key);
+      const gpus = await this.checkGpus(engine, engineId, containerId, spec);
+      if (gpus.status === 'failed') {
+        this.options.logger?.warn('a queued swarm server ran without its GPUs: stopped and removed', { engineId, containerId, message: gpus.error.message });
+        await this.discard(engine, engineId, containerId, true);
+        return false;
+      }
+    }
+    const running = async () => (await engine.inspectContainer(containerId)).state === 'running';
+    const got = await waitForUrl({ url: () => engine.urlForHostPort(port), running, everyMs: this.options.urlRetryMs ?? URL_RETRY_MS, forMs: this.options.urlWaitMs ?? URL_WAIT_MS });
+    if (got.url === null) {
+      this.options.logger?.warn('a swarm server that started is not watched', { engineId, containerId, reason: got.why });
+      this.changed(engineId);
+      return false;
+    }
+    this.options.monitor.watch({ engineId, containerId, url: got.url });
+    this.changed(engineId);
+    return true;
   }
 
   async stop(engineId: string, containerId: string): Promise<SwarmContainer> {
@@ -189,6 +247,7 @@ export class SwarmContainers {
     const container = await this.requireManaged(engine, containerId);
     // Unwatch only once the engine confirmed the stop: a failed stop leaves a running, watched server.
     await engine.stopContainer(container.id, STOP_TIMEOUT_SECONDS);
+    this.queuedSpecs.delete(statusKey(engineId, container.id));
     await this.options.monitor.unwatch(engineId, container.id);
     await this.releasePort(engine, container);
     this.changed(engineId);
@@ -200,6 +259,7 @@ export class SwarmContainers {
     const container = await this.requireManaged(engine, containerId);
     this.options.monitor.forget(engineId, container.id);
     await engine.removeContainer(container.id);
+    this.queuedSpecs.delete(statusKey(engineId, container.id));
     await this.releasePort(engine, container);
     this.changed(engineId);
     return { removed: true };
@@ -218,15 +278,47 @@ export class SwarmContainers {
         const running = new Set(containers.filter((c) => c.state === 'running').map((c) => c.port));
         await Promise.all(
           containers.map(async (container) => {
-            const target = { engineId: container.engineId, containerId: container.id, url: await engine.urlForHostPort(container.port) };
-            if (container.state === 'running') return this.options.monitor.watch(target);
-            await this.options.monitor.recordEnded(target);
-            // Nothing serves an ended container's port: its URL is history, not a tunnel to keep.
-            if (!running.has(container.port)) await engine.releaseHostPort?.(container.port).catch(() => undefined);
+            try {
+              await this.resumeOne(engine, container, running.has(container.port));
+            } catch (error) {
+              // One container the engine cannot describe must not keep the others unwatched.
+              this.options.logger?.warn('could not watch a swarm server again', { engineId: container.engineId, containerId: container.id, message: String((error as Error)?.message ?? error) });
+            }
           }),
         );
       }),
     );
+  }
+
+  private async resumeOne(engine: ContainerEngine, container: SwarmContainer, portServed: boolean): Promise<void> {
+    const { engineId, id: containerId } = container;
+    // Waiting for its turn: nothing to reach or to record yet; its `start` event adopts it (register.ts).
+    if (isQueued(container)) {
+      const timer = setTimeout(() => {
+        this.rechecks.delete(timer);
+        void this.adoptStarted(engineId, containerId);
+      }, RESUME_RECHECK_MS);
+      timer.unref?.();
+      this.rechecks.add(timer);
+      return;
+    }
+    if (container.state === 'running') {
+      const url = await engine.urlForHostPort(container.port).catch(() => null);
+      // Started while the app was away and has not written its endpoint yet: asked again until it has.
+      if (url === null) return void this.adoptStarted(engineId, containerId, { gpusChecked: true });
+      return this.options.monitor.watch({ engineId, containerId, url });
+    }
+    // An ended Slurm job has no URL any more (its port label is all that is left): the status keeps the local address.
+    const url = await engine.urlForHostPort(container.port).catch(() => `http://127.0.0.1:${container.port}`);
+    await this.options.monitor.recordEnded({ engineId, containerId, url });
+    // Nothing serves an ended container's port: its URL is history, not a tunnel to keep.
+    if (!portServed) await engine.releaseHostPort?.(container.port).catch(() => undefined);
+  }
+
+  /** The app quits: no adoption starts after this. */
+  dispose(): void {
+    for (const timer of this.rechecks) clearTimeout(timer);
+    this.rechecks.clear();
   }
 
   /**

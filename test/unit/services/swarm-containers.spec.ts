@@ -137,6 +137,72 @@ describe('SwarmContainers', () => {
   });
 });
 
+/** TEST DOUBLE of an engine whose servers wait in a queue (a Slurm cluster): started = queued until `run`. */
+class QueueEngine extends MemoryEngine {
+  /** How many URL requests fail before one succeeds (a job writes its endpoint a moment after it runs). */
+  urlFails = 0;
+  override async startContainer(id: string) {
+    (await this.inspectContainer(id)).statusText = 'queued: Resources (position 1)';
+  }
+  run(id: string) {
+    Object.assign(this.containers.get(id)!, { state: 'running', statusText: 'Up 1 second' });
+  }
+  override async urlForHostPort(port: number) {
+    if (this.urlFails > 0) {
+      this.urlFails -= 1;
+      throw new AppError('SWARM_UNREACHABLE', 'no endpoint file yet');
+    }
+    return super.urlForHostPort(port);
+  }
+}
+
+function setupQueue() {
+  const engine = new QueueEngine();
+  const engines = new EngineRegistry();
+  engines.add(engine);
+  const hub = new EventHub();
+  const monitor = new SwarmMonitor({ events: hub, intervalMs: 60_000, isContainerRunning: async () => true });
+  const containers = new SwarmContainers({ engines, monitor, events: hub, appVersion: 'test', urlRetryMs: 1, urlWaitMs: 5000 });
+  const request = { engineId: 'local', image: 'x/y:1', port: 12000, networkMode: 'host' as const, gpus: false, shmSizeGb: 1 };
+  return { engine, monitor, containers, request };
+}
+
+describe('SwarmContainers with servers that wait in a queue', () => {
+  it('start returns the server queued and unwatched; a second start on its port is refused; it is watched once it runs and has a URL', async () => {
+    const { engine, containers, request, monitor } = setupQueue();
+    const queued = await containers.start(request);
+    expect(queued).toMatchObject({ state: 'created', statusText: 'queued: Resources (position 1)' });
+    expect(monitor.isWatching('local', queued.id)).toBe(false);
+    await expect(containers.start(request)).rejects.toMatchObject({ code: 'CONTAINER_CONFLICT', message: expect.stringContaining('waits in the queue for port 12000') });
+    expect(engine.containers.size).toBe(1);
+    expect(await containers.adoptStarted('local', queued.id), 'still queued: nothing to adopt').toBe(false);
+
+    engine.run(queued.id);
+    engine.urlFails = 3;
+    expect(await containers.adoptStarted('local', queued.id)).toBe(true);
+    expect(monitor.isWatching('local', queued.id)).toBe(true);
+    expect(await containers.adoptStarted('local', queued.id), 'already watched').toBe(false);
+    monitor.dispose();
+  });
+
+  it('after a restart, queued servers are skipped and one that cannot be reached does not keep the others unwatched', async () => {
+    const { engine, containers, request, monitor } = setupQueue();
+    const a = await containers.start(request);
+    const b = await containers.start({ ...request, port: 12001 });
+    const c = await containers.start({ ...request, port: 12002 });
+    engine.run(b.id);
+    engine.run(c.id);
+    // The first URL asked for fails once: that server is adopted in the background, the other watched at once.
+    engine.urlFails = 1;
+    await containers.resumeWatching();
+    expect(monitor.isWatching('local', a.id)).toBe(false);
+    expect(monitor.statuses().some((s) => s.containerId === a.id), 'a queued server has no ended status either').toBe(false);
+    await expect.poll(() => monitor.isWatching('local', b.id) && monitor.isWatching('local', c.id)).toBe(true);
+    containers.dispose();
+    monitor.dispose();
+  });
+});
+
 describe('SwarmContainers on an engine that words its own fixes', () => {
   it("names the engine's own fix for a missing image, never docker pull", async () => {
     const { engine, containers, request, monitor } = setup();

@@ -20,12 +20,14 @@ import {
   type PullEvent,
 } from '../container-engine';
 import type { EngineWording } from '../engine-wording';
-import { JOB_LINE_MARK, SLURM_PORT_BASE, slurmJobName, slurmJobScript, slurmOutputPath, slurmStateDirWord } from './job-script';
+import { JOB_LINE_MARK, SLURM_PORT_BASE, slurmJobName, slurmJobScript, slurmOutputPath } from './job-script';
 import { SlurmClient } from './slurm-client';
 import { mapSlurmError } from './slurm-errors';
 import { followJobOutput, pathWord } from './slurm-log';
 import { isEndedState } from './slurm-parse';
-import { RECORD_MARK, diffEvents, hasLabels, keyOfJobName, parseRecords, toContainerSummary, type SlurmJobRecord } from './slurm-state';
+import { discardJob, readRecords, removeJobFiles, writeRecord } from './slurm-files';
+import { waitForStart } from './slurm-start';
+import { diffEvents, hasLabels, keyOfJobName, toContainerSummary, type SlurmJobRecord } from './slurm-state';
 import { slurmJobViews } from './slurm-job-views';
 import { SlurmTunnels } from './slurm-tunnels';
 
@@ -40,8 +42,10 @@ import { SlurmTunnels } from './slurm-tunnels';
  * |                            | the script passes the port it chose on the node, not the spec's)                      |
  * |                            | → `sbatch --hold` (PENDING,                                                            |
  * |                            | JobHeldUser); labels.json written atomically next to job.sh; one active job per folder |
- * | startContainer(id)         | `scontrol release`, then waits (startWaitMs) until RUNNING with its endpoint written;   |
- * |                            | a failed release or no run in time cancels the job and removes its folder             |
+ * | startContainer(id)         | `scontrol release`, then waits briefly (startWaitMs) for RUNNING with its endpoint;    |
+ * |                            | a job still queued (or running without its endpoint) is kept: the swarm services adopt |
+ * |                            | it on its `start` event. A failed release or a job Slurm will never run is cancelled   |
+ * |                            | and its folder removed (slurm-start.ts)                                                |
  * | list / inspect             | `squeue --json` filtered client-side + every labels.json in one exec; PENDING →        |
  * |                            | created ("queued: <reason>"), RUNNING/COMPLETING → running, ended → exited (OOM →      |
  * |                            | oomKilled); purged from squeue but folder kept → exited with what the output says      |
@@ -70,7 +74,7 @@ export interface SlurmEngineOptions {
   appVersion: string;
   /** Where the job's port search starts on the node (AgentJet's 10086 by default). */
   portBase?: number;
-  /** How long startContainer waits for the released job to run and choose its port (default 60 s). */
+  /** How long startContainer waits for the released job to run and choose its port before it returns with the job queued (default 15 s). */
   startWaitMs?: number;
   /** How often watchEvents polls (default 3 s). */
   eventPollMs?: number;
@@ -80,18 +84,11 @@ export interface SlurmEngineOptions {
 }
 
 const EVENT_POLL_MS = 3000;
-const START_WAIT_MS = 60_000;
+const START_WAIT_MS = 15_000;
 const START_POLL_MS = 1000;
 const EXEC_CAP_BYTES = 64 * 1024;
 /** Exit code of our scripts for "file not there". */
 const MISSING = 44;
-const RECORDS_SCRIPT = [
-  'for f in "$HOME"/.agentswarm/slurm/agentswarm-*/labels.json; do',
-  '  [ -f "$f" ] || continue',
-  `  echo '${RECORD_MARK}'; cat "$f"; echo`,
-  'done',
-  'exit 0',
-].join('\n');
 const EXITED_LINE = new RegExp(`\\${JOB_LINE_MARK.slice(0, -1)}\\] (?:ajet-swarm|the container) exited with code (\\d+)`);
 const PROFILE_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
@@ -227,50 +224,46 @@ export class SlurmEngine implements ContainerEngine {
     const { jobId } = await this.client.submit(script, { profileId: key, hold: true, env: spec.env });
     const record: SlurmJobRecord = { jobId, name: spec.name, key, labels: spec.labels, image: jobOptions.run.mode === 'podman' ? jobOptions.run.image : spec.image, createdAt: new Date(this.now()).toISOString() };
     try {
-      // Atomic: a list running at the same time reads the old file or the new one, never half of one.
-      const write = `d=${slurmStateDirWord(key)}\numask 077\ncat >"$d/labels.json.tmp" && mv -f "$d/labels.json.tmp" "$d/labels.json"`;
-      const result = await this.host.exec(write, { stdin: JSON.stringify(record) });
-      if (result.code !== 0) throw new AppError('INTERNAL', `Could not write the job's labels on ${this.host.label}: ${result.stderr.trim() || `exit ${result.code}`}.`);
+      await writeRecord(this.host, record);
     } catch (error) {
-      await this.discard(jobId, key);
+      await discardJob(this.host, jobId, key);
       throw error;
     }
     return jobId;
   }
 
   /**
-   * Lets the held job start and waits (up to `startWaitMs`) until it runs and has written its endpoint: the
-   * swarm start flow asks for the server's URL right after start, like after `docker start`. A job that does
-   * not run in time is cancelled and its folder removed; the error says why (its queue reason). A job that
-   * ends at once is kept (exited, with its exit code and output), as Docker keeps such a container.
+   * Lets the held job start and waits briefly (`startWaitMs`) until it runs and has written its endpoint, so
+   * that on an idle cluster the swarm start flow gets the server's URL right away, as after `docker start`.
+   * A job still queued (or running without its endpoint yet) is kept and start returns: the container is
+   * `created` ("queued: Resources (position 1)") until it runs. A job that ends at once is kept (exited, with
+   * its exit code and output), as Docker keeps such a container. A failed release, or a job Slurm will never
+   * run (or no longer lists), is cancelled and its folder removed; the error says why.
    */
   async startContainer(id: string): Promise<void> {
     let key: string | null = null;
     try {
       key = (await this.find(id)).key;
       await this.client.release(id);
-      await this.untilServing(id, key);
+      const jobKey = key;
+      const progress = await waitForStart({
+        look: async () => {
+          const job = await this.client.job(id);
+          return { job, endpointIsOurs: job?.state === 'RUNNING' && (await this.client.endpoint(jobKey))?.jobId === id };
+        },
+        waitMs: this.options.startWaitMs ?? START_WAIT_MS,
+        pollMs: START_POLL_MS,
+        now: this.now,
+      });
+      if (progress.kind === 'rejected') {
+        throw new AppError('CONTAINER_START_FAILED', `Slurm job ${id} cannot start (${progress.why}); it was cancelled. Check the partition, account and QoS with sinfo and sacctmgr on ${this.host.label}.`);
+      }
     } catch (error) {
       // A failed start leaves nothing: no held job in the queue, no folder.
       key ??= (await this.find(id).catch(() => null))?.key ?? null;
-      if (key) await this.discard(id, key);
+      if (key) await discardJob(this.host, id, key);
       throw error;
     }
-  }
-
-  private async untilServing(id: string, key: string): Promise<void> {
-    const deadline = this.now() + (this.options.startWaitMs ?? START_WAIT_MS);
-    let last: SlurmJob | null = null;
-    for (;;) {
-      last = await this.client.job(id);
-      // Ended at once: kept, like a container that exits right after `docker start`, so its exit code and output show.
-      if (last && isEndedState(last.state)) return;
-      if (last?.state === 'RUNNING' && (await this.client.endpoint(key))?.jobId === id) return;
-      if (this.now() >= deadline) break;
-      await new Promise((resolve) => setTimeout(resolve, START_POLL_MS));
-    }
-    const why = last === null ? 'Slurm no longer lists it' : last.state === 'RUNNING' ? 'it runs but its server has not chosen a port yet' : `still ${last.state.toLowerCase()}${last.reason ? `: ${last.reason}` : ''}`;
-    throw new AppError('CONTAINER_START_FAILED', `Slurm job ${id} did not start serving within ${Math.round((this.options.startWaitMs ?? START_WAIT_MS) / 1000)} s (${why}); it was cancelled. Check the partition and its free resources with sinfo on ${this.host.label}.`);
   }
 
   /** The grace time is Slurm's (KillWait, set by the cluster's admins), not the caller's: scancel cannot shorten it. */
@@ -284,7 +277,7 @@ export class SlurmEngine implements ContainerEngine {
     const { job, key } = await this.find(id);
     await this.tunnels.releaseJob(id);
     if (job && !isEndedState(job.state)) await this.client.cancel(id);
-    await this.removeFiles(id, key);
+    await removeJobFiles(this.host, id, key);
   }
 
   /** The output's newest lines. `sinceMs` is not applied: the output file has no per-line times (see slurm-log.ts). */
@@ -380,10 +373,8 @@ export class SlurmEngine implements ContainerEngine {
     await this.tunnels.closeAll();
   }
 
-  private async records(): Promise<Map<string, SlurmJobRecord>> {
-    const result = await this.host.exec(RECORDS_SCRIPT);
-    if (result.code !== 0) throw mapSlurmError('cat', result, this.host.label);
-    return parseRecords(result.stdout);
+  private records(): Promise<Map<string, SlurmJobRecord>> {
+    return readRecords(this.host);
   }
 
   /** Job `id` as Slurm knows it (null once forgotten) and its record; CONTAINER_NOT_FOUND when neither knows it. */
@@ -404,18 +395,5 @@ export class SlurmEngine implements ContainerEngine {
       if (m) return Number(m[1]);
     }
     return null;
-  }
-
-  /** Cancels a job and removes its folder (a half-made submission). */
-  private async discard(jobId: string, key: string): Promise<void> {
-    await this.host.exec(`scancel ${jobId}`).catch(() => undefined);
-    await this.removeFiles(jobId, key).catch(() => undefined);
-  }
-
-  /** The job's folder when it is the folder's job, else only its output (a newer job of the same key owns the folder). */
-  private async removeFiles(jobId: string, key: string): Promise<void> {
-    const script = `d=${slurmStateDirWord(key)}\nif [ -f "$d/labels.json" ] && ! grep -q '"jobId":"${jobId}"' "$d/labels.json"; then rm -f "$d/out/${jobId}.out"; else rm -rf "$d"; fi`;
-    const result = await this.host.exec(script);
-    if (result.code !== 0) throw new AppError('INTERNAL', `Could not remove the files of Slurm job ${jobId} on ${this.host.label}: ${result.stderr.trim() || `exit ${result.code}`}.`);
   }
 }

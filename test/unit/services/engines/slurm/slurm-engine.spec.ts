@@ -212,14 +212,37 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
     expect(scripts.find((s) => s.includes('rm -rf'))).toContain("'agentswarm-p1'");
   });
 
-  it('a released job that does not run in time is cancelled and removed; the error says why it waits', async () => {
+  it('a released job still queued after the short wait is kept: start returns, nothing cancelled or removed', async () => {
     const { engine, scripts } = engineWith([squeueJob(41, 'PENDING', { state_reason: 'Resources' })], [record('41')], (script) => {
-      if (script === 'scontrol release 41' || script === 'scancel 41' || script.includes('rm -rf')) return { code: 0, stdout: '', stderr: '' };
+      if (script === 'scontrol release 41') return { code: 0, stdout: '', stderr: '' };
       return null;
     }, 0);
-    await expect(engine.startContainer('41')).rejects.toMatchObject({ code: 'CONTAINER_START_FAILED', message: expect.stringMatching(/Slurm job 41 did not start serving .*still pending: Resources.*cancelled/) });
+    await engine.startContainer('41');
     expect(scripts).toContain('scontrol release 41');
+    expect(scripts).not.toContain('scancel 41');
+    expect(scripts.some((s) => s.includes('rm -rf'))).toBe(false);
+    expect(await engine.inspectContainer('41')).toMatchObject({ state: 'created', statusText: 'queued: Resources (position 1)' });
+  });
+
+  it('a released job running without its endpoint yet is kept too (its server is still choosing a port)', async () => {
+    const { engine, scripts } = engineWith([squeueJob(41, 'RUNNING')], [record('41')], (script) => {
+      if (script === 'scontrol release 41') return { code: 0, stdout: '', stderr: '' };
+      if (script.includes('@@warning')) return { code: 0, stdout: '@@warning\n', stderr: '' };
+      return null;
+    }, 0);
+    await engine.startContainer('41');
+    expect(scripts.some((s) => s.includes('@@warning')), 'it looked for the endpoint').toBe(true);
+    expect(scripts).not.toContain('scancel 41');
+  });
+
+  it('a released job Slurm will never run (BadConstraints) is cancelled and removed; the error says why', async () => {
+    const { engine, scripts } = engineWith([squeueJob(41, 'PENDING', { state_reason: 'BadConstraints' })], [record('41')], (script) => {
+      if (script === 'scontrol release 41' || script === 'scancel 41' || script.includes('rm -rf')) return { code: 0, stdout: '', stderr: '' };
+      return null;
+    }, 60_000);
+    await expect(engine.startContainer('41')).rejects.toMatchObject({ code: 'CONTAINER_START_FAILED', message: expect.stringMatching(/Slurm job 41 cannot start \(Slurm will not run it as submitted: BadConstraints\); it was cancelled/) });
     expect(scripts).toContain('scancel 41');
+    expect(scripts.find((s) => s.includes('rm -rf'))).toContain("'agentswarm-p1'");
   });
 
   it('a released job that ended at once is kept (its exit code and output stay visible), not cancelled', async () => {
