@@ -16,8 +16,11 @@ export interface SwarmWaits {
   healthMs: number;
   /** Between two looks at the statuses or /health. */
   pollMs: number;
+  /** Between two looks at whether the server is a job still waiting in a queue (asks the scheduler: seldom). */
+  queueCheckMs?: number;
 }
 
+const QUEUE_CHECK_MS = 5000;
 export const DEFAULT_SWARM_WAITS: SwarmWaits = { statusMs: 60_000, healthMs: 180_000, pollMs: 500 };
 
 export interface SwarmStartDeps {
@@ -83,18 +86,33 @@ export async function startSwarm(
     containerId = container.id;
     await deps.progress({ phase: server ? 'tunnel' : 'starting', detail: server ? 'waiting for the tunnel to the swarm port' : 'waiting for the container to be watched', engineId, containerId });
   }
-  const url = await waitForUrl(handlers, engineId, containerId, deps.waits);
+  const url = await waitForUrl(handlers, engineId, containerId, deps.waits, deps.progress);
   await deps.progress({ phase: 'health', detail: `waiting for ${url}/health`, url });
   await waitForHealth(url, deps.waits);
   return { engineId, containerId, url };
 }
 
-async function waitForUrl(handlers: Handlers, engineId: string, containerId: string, waits: SwarmWaits): Promise<string> {
-  const deadline = Date.now() + waits.statusMs;
+async function waitForUrl(handlers: Handlers, engineId: string, containerId: string, waits: SwarmWaits, progress: (p: SwarmProgress) => Promise<void>): Promise<string> {
+  let deadline = Date.now() + waits.statusMs;
+  let queuedSaid = '';
+  let listedAt = 0;
   for (;;) {
     const status = (await handlers['swarm:statuses']({})).find((s) => s.engineId === engineId && s.containerId === containerId);
     if (status?.url) return status.url;
-    if (Date.now() >= deadline) {
+    // A batch job waiting in a Slurm queue may wait for hours: no address is due until it runs, so the wait
+    // starts when it leaves the queue, and meanwhile the step says why it waits.
+    // Listing asks the cluster's scheduler (squeue): every few seconds, not at every poll.
+    if (Date.now() - listedAt >= (waits.queueCheckMs ?? QUEUE_CHECK_MS)) {
+      listedAt = Date.now();
+      const queued = (await handlers['swarm:list']({ engineId }).catch(() => [])).find((c) => c.id === containerId && c.state === 'created');
+      if (queued && queued.statusText !== queuedSaid) {
+        await progress({ phase: 'starting', detail: `Slurm job ${containerId} ${queued.statusText}: it gets its address once it runs on a node (cancel it on the Servers page to stop waiting)` });
+      }
+      queuedSaid = queued?.statusText ?? '';
+    }
+    if (queuedSaid !== '') {
+      deadline = Date.now() + waits.statusMs;
+    } else if (Date.now() >= deadline) {
       throw new AppError(
         'SWARM_UNREACHABLE',
         `The swarm server ${containerId} on ${engineId} was started, but no address for it appeared within ${Math.round(waits.statusMs / 1000)} s (for an SSH server: the tunnel). Check the server's state on the Servers page, then press Start again.`,
