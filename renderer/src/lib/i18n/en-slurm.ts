@@ -29,7 +29,9 @@ export const enSlurm = {
   'profileForm.slurm.otherRuntimes': 'Apptainer, enroot or Slurm’s --container: edit the job script (Show the command). Those variants are not tested.',
   'profileForm.slurm.workDir': 'Working folder on the node (optional; ~/ is your home on the cluster)',
 
-  // ---- the Slurm jobs panel of a server card
+  // ---- the Slurm server card
+  'slurm.engine.title': 'Slurm cluster via {label}',
+  'slurm.engine.version': 'Slurm {version}',
   'slurm.jobs.title': 'Slurm jobs',
   'slurm.jobs.region': 'Slurm jobs on {server}',
   'slurm.jobs.loading': 'Asking the login node for the queue…',

@@ -29,6 +29,8 @@ export const zhCNSlurm: Record<keyof typeof enSlurm, string> = {
   'profileForm.slurm.otherRuntimes': 'Apptainer、enroot 或 Slurm 的 --container：请编辑作业脚本（显示命令）。这些方式未经测试。',
   'profileForm.slurm.workDir': '节点上的工作目录（可选；~/ 是你在集群上的主目录）',
 
+  'slurm.engine.title': '经由 {label} 的 Slurm 集群',
+  'slurm.engine.version': 'Slurm {version}',
   'slurm.jobs.title': 'Slurm 作业',
   'slurm.jobs.region': '{server} 上的 Slurm 作业',
   'slurm.jobs.loading': '正在向登录节点查询队列…',
