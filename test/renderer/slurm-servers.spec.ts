@@ -256,6 +256,20 @@ describe('Slurm jobs panel on the server card', () => {
     await waitFor(async () => expect(within(await jobItem('123')).getByTestId('slurm-job-state').textContent).toBe('Cancelled'));
   });
 
+  it('the profile card\'s Stop on a Slurm node names the job too, and stops through the profile', async () => {
+    const view = makeProfileView({ id: 'qwen', label: 'Qwen', engineId: ENGINE, mode: 'native' });
+    view.runtime.container = api.makeContainer({ id: '123', engineId: ENGINE, name: 'agentswarm-qwen-ab12cd' });
+    api.profileViews = [view];
+    jobs = [job()];
+    render(App);
+    const card = await screen.findByRole('article', { name: 'Qwen' });
+    await fireEvent.click(within(card).getByTestId('profile-stop'));
+    const confirm = within(card).getByTestId('profile-confirm-stop');
+    expect(within(confirm).getByTestId('profile-confirm-text').textContent).toBe('Cancel Slurm job 123 (agentswarm-qwen) on hpc-login? Training on it stops.');
+    await fireEvent.click(within(confirm).getByTestId('profile-confirm-yes'));
+    await waitFor(() => expect(api.requestsOn('profiles:stop')).toEqual([{ profileId: 'qwen' }]));
+  });
+
   it('a job without a profile is cancelled by its id (swarm:stop)', async () => {
     api.containers = [api.makeContainer({ id: '77', engineId: ENGINE })];
     jobs = [job({ id: '77', profileId: null, name: 'agentswarm-quick' })];
