@@ -12,6 +12,7 @@ import type { Logger } from '../util/logger';
 import { dockerRunCommand, nativeRunCommand, nativeRunDir, SECRET_MASK } from './docker-run-command';
 import type { ProfileStore } from './profile-store';
 import { SecretMemory } from './secret-memory';
+import { slurmProfileCommand } from './slurm-command';
 import { buildProfileSpec, configHashOf, missingSecrets, usesHomePaths } from './spec-builder';
 
 export interface ProfileRuntimeOptions {
@@ -319,6 +320,8 @@ export class ProfileRuntime {
   async command(profileId: string): Promise<ProfileCommand> {
     const profile = this.options.store.get(profileId);
     const engine = this.options.engines.get(profile.engineId);
+    // A Slurm login node runs no container: its "command" is the job script and its sbatch line.
+    if (engine.summary.kind === 'slurm') return slurmProfileCommand(profile, { appVersion: this.options.appVersion, loginNode: engine.summary.label });
     // Masked values: the command is shown and copied, the real ones never leave memory.
     const masked = Object.fromEntries(profile.secretEnv.map((name) => [name, SECRET_MASK]));
     const home = await this.homeFor(profile).catch(() => null);

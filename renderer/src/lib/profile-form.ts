@@ -1,5 +1,6 @@
 import { SWARM_DEFAULT_IMAGE, SWARM_DEFAULT_PORT, SWARM_DEFAULT_SHM_GB } from '../../../electron/shared/defaults';
 import { ProfileInput, type Profile } from '../../../electron/shared/schemas-profiles';
+import { emptySlurmDraft, SLURM_FIELD_ORDER, slurmDraftOf, slurmFieldOf, slurmInputOf, type SlurmDraft, type SlurmField } from './profile-form-slurm';
 
 /** The image and its mirrors (agentjet-swarm.md §4): ghcr.io, and two that answer from mainland China. */
 export const IMAGE_CHOICES = [
@@ -32,8 +33,10 @@ export interface ProfileDraft {
   /** Vault secret id per secret env name (null: asked at Start). Names no longer in `secretEnv` are dropped on submit. */
   secretRefs: Record<string, string | null>;
   nativeActivate: string;
-  /** The Slurm job options, carried through an edit unchanged (the form has no fields for them yet). */
+  /** The profile's Slurm job options, carried through an edit unchanged when its engine is not a Slurm login node. */
   slurm?: Profile['slurm'];
+  /** The Slurm section as typed (used when the profile's engine is a Slurm login node). */
+  slurmJob: SlurmDraft;
 }
 
 export type ProfileField =
@@ -49,10 +52,11 @@ export type ProfileField =
   | 'env'
   | 'secretEnv'
   | 'nativeActivate'
+  | SlurmField
   | 'form';
 
 /** The order errors are focused in (the first one after a submit). */
-export const PROFILE_FIELD_ORDER: ProfileField[] = ['label', 'image', 'port', 'gpus', 'shm', 'model', 'logDir', 'experimentsDir', 'checkpointsDir', 'env', 'secretEnv', 'nativeActivate', 'form'];
+export const PROFILE_FIELD_ORDER: ProfileField[] = ['label', 'image', 'port', ...SLURM_FIELD_ORDER, 'gpus', 'shm', 'model', 'logDir', 'experimentsDir', 'checkpointsDir', 'env', 'secretEnv', 'nativeActivate', 'form'];
 
 export function emptyProfileDraft(): ProfileDraft {
   return {
@@ -74,6 +78,7 @@ export function emptyProfileDraft(): ProfileDraft {
     secretEnv: '',
     secretRefs: {},
     nativeActivate: '',
+    slurmJob: emptySlurmDraft(),
   };
 }
 
@@ -98,6 +103,7 @@ export function draftFromProfile(p: Profile): ProfileDraft {
     secretRefs: { ...(p.secretRefs ?? {}) },
     nativeActivate: p.nativeActivate ?? '',
     slurm: p.slurm ?? null,
+    slurmJob: slurmDraftOf(p),
   };
 }
 
@@ -120,25 +126,31 @@ function secretRefsOfDraft(draft: ProfileDraft): Record<string, string> {
   return Object.fromEntries(Object.entries(draft.secretRefs).flatMap(([name, id]) => (id && names.has(name) ? [[name, id]] : [])));
 }
 
-/** Which form field a schema issue belongs to. */
-function fieldOf(path: readonly PropertyKey[]): ProfileField {
+/** Which form field a schema issue belongs to (on a Slurm login node the job's section holds how the server runs). */
+function fieldOf(path: readonly PropertyKey[], onSlurm: boolean): ProfileField {
   const head = String(path[0] ?? 'form');
+  if (head === 'slurm') return slurmFieldOf(path);
+  if (onSlurm && (head === 'image' || head === 'nativeActivate')) return 'slurmRun';
   if (head === 'networkMode' || head === 'mode' || head === 'engineId') return 'form';
   return (PROFILE_FIELD_ORDER as string[]).includes(head) ? (head as ProfileField) : 'form';
 }
 
 /**
  * The draft as the backend will take it, checked with the backend's own schema: errors (the
- * schema's English text) by field, or the profile to send.
+ * schema's English text) by field, or the profile to send. `onSlurm`: the engine is a Slurm login
+ * node: the Slurm section gives the job options and how the server runs (native or Podman).
  */
-export function checkProfileDraft(draft: ProfileDraft, engineId: string): { errors: Partial<Record<ProfileField, string>>; profile: ProfileInput | null } {
+export function checkProfileDraft(draft: ProfileDraft, engineId: string, onSlurm = false): { errors: Partial<Record<ProfileField, string>>; profile: ProfileInput | null } {
   const errors: Partial<Record<ProfileField, string>> = {};
+  const job = draft.slurmJob;
+  const mode = onSlurm ? (job.runMode === 'native' ? 'native' : 'container') : draft.mode;
+  const nativeActivate = onSlurm ? job.activate : draft.nativeActivate;
   const model = draft.modelHostPath.trim() || draft.modelContainerPath.trim() ? { hostPath: draft.modelHostPath, containerPath: draft.modelContainerPath } : null;
   const parsed = ProfileInput.safeParse({
     label: draft.label,
     engineId,
-    mode: draft.mode,
-    image: draft.image,
+    mode,
+    image: onSlurm && job.runMode === 'podman' ? job.image : draft.image,
     port: num(draft.port),
     networkMode: draft.networkMode,
     gpus: draft.gpuMode === 'ids' ? { mode: 'ids', ids: list(draft.gpuIds) } : { mode: draft.gpuMode },
@@ -150,12 +162,12 @@ export function checkProfileDraft(draft: ProfileDraft, engineId: string): { erro
     env: draft.env.filter((e) => e.name.trim() !== '' || e.value !== '').map((e) => ({ name: e.name.trim(), value: e.value })),
     secretEnv: list(draft.secretEnv),
     secretRefs: secretRefsOfDraft(draft),
-    nativeActivate: draft.mode === 'native' ? orNull(draft.nativeActivate) : null,
-    slurm: draft.slurm ?? null,
+    nativeActivate: mode === 'native' ? orNull(nativeActivate) : null,
+    slurm: onSlurm ? slurmInputOf(job) : (draft.slurm ?? null),
   });
   if (parsed.success) return { errors, profile: parsed.data };
   for (const issue of parsed.error.issues) {
-    const field = fieldOf(issue.path);
+    const field = fieldOf(issue.path, onSlurm);
     errors[field] ??= issue.message;
   }
   return { errors, profile: null };

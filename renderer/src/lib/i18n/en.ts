@@ -13,6 +13,7 @@ import { enDryrun } from './en-dryrun';
 import { enWizard } from './en-wizard';
 import { enWizardRun } from './en-wizard-run';
 import { enJobs } from './en-jobs';
+import { enSlurm } from './en-slurm';
 
 export const en = {
   ...enServers,
@@ -25,6 +26,7 @@ export const en = {
   ...enWizard,
   ...enWizardRun,
   ...enJobs,
+  ...enSlurm,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': 'Main navigation',

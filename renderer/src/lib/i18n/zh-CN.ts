@@ -9,6 +9,7 @@ import { zhCNDryrun } from './zh-CN-dryrun';
 import { zhCNWizard } from './zh-CN-wizard';
 import { zhCNWizardRun } from './zh-CN-wizard-run';
 import { zhCNJobs } from './zh-CN-jobs';
+import { zhCNSlurm } from './zh-CN-slurm';
 
 /**
  * Simplified Chinese. Typed as a full record of the English keys, so a missing key (or a stray
@@ -27,6 +28,7 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNWizard,
   ...zhCNWizardRun,
   ...zhCNJobs,
+  ...zhCNSlurm,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': '主导航',
