@@ -170,22 +170,36 @@ function nativeSection(activate: string | null): string[] {
 
 /**
  * Podman inside the job, the clean stop pattern of the facts: `exec podman run --rm` would leave the
- * container serving after scancel (conmon escapes the job). Detached run, a TERM trap that stops and
- * removes it, `podman wait` in the background so the USR1 warning trap runs at once.
+ * container serving after scancel (conmon escapes the job: its container is no process of the job, so
+ * Slurm's signals never reach it). Detached run, a TERM trap that stops and removes it, `podman wait` in
+ * the background so the USR1 warning trap runs at once.
+ *
+ * The TERM trap is set BEFORE `podman run`: scancel signals every process of the job, `podman run -d`
+ * too, and a run killed half-way left the container behind, created or even running and serving
+ * (measured on the test bed, scancel 0.2-0.4 s after the run began). Bash runs the trap once the
+ * foreground `podman run` has returned, so the trap's stop/rm by name finds whatever it left.
+ *
+ * Rootless Podman in a batch job: no logind session, so XDG_RUNTIME_DIR is often unset and
+ * /run/user/<uid> may not exist on the node. Podman then takes /run/user/<uid> when it is the user's,
+ * else a folder under /tmp; the script leaves that choice to Podman and only says which one applies.
  */
 function podmanSection(image: string, envNames: readonly string[]): string[] {
   // Names only (`--env NAME` copies the value from the script's environment): values never reach argv.
   const envFlags = [...new Set(['NO_COLOR', 'LOGURU_COLORIZE', ...envNames.map(assertEnvName)])].map((n) => `--env ${n}`).join(' ');
   return [
     '# --- The server in Podman (untested with real GPUs: CDI devices for the GPUs Slurm gave this job) ---',
+    'command -v podman >/dev/null 2>&1 || { say "podman is not on PATH on $(hostname)"; exit 127; }',
     `IMAGE=${shellQuote(image)}`,
     'CONTAINER="$NAME-$SLURM_JOB_ID"',
+    '[ -n "${XDG_RUNTIME_DIR:-}" ] || say "XDG_RUNTIME_DIR is unset (no login session in a batch job): Podman picks /run/user/$(id -u) if it is yours, else a folder in /tmp"',
     'GPU_FLAGS=()',
     'for g in $(printf \'%s\' "${SLURM_JOB_GPUS:-${CUDA_VISIBLE_DEVICES:-}}" | tr \',\' \' \'); do GPU_FLAGS+=(--device "nvidia.com/gpu=$g"); done',
+    `stop_container() { podman stop -t ${PODMAN_STOP_SECONDS} "$CONTAINER" >/dev/null 2>&1; podman rm -f "$CONTAINER" >/dev/null 2>&1; }`,
+    '# Before `podman run`: a cancel while the container starts must not leave it behind (see above).',
+    'trap \'say "stop requested (SIGTERM)"; stop_container; exit 143\' TERM',
     'podman rm -f "$CONTAINER" >/dev/null 2>&1',
     'say "starting $IMAGE as $CONTAINER on $(hostname) port $PORT"',
-    `podman run -d --name "$CONTAINER" --init --network host --label io.agentswarm.managed=true --label io.agentswarm.slurm-job="$SLURM_JOB_ID" ${envFlags} "\${GPU_FLAGS[@]}" "$IMAGE" ajet-swarm start --swarm-port "$PORT" >/dev/null || { say "podman run failed"; exit 1; }`,
-    `trap 'say "stop requested (SIGTERM)"; podman stop -t ${PODMAN_STOP_SECONDS} "$CONTAINER" >/dev/null 2>&1; podman rm -f "$CONTAINER" >/dev/null 2>&1; exit 143' TERM`,
+    `podman run -d --name "$CONTAINER" --init --network host --label io.agentswarm.managed=true --label io.agentswarm.slurm-job="$SLURM_JOB_ID" ${envFlags} "\${GPU_FLAGS[@]}" "$IMAGE" ajet-swarm start --swarm-port "$PORT" >/dev/null || { rc=$?; say "podman run failed (exit $rc)"; stop_container; exit "$rc"; }`,
     'podman logs -f "$CONTAINER" &',
     'podman wait "$CONTAINER" >/dev/null &',
     'wait_for $!',
