@@ -1,6 +1,6 @@
 import { AppError } from '../../../shared/errors';
 import { slurmTimeLimitSeconds, type SlurmJobIdentity, type SlurmJobOptions } from '../../../shared/schemas-slurm';
-import { shellQuote } from '../container-engine';
+import { LABEL_APP_VERSION, LABEL_MANAGED, LABEL_PROFILE, shellQuote } from '../container-engine';
 
 /**
  * The batch job script that runs one swarm server on a Slurm compute node, as readable text the user
@@ -183,9 +183,12 @@ function nativeSection(activate: string | null): string[] {
  * /run/user/<uid> may not exist on the node. Podman then takes /run/user/<uid> when it is the user's,
  * else a folder under /tmp; the script leaves that choice to Podman and only says which one applies.
  */
-function podmanSection(image: string, envNames: readonly string[]): string[] {
+function podmanSection(image: string, identity: SlurmJobIdentity): string[] {
+  const { envNames } = identity;
   // Names only (`--env NAME` copies the value from the script's environment): values never reach argv.
   const envFlags = [...new Set(['NO_COLOR', 'LOGURU_COLORIZE', ...envNames.map(assertEnvName)])].map((n) => `--env ${n}`).join(' ');
+  // The app's labels: the user (and the test bed's cleanup) can tell the app's containers and their profile in `podman ps`.
+  const labels = [`${LABEL_MANAGED}=true`, `${LABEL_APP_VERSION}=${identity.appVersion}`, `${LABEL_PROFILE}=${identity.profileId}`].map((l) => `--label ${shellQuote(l)}`).join(' ');
   return [
     '# --- The server in Podman (untested with real GPUs: CDI devices for the GPUs Slurm gave this job) ---',
     'command -v podman >/dev/null 2>&1 || { say "podman is not on PATH on $(hostname)"; exit 127; }',
@@ -199,7 +202,7 @@ function podmanSection(image: string, envNames: readonly string[]): string[] {
     'trap \'say "stop requested (SIGTERM)"; stop_container; exit 143\' TERM',
     'podman rm -f "$CONTAINER" >/dev/null 2>&1',
     'say "starting $IMAGE as $CONTAINER on $(hostname) port $PORT"',
-    `podman run -d --name "$CONTAINER" --init --network host --label io.agentswarm.managed=true --label io.agentswarm.slurm-job="$SLURM_JOB_ID" ${envFlags} "\${GPU_FLAGS[@]}" "$IMAGE" ajet-swarm start --swarm-port "$PORT" >/dev/null || { rc=$?; say "podman run failed (exit $rc)"; stop_container; exit "$rc"; }`,
+    `podman run -d --name "$CONTAINER" --init --network host ${labels} --label io.agentswarm.slurm-job="$SLURM_JOB_ID" ${envFlags} "\${GPU_FLAGS[@]}" "$IMAGE" ajet-swarm start --swarm-port "$PORT" >/dev/null || { rc=$?; say "podman run failed (exit $rc)"; stop_container; exit "$rc"; }`,
     'podman logs -f "$CONTAINER" &',
     'podman wait "$CONTAINER" >/dev/null &',
     'wait_for $!',
@@ -250,7 +253,7 @@ export function slurmJobScript(identity: SlurmJobIdentity, options: SlurmJobOpti
     '',
     ...portSection(portBase),
     '',
-    ...(options.run.mode === 'native' ? nativeSection(options.run.activate) : podmanSection(options.run.image, identity.envNames)),
+    ...(options.run.mode === 'native' ? nativeSection(options.run.activate) : podmanSection(options.run.image, identity)),
     '',
   ].join('\n');
 }

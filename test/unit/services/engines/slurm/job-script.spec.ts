@@ -97,6 +97,8 @@ describe('script text', () => {
     expect(script.indexOf(trap), 'the TERM trap is set before podman run').toBeLessThan(script.indexOf('podman run -d'));
     expect(script).toContain('podman wait "$CONTAINER" >/dev/null &');
     expect(script).not.toMatch(/exec podman|--rm/);
+    // The app's labels on the container: `podman ps` (and the test bed's cleanup) tell the app's containers and their profile.
+    expect(script).toContain(`--label 'io.agentswarm.managed=true' --label 'io.agentswarm.app-version=${identity.appVersion}' --label 'io.agentswarm.profile=${identity.profileId}'`);
   });
 
   it('the command the user is shown, and where the output lands', () => {
