@@ -23,7 +23,11 @@ export const SLURM_JOB_PREFIX = 'agentswarm-';
 export const SLURM_PORT_BASE = 10086;
 /** How many ports above the base the job tries before it gives up. */
 export const SLURM_PORT_SPAN = 100;
-/** `podman stop -t`: the container's grace time; Slurm's KillWait (30 s by default) must be longer. */
+/**
+ * `podman stop -t`: the container's grace time at most. Slurm SIGKILLs the script KillWait s after the TERM of a
+ * cancel or the time limit; a stop still running then never removes the container, which outlives the job (conmon
+ * escapes it). So the script shortens it to KillWait - 3 s where KillWait is short (the test bed's 5 s: 2 s).
+ */
 export const PODMAN_STOP_SECONDS = 10;
 /** Every line the job script itself writes to its output starts with this (the app finds them in the tail). */
 export const JOB_LINE_MARK = '[agentswarm]';
@@ -197,7 +201,11 @@ function podmanSection(image: string, identity: SlurmJobIdentity): string[] {
     '[ -n "${XDG_RUNTIME_DIR:-}" ] || say "XDG_RUNTIME_DIR is unset (no login session in a batch job): Podman picks /run/user/$(id -u) if it is yours, else a folder in /tmp"',
     'GPU_FLAGS=()',
     'for g in $(printf \'%s\' "${SLURM_JOB_GPUS:-${CUDA_VISIBLE_DEVICES:-}}" | tr \',\' \' \'); do GPU_FLAGS+=(--device "nvidia.com/gpu=$g"); done',
-    `stop_container() { podman stop -t ${PODMAN_STOP_SECONDS} "$CONTAINER" >/dev/null 2>&1; podman rm -f "$CONTAINER" >/dev/null 2>&1; }`,
+    '# Slurm SIGKILLs this script KillWait s after its TERM: the stop (and rm) must be over by then.',
+    'KILL_WAIT=$(scontrol show config 2>/dev/null | sed -n \'s/^KillWait *= *\\([0-9][0-9]*\\).*/\\1/p\')',
+    `STOP_SECONDS=${PODMAN_STOP_SECONDS}`,
+    'if [ -n "$KILL_WAIT" ] && [ "$KILL_WAIT" -lt $((STOP_SECONDS + 3)) ]; then STOP_SECONDS=$((KILL_WAIT > 4 ? KILL_WAIT - 3 : 1)); fi',
+    'stop_container() { podman stop -t "$STOP_SECONDS" "$CONTAINER" >/dev/null 2>&1; podman rm -f "$CONTAINER" >/dev/null 2>&1; }',
     '# Before `podman run`: a cancel while the container starts must not leave it behind (see above).',
     'trap \'say "stop requested (SIGTERM)"; stop_container; exit 143\' TERM',
     'podman rm -f "$CONTAINER" >/dev/null 2>&1',

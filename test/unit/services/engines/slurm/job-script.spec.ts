@@ -90,7 +90,7 @@ describe('script text', () => {
     const script = slurmJobScript({ ...identity, envNames: ['SWANLAB_API_KEY'] }, options({ run: { mode: 'podman', image: 'ghcr.io/modelscope/agentjet:main' } }));
     expect(script).toContain(`IMAGE='ghcr.io/modelscope/agentjet:main'`);
     expect(script).toMatch(/podman run -d --name "\$CONTAINER" .*--env SWANLAB_API_KEY .*"\$IMAGE" ajet-swarm start --swarm-port "\$PORT"/);
-    expect(script).toContain('stop_container() { podman stop -t 10 "$CONTAINER" >/dev/null 2>&1; podman rm -f "$CONTAINER" >/dev/null 2>&1; }');
+    expect(script).toContain('stop_container() { podman stop -t "$STOP_SECONDS" "$CONTAINER" >/dev/null 2>&1; podman rm -f "$CONTAINER" >/dev/null 2>&1; }');
     const trap = `trap 'say "stop requested (SIGTERM)"; stop_container; exit 143' TERM`;
     expect(script).toContain(trap);
     // Before the run: a cancel while `podman run -d` works left the container behind (measured on the test bed).
