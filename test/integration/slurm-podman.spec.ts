@@ -14,7 +14,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LABEL_MANAGED, LABEL_PORT, LABEL_PROFILE, LABEL_ROLE, type ContainerSpec } from '../../electron/services/engines/container-engine';
 import { SshHost } from '../../electron/services/engines/engine-host';
 import type { EngineWording } from '../../electron/services/engines/engine-wording';
-import { slurmJobName } from '../../electron/services/engines/slurm/job-script';
+import { slurmJobName, slurmJobScript } from '../../electron/services/engines/slurm/job-script';
+import { SlurmClient } from '../../electron/services/engines/slurm/slurm-client';
 import { SlurmEngine } from '../../electron/services/engines/slurm/slurm-engine';
 import type { SshConnection } from '../../electron/services/ssh/ssh-connection';
 import { SlurmJobOptions } from '../../electron/shared/schemas-slurm';
@@ -33,6 +34,8 @@ let connection: SshConnection;
 let host: SshHost;
 let engine: SlurmEngine;
 const created = new Set<string>();
+/** Jobs submitted without the engine (no labels file): cancelled, their containers and folders removed after each test. */
+const raw = new Map<string, string>();
 
 /** One profile (job folder) per test: each test's job is alone in its folder. */
 function labelsOf(profile: string): Record<string, string> {
@@ -118,6 +121,10 @@ afterEach(async () => {
     // Whatever the job left: the user's containers of this job, removed (the assertions above say whether any were).
     await host.exec(`podman ps -aq --filter label=io.agentswarm.slurm-job=${id} | xargs -r podman rm -f -t 0`, { timeoutMs: 60_000 }).catch(() => undefined);
     created.delete(id);
+  }
+  for (const [id, key] of raw) {
+    await host.exec(`scancel ${id}; podman ps -aq --filter label=io.agentswarm.slurm-job=${id} | xargs -r podman rm -f -t 0; rm -rf "$HOME/.agentswarm/slurm/${slurmJobName(key)}"`, { timeoutMs: 60_000 }).catch(() => undefined);
+    raw.delete(id);
   }
 }, 120_000);
 
@@ -206,5 +213,25 @@ describe('Slurm job running the swarm server in rootless Podman', () => {
     expect(log).toMatch(/fake swarm server told to fail at start/);
     expect(log).toMatch(/the container exited with code 3/);
     expect(await containersOfJob(id)).toEqual([]);
+  });
+
+  it('a server that ignores SIGTERM is still stopped and removed before Slurm kills the job script (KillWait)', { timeout: 180_000 }, async () => {
+    // The job template is the user's to edit: here its server command is replaced by one that ignores SIGTERM (a
+    // TEST DOUBLE of a server slow to stop). The bed's KillWait is 5 s: with `podman stop -t 10` the script was
+    // SIGKILLed mid-stop and the container kept running after the job (measured); the script now fits the stop in.
+    const client = new SlurmClient({ exec: (script, o) => host.exec(script, o), host: host.label });
+    expect(await client.killWaitSeconds(), 'the bed\'s KillWait, shorter than podman stop\'s default grace time').toBeLessThan(13);
+    const key = `${run}-stubborn`;
+    const script = slurmJobScript({ profileId: key, appVersion: '0.0.0-test', envNames: [] }, SlurmJobOptions.parse({ timeLimit: '10', run: { mode: 'podman', image } }), { portBase });
+    const command = 'ajet-swarm start --swarm-port "$PORT"';
+    expect(script).toContain(command);
+    const edited = script.replace(command, `node -e 'process.on("SIGTERM", () => console.log("ignoring SIGTERM")); setInterval(() => {}, 1000)'`);
+    const { jobId: id } = await client.submit(edited, { profileId: key });
+    raw.set(id, key);
+    await poll('the container to run', 60_000, async () => ((await containersOfJob(id)).some((c) => / Up /.test(c)) ? true : undefined), 300);
+    const job = await client.cancel(id);
+    expect(job?.state).toBe('CANCELLED');
+    expect(job?.exitCode, 'the TERM trap finished (stop, rm, exit 143) before KillWait ran out; a SIGKILLed script shows 0:9').toBe(143);
+    expect(await containersOfJob(id), 'no container left behind').toEqual([]);
   });
 });
