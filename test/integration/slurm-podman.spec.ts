@@ -20,7 +20,7 @@ import { SlurmEngine } from '../../electron/services/engines/slurm/slurm-engine'
 import type { SshConnection } from '../../electron/services/ssh/ssh-connection';
 import { SlurmJobOptions } from '../../electron/shared/schemas-slurm';
 import { poll } from '../support/helpers';
-import { TEST_CONTAINER_LABELS } from '../support/test-app';
+import { TEST_APP_VERSION, TEST_CONTAINER_FILTER, TEST_CONTAINER_LABELS } from '../support/test-app';
 import { connectToTestbed } from '../support/testbed-ssh';
 import { loadTestbedWithPodman, loadTestbedWithSlurm } from '../testbed/testbed';
 
@@ -42,13 +42,14 @@ function labelsOf(profile: string): Record<string, string> {
   return { [LABEL_MANAGED]: 'true', [LABEL_ROLE]: 'swarm-server', [LABEL_PROFILE]: `${run}-${profile}` };
 }
 
-function spec(profile: string, env: Record<string, string> = {}): ContainerSpec {
+/** `testLabels`: the test label every container a test makes carries (test-hygiene.spec.ts); the job's container gets it too. */
+function spec(profile: string, testLabels: Record<string, string>, env: Record<string, string> = {}): ContainerSpec {
   return {
     name: `agentswarm-${run}-${profile}`,
     image,
     cmd: ['ajet-swarm', 'start', '--swarm-port', String(labelPort)],
     env: { NO_COLOR: '1', ...env },
-    labels: { ...labelsOf(profile), ...TEST_CONTAINER_LABELS, [LABEL_PORT]: String(labelPort) },
+    labels: { ...labelsOf(profile), ...testLabels, [LABEL_PORT]: String(labelPort) },
     network: { mode: 'host' },
     init: true,
     gpus: { mode: 'none' },
@@ -135,7 +136,7 @@ afterAll(async () => {
 
 describe('Slurm job running the swarm server in rootless Podman', () => {
   it('runs, serves through the login node, and scancel leaves no container and no open port', { timeout: 180_000 }, async () => {
-    const id = await engine.createContainer(spec('ok'));
+    const id = await engine.createContainer(spec('ok', TEST_CONTAINER_LABELS));
     created.add(id);
     await engine.startContainer(id);
     expect((await engine.inspectContainer(id)).state).toBe('running');
@@ -151,6 +152,8 @@ describe('Slurm job running the swarm server in rootless Podman', () => {
     const running = await containersOfJob(id);
     expect(running, 'one container of the job, running in the user\'s own Podman').toHaveLength(1);
     expect(running[0]).toMatch(new RegExp(`^${slurmJobName(`${run}-ok`)}-${id} Up`));
+    // The job's container carries the app's labels, the test label among them: `testbed.sh down` finds a leftover.
+    expect((await sh(`podman ps -q --filter label=${TEST_CONTAINER_FILTER} --filter label=io.agentswarm.slurm-job=${id}`)).trim()).not.toBe('');
     const log = (await engine.readLog(id, { tail: 50 })).join('\n');
     // No login session in a batch job: the script says so, and Podman still finds the user's runtime folder.
     expect(log).toMatch(/XDG_RUNTIME_DIR is unset/);
@@ -166,7 +169,7 @@ describe('Slurm job running the swarm server in rootless Podman', () => {
   });
 
   it('a job cancelled while `podman run` starts the container leaves none behind', { timeout: 180_000 }, async () => {
-    const id = await engine.createContainer(spec('early'));
+    const id = await engine.createContainer(spec('early', TEST_CONTAINER_LABELS));
     created.add(id);
     const container = `${slurmJobName(`${run}-early`)}-${id}`;
     // On the node, as the user, with no SSH round trip in between: wait until this job's `podman run -d` has started
@@ -203,7 +206,7 @@ describe('Slurm job running the swarm server in rootless Podman', () => {
 
   it('a container that exits by itself ends the job with its exit code, and the container is removed', { timeout: 180_000 }, async () => {
     // The fake swarm's test knob: fail at start with this exit code, like a broken install would.
-    const id = await engine.createContainer(spec('exit', { AJET_FAKE_EXIT_ON_START: '3' }));
+    const id = await engine.createContainer(spec('exit', TEST_CONTAINER_LABELS, { AJET_FAKE_EXIT_ON_START: '3' }));
     created.add(id);
     await engine.startContainer(id);
     const done = await ended(id);
@@ -222,7 +225,7 @@ describe('Slurm job running the swarm server in rootless Podman', () => {
     const client = new SlurmClient({ exec: (script, o) => host.exec(script, o), host: host.label });
     expect(await client.killWaitSeconds(), 'the bed\'s KillWait, shorter than podman stop\'s default grace time').toBeLessThan(13);
     const key = `${run}-stubborn`;
-    const script = slurmJobScript({ profileId: key, appVersion: '0.0.0-test', envNames: [] }, SlurmJobOptions.parse({ timeLimit: '10', run: { mode: 'podman', image } }), { portBase });
+    const script = slurmJobScript({ profileId: key, appVersion: TEST_APP_VERSION, envNames: [] }, SlurmJobOptions.parse({ timeLimit: '10', run: { mode: 'podman', image } }), { portBase });
     const command = 'ajet-swarm start --swarm-port "$PORT"';
     expect(script).toContain(command);
     const edited = script.replace(command, `node -e 'process.on("SIGTERM", () => console.log("ignoring SIGTERM")); setInterval(() => {}, 1000)'`);
