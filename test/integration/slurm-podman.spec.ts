@@ -156,7 +156,7 @@ describe('Slurm job running the swarm server in rootless Podman', () => {
     expect((await sh(`podman ps -q --filter label=${TEST_CONTAINER_FILTER} --filter label=io.agentswarm.slurm-job=${id}`)).trim()).not.toBe('');
     const log = (await engine.readLog(id, { tail: 50 })).join('\n');
     // No login session in a batch job: the script says so, and Podman still finds the user's runtime folder.
-    expect(log).toMatch(/XDG_RUNTIME_DIR is unset/);
+    expect(log).toMatch(/XDG_RUNTIME_DIR is unset \(no login session in a batch job\): Podman uses \/run\/user\/\d+/);
     expect(log).toMatch(/Interchange server is running/);
 
     await engine.stopContainer(id, 10);

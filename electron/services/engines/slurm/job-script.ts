@@ -183,9 +183,13 @@ function nativeSection(activate: string | null): string[] {
  * (measured on the test bed, scancel 0.2-0.4 s after the run began). Bash runs the trap once the
  * foreground `podman run` has returned, so the trap's stop/rm by name finds whatever it left.
  *
- * Rootless Podman in a batch job: no logind session, so XDG_RUNTIME_DIR is often unset and
- * /run/user/<uid> may not exist on the node. Podman then takes /run/user/<uid> when it is the user's,
- * else a folder under /tmp; the script leaves that choice to Podman and only says which one applies.
+ * Rootless Podman in a batch job: no logind session, so XDG_RUNTIME_DIR is unset and /run/user/<uid>
+ * may not exist on the node. Podman uses /run/user/<uid> when it is the user's (the test bed's case).
+ * Without it, Podman 4.3 takes the run root and tmp dir its database recorded (measured: "Overriding run
+ * root ... from database"), so a user who first ran Podman in a login session gets `creating events dirs:
+ * mkdir /run/user/<uid>: permission denied`, whatever XDG_RUNTIME_DIR the script would set (explicit
+ * --runroot/--tmpdir: "database configuration mismatch"; runroot in storage.conf: overridden too). That needs
+ * the site (a runtime folder for jobs): the script says so in the output, next to Podman's own error.
  */
 function podmanSection(image: string, identity: SlurmJobIdentity): string[] {
   const { envNames } = identity;
@@ -198,7 +202,10 @@ function podmanSection(image: string, identity: SlurmJobIdentity): string[] {
     'command -v podman >/dev/null 2>&1 || { say "podman is not on PATH on $(hostname)"; exit 127; }',
     `IMAGE=${shellQuote(image)}`,
     'CONTAINER="$NAME-$SLURM_JOB_ID"',
-    '[ -n "${XDG_RUNTIME_DIR:-}" ] || say "XDG_RUNTIME_DIR is unset (no login session in a batch job): Podman picks /run/user/$(id -u) if it is yours, else a folder in /tmp"',
+    'if [ -z "${XDG_RUNTIME_DIR:-}" ]; then',
+    '  if [ -d "/run/user/$(id -u)" ] && [ -w "/run/user/$(id -u)" ]; then say "XDG_RUNTIME_DIR is unset (no login session in a batch job): Podman uses /run/user/$(id -u)"',
+    '  else say "XDG_RUNTIME_DIR is unset and /run/user/$(id -u) is missing on $(hostname) (no login session in a batch job): Podman fails if its database names that folder (creating events dirs: mkdir ... permission denied); ask the cluster\'s admins for /run/user/$(id -u) in jobs (some sites make it in a Slurm prolog)"; fi',
+    'fi',
     'GPU_FLAGS=()',
     'for g in $(printf \'%s\' "${SLURM_JOB_GPUS:-${CUDA_VISIBLE_DEVICES:-}}" | tr \',\' \' \'); do GPU_FLAGS+=(--device "nvidia.com/gpu=$g"); done',
     '# Slurm SIGKILLs this script KillWait s after its TERM: the stop (and rm) must be over by then.',
