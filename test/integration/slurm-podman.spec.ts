@@ -18,7 +18,7 @@ import { slurmJobName, slurmJobScript } from '../../electron/services/engines/sl
 import { SlurmClient } from '../../electron/services/engines/slurm/slurm-client';
 import { SlurmEngine } from '../../electron/services/engines/slurm/slurm-engine';
 import type { SshConnection } from '../../electron/services/ssh/ssh-connection';
-import { SlurmJobOptions } from '../../electron/shared/schemas-slurm';
+import { SlurmJobOptions, type SlurmJobOptionsInput } from '../../electron/shared/schemas-slurm';
 import { poll } from '../support/helpers';
 import { TEST_APP_VERSION, TEST_CONTAINER_FILTER, TEST_CONTAINER_LABELS } from '../support/test-app';
 import { connectToTestbed } from '../support/testbed-ssh';
@@ -43,7 +43,7 @@ function labelsOf(profile: string): Record<string, string> {
 }
 
 /** `testLabels`: the test label every container a test makes carries (test-hygiene.spec.ts); the job's container gets it too. */
-function spec(profile: string, testLabels: Record<string, string>, env: Record<string, string> = {}): ContainerSpec {
+function spec(profile: string, testLabels: Record<string, string>, env: Record<string, string> = {}, batch: Partial<SlurmJobOptionsInput> = {}): ContainerSpec {
   return {
     name: `agentswarm-${run}-${profile}`,
     image,
@@ -56,7 +56,7 @@ function spec(profile: string, testLabels: Record<string, string>, env: Record<s
     shm: { mode: 'ipc-host' },
     binds: [],
     runtime: 'container',
-    batch: SlurmJobOptions.parse({ timeLimit: '10', run: { mode: 'podman', image } }),
+    batch: SlurmJobOptions.parse({ timeLimit: '10', run: { mode: 'podman', image }, ...batch }),
   };
 }
 
@@ -215,6 +215,20 @@ describe('Slurm job running the swarm server in rootless Podman', () => {
     const log = (await engine.readLog(id, { tail: 30 })).join('\n');
     expect(log).toMatch(/fake swarm server told to fail at start/);
     expect(log).toMatch(/the container exited with code 3/);
+    expect(await containersOfJob(id)).toEqual([]);
+  });
+
+  it('a job given GPUs asks Podman for them as CDI devices; without a CDI spec (the bed\'s fake GPUs) it fails, saying why, and leaves no container', { timeout: 180_000 }, async () => {
+    const id = await engine.createContainer(spec('gpu', TEST_CONTAINER_LABELS, {}, { gpus: { flag: 'gres', count: 1 } }));
+    created.add(id);
+    await engine.startContainer(id);
+    const done = await ended(id);
+    expect(done.statusText).toContain('FAILED');
+    const log = (await engine.readLog(id, { tail: 30 })).join('\n');
+    // Podman creates the container, then its start fails: 126 (measured), the job's exit code.
+    expect(done.exitCode, `podman run's own exit code; the output:\n${log}`).toBe(126);
+    expect(log).toMatch(/unresolvable CDI devices nvidia\.com\/gpu=\d/);
+    expect(log).toMatch(/podman run failed \(exit 126\)/);
     expect(await containersOfJob(id)).toEqual([]);
   });
 
