@@ -90,8 +90,8 @@ async function endpointPort(profile: string): Promise<number> {
   return port;
 }
 
-async function ended(id: string) {
-  return poll(`job ${id} to end`, 60_000, async () => {
+async function ended(id: string, timeoutMs = 60_000) {
+  return poll(`job ${id} to end`, timeoutMs, async () => {
     const c = await engine.inspectContainer(id);
     return c.state === 'exited' ? c : undefined;
   }, 300);
@@ -230,6 +230,19 @@ describe('Slurm job running the swarm server in rootless Podman', () => {
     expect(log).toMatch(/unresolvable CDI devices nvidia\.com\/gpu=\d/);
     expect(log).toMatch(/podman run failed \(exit 126\)/);
     expect(await containersOfJob(id)).toEqual([]);
+  });
+
+  it('at the time limit: the warning first, then TIMEOUT, and the container is stopped and removed', { timeout: 240_000 }, async () => {
+    // --time=1 (Slurm's shortest) with the warning 50 s before it; Slurm checks limits every ~30 s, so up to 2 min.
+    const id = await engine.createContainer(spec('limit', TEST_CONTAINER_LABELS, {}, { timeLimit: '1', warnBeforeLimitSeconds: 50 }));
+    created.add(id);
+    await engine.startContainer(id);
+    await poll('the time-limit warning in the output', 60_000, async () => ((await engine.readLog(id, { tail: 50 })).some((l) => /time limit in 50 s/.test(l)) ? true : undefined), 1000);
+    expect((await containersOfJob(id)).join('\n'), 'the warning does not stop the server').toMatch(/ Up /);
+    const done = await ended(id, 180_000);
+    expect(done.statusText).toContain('TIMEOUT');
+    expect((await engine.readLog(id, { tail: 30 })).join('\n')).toMatch(/stop requested \(SIGTERM\)/);
+    expect(await containersOfJob(id), 'no container left behind at the time limit').toEqual([]);
   });
 
   it('a server that ignores SIGTERM is still stopped and removed before Slurm kills the job script (KillWait)', { timeout: 180_000 }, async () => {
