@@ -1,6 +1,6 @@
 import { AppError } from '../../../shared/errors';
 import { slurmTimeLimitSeconds, type SlurmJobIdentity, type SlurmJobOptions } from '../../../shared/schemas-slurm';
-import { shellQuote } from '../container-engine';
+import { LABEL_APP_VERSION, LABEL_MANAGED, LABEL_PROFILE, shellQuote } from '../container-engine';
 
 /**
  * The batch job script that runs one swarm server on a Slurm compute node, as readable text the user
@@ -23,7 +23,11 @@ export const SLURM_JOB_PREFIX = 'agentswarm-';
 export const SLURM_PORT_BASE = 10086;
 /** How many ports above the base the job tries before it gives up. */
 export const SLURM_PORT_SPAN = 100;
-/** `podman stop -t`: the container's grace time; Slurm's KillWait (30 s by default) must be longer. */
+/**
+ * `podman stop -t`: the container's grace time at most. Slurm SIGKILLs the script KillWait s after the TERM of a
+ * cancel or the time limit; a stop still running then never removes the container, which outlives the job (conmon
+ * escapes it). So the script shortens it to KillWait - 3 s where KillWait is short (the test bed's 5 s: 2 s).
+ */
 export const PODMAN_STOP_SECONDS = 10;
 /** Every line the job script itself writes to its output starts with this (the app finds them in the tail). */
 export const JOB_LINE_MARK = '[agentswarm]';
@@ -188,22 +192,50 @@ function customSection(script: string): string[] {
 
 /**
  * Podman inside the job, the clean stop pattern of the facts: `exec podman run --rm` would leave the
- * container serving after scancel (conmon escapes the job). Detached run, a TERM trap that stops and
- * removes it, `podman wait` in the background so the USR1 warning trap runs at once.
+ * container serving after scancel (conmon escapes the job: its container is no process of the job, so
+ * Slurm's signals never reach it). Detached run, a TERM trap that stops and removes it, `podman wait` in
+ * the background so the USR1 warning trap runs at once.
+ *
+ * The TERM trap is set BEFORE `podman run`: scancel signals every process of the job, `podman run -d`
+ * too, and a run killed half-way left the container behind, created or even running and serving
+ * (measured on the test bed, scancel 0.2-0.4 s after the run began). Bash runs the trap once the
+ * foreground `podman run` has returned, so the trap's stop/rm by name finds whatever it left.
+ *
+ * Rootless Podman in a batch job: no logind session, so XDG_RUNTIME_DIR is unset and /run/user/<uid>
+ * may not exist on the node. Podman uses /run/user/<uid> when it is the user's (the test bed's case).
+ * Without it, Podman 4.3 takes the run root and tmp dir its database recorded (measured: "Overriding run
+ * root ... from database"), so a user who first ran Podman in a login session gets `creating events dirs:
+ * mkdir /run/user/<uid>: permission denied`, whatever XDG_RUNTIME_DIR the script would set (explicit
+ * --runroot/--tmpdir: "database configuration mismatch"; runroot in storage.conf: overridden too). That needs
+ * the site (a runtime folder for jobs): the script says so in the output, next to Podman's own error.
  */
-function podmanSection(image: string, envNames: readonly string[]): string[] {
+function podmanSection(image: string, identity: SlurmJobIdentity): string[] {
+  const { envNames } = identity;
   // Names only (`--env NAME` copies the value from the script's environment): values never reach argv.
   const envFlags = [...new Set(['NO_COLOR', 'LOGURU_COLORIZE', ...envNames.map(assertEnvName)])].map((n) => `--env ${n}`).join(' ');
+  // The app's labels: the user (and the test bed's cleanup) can tell the app's containers and their profile in `podman ps`.
+  const labels = [`${LABEL_MANAGED}=true`, `${LABEL_APP_VERSION}=${identity.appVersion}`, `${LABEL_PROFILE}=${identity.profileId}`].map((l) => `--label ${shellQuote(l)}`).join(' ');
   return [
     '# --- The server in Podman (untested with real GPUs: CDI devices for the GPUs Slurm gave this job) ---',
+    'command -v podman >/dev/null 2>&1 || { say "podman is not on PATH on $(hostname)"; exit 127; }',
     `IMAGE=${shellQuote(image)}`,
     'CONTAINER="$NAME-$SLURM_JOB_ID"',
+    'if [ -z "${XDG_RUNTIME_DIR:-}" ]; then',
+    '  if [ -d "/run/user/$(id -u)" ] && [ -w "/run/user/$(id -u)" ]; then say "XDG_RUNTIME_DIR is unset (no login session in a batch job): Podman uses /run/user/$(id -u)"',
+    '  else say "XDG_RUNTIME_DIR is unset and /run/user/$(id -u) is missing on $(hostname) (no login session in a batch job): Podman fails if its database names that folder (creating events dirs: mkdir ... permission denied); ask the cluster\'s admins for /run/user/$(id -u) in jobs (some sites make it in a Slurm prolog)"; fi',
+    'fi',
     'GPU_FLAGS=()',
     'for g in $(printf \'%s\' "${SLURM_JOB_GPUS:-${CUDA_VISIBLE_DEVICES:-}}" | tr \',\' \' \'); do GPU_FLAGS+=(--device "nvidia.com/gpu=$g"); done',
+    '# Slurm SIGKILLs this script KillWait s after its TERM: the stop (and rm) must be over by then.',
+    'KILL_WAIT=$(scontrol show config 2>/dev/null | sed -n \'s/^KillWait *= *\\([0-9][0-9]*\\).*/\\1/p\')',
+    `STOP_SECONDS=${PODMAN_STOP_SECONDS}`,
+    'if [ -n "$KILL_WAIT" ] && [ "$KILL_WAIT" -lt $((STOP_SECONDS + 3)) ]; then STOP_SECONDS=$((KILL_WAIT > 4 ? KILL_WAIT - 3 : 1)); fi',
+    'stop_container() { podman stop -t "$STOP_SECONDS" "$CONTAINER" >/dev/null 2>&1; podman rm -f "$CONTAINER" >/dev/null 2>&1; }',
+    '# Before `podman run`: a cancel while the container starts must not leave it behind (see above).',
+    'trap \'say "stop requested (SIGTERM)"; stop_container; exit 143\' TERM',
     'podman rm -f "$CONTAINER" >/dev/null 2>&1',
     'say "starting $IMAGE as $CONTAINER on $(hostname) port $PORT"',
-    `podman run -d --name "$CONTAINER" --init --network host --label io.agentswarm.managed=true --label io.agentswarm.slurm-job="$SLURM_JOB_ID" ${envFlags} "\${GPU_FLAGS[@]}" "$IMAGE" ajet-swarm start --swarm-port "$PORT" >/dev/null || { say "podman run failed"; exit 1; }`,
-    `trap 'say "stop requested (SIGTERM)"; podman stop -t ${PODMAN_STOP_SECONDS} "$CONTAINER" >/dev/null 2>&1; podman rm -f "$CONTAINER" >/dev/null 2>&1; exit 143' TERM`,
+    `podman run -d --name "$CONTAINER" --init --network host ${labels} --label io.agentswarm.slurm-job="$SLURM_JOB_ID" ${envFlags} "\${GPU_FLAGS[@]}" "$IMAGE" ajet-swarm start --swarm-port "$PORT" >/dev/null || { rc=$?; say "podman run failed (exit $rc)"; stop_container; exit "$rc"; }`,
     'podman logs -f "$CONTAINER" &',
     'podman wait "$CONTAINER" >/dev/null &',
     'wait_for $!',
@@ -258,7 +290,7 @@ export function slurmJobScript(identity: SlurmJobIdentity, options: SlurmJobOpti
       ? nativeSection(options.run.activate)
       : options.run.mode === 'custom'
         ? customSection(options.run.script)
-        : podmanSection(options.run.image, identity.envNames)),
+        : podmanSection(options.run.image, identity)),
     '',
   ].join('\n');
 }

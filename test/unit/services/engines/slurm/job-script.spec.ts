@@ -90,9 +90,15 @@ describe('script text', () => {
     const script = slurmJobScript({ ...identity, envNames: ['SWANLAB_API_KEY'] }, options({ run: { mode: 'podman', image: 'ghcr.io/modelscope/agentjet:main' } }));
     expect(script).toContain(`IMAGE='ghcr.io/modelscope/agentjet:main'`);
     expect(script).toMatch(/podman run -d --name "\$CONTAINER" .*--env SWANLAB_API_KEY .*"\$IMAGE" ajet-swarm start --swarm-port "\$PORT"/);
-    expect(script).toContain(`trap 'say "stop requested (SIGTERM)"; podman stop -t 10 "$CONTAINER" >/dev/null 2>&1; podman rm -f "$CONTAINER" >/dev/null 2>&1; exit 143' TERM`);
+    expect(script).toContain('stop_container() { podman stop -t "$STOP_SECONDS" "$CONTAINER" >/dev/null 2>&1; podman rm -f "$CONTAINER" >/dev/null 2>&1; }');
+    const trap = `trap 'say "stop requested (SIGTERM)"; stop_container; exit 143' TERM`;
+    expect(script).toContain(trap);
+    // Before the run: a cancel while `podman run -d` works left the container behind (measured on the test bed).
+    expect(script.indexOf(trap), 'the TERM trap is set before podman run').toBeLessThan(script.indexOf('podman run -d'));
     expect(script).toContain('podman wait "$CONTAINER" >/dev/null &');
     expect(script).not.toMatch(/exec podman|--rm/);
+    // The app's labels on the container: `podman ps` (and the test bed's cleanup) tell the app's containers and their profile.
+    expect(script).toContain(`--label 'io.agentswarm.managed=true' --label 'io.agentswarm.app-version=${identity.appVersion}' --label 'io.agentswarm.profile=${identity.profileId}'`);
   });
 
   it('the command the user is shown, and where the output lands', () => {
