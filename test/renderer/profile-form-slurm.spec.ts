@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Profile } from '../../electron/shared/schemas-profiles';
 import { checkProfileDraft, draftFromProfile } from '../../renderer/src/lib/profile-form';
+import { emptySlurmDraft } from '../../renderer/src/lib/profile-form-slurm';
+import { SLURM_CUSTOM_PRESETS } from '../../electron/shared/schemas-slurm';
 
 // The profile form has no Slurm fields yet: an edit must carry a profile's Slurm job options through unchanged.
 describe('profile form: Slurm options survive an edit', () => {
@@ -50,5 +52,14 @@ describe('profile form: the Slurm section on a Slurm login node', () => {
     // The cross-check of warning and limit runs once the fields themselves are valid.
     draft.slurmJob = { ...draft.slurmJob, account: 'proj1', memoryGb: '', workDir: '' };
     expect(checkProfileDraft(draft, 'ssh-hpc', true).errors).toEqual({ slurmWarn: expect.stringContaining('must come after the start: make it shorter than the time limit (600 s)') });
+  });
+
+  it('custom lines: kept through an edit, refused without $PORT on the run field, the Apptainer template by default', () => {
+    const draft = draftFromProfile(Profile.parse({ ...base, slurm: { timeLimit: '30', run: { mode: 'custom', script: 'apptainer exec x.sif ajet-swarm start --swarm-port "$PORT"' } } }));
+    expect(draft.slurmJob).toMatchObject({ runMode: 'custom', customScript: 'apptainer exec x.sif ajet-swarm start --swarm-port "$PORT"' });
+    expect(checkProfileDraft(draft, 'ssh-hpc', true).profile?.slurm?.run).toEqual({ mode: 'custom', script: 'apptainer exec x.sif ajet-swarm start --swarm-port "$PORT"' });
+    draft.slurmJob = { ...draft.slurmJob, customScript: 'apptainer exec x.sif ajet-swarm start' };
+    expect(checkProfileDraft(draft, 'ssh-hpc', true).errors).toEqual({ slurmRun: expect.stringContaining('must pass "$PORT" to the server') });
+    expect(emptySlurmDraft().customScript).toBe(SLURM_CUSTOM_PRESETS.apptainer);
   });
 });

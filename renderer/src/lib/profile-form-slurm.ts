@@ -1,6 +1,6 @@
 import { SWARM_DEFAULT_IMAGE } from '../../../electron/shared/defaults';
 import type { Profile } from '../../../electron/shared/schemas-profiles';
-import { SLURM_DEFAULT_WARN_SECONDS, type SlurmJobOptionsInput } from '../../../electron/shared/schemas-slurm';
+import { SLURM_CUSTOM_PRESETS, SLURM_DEFAULT_WARN_SECONDS, type SlurmJobOptionsInput } from '../../../electron/shared/schemas-slurm';
 
 /**
  * The Slurm section of the profile form (a profile on a Slurm login node): the batch job's options as
@@ -19,9 +19,11 @@ export interface SlurmDraft {
   cpusPerTask: string;
   memoryGb: string;
   warnBeforeLimitSeconds: string;
-  runMode: 'native' | 'podman';
+  /** `custom`: the user's own lines (Apptainer, enroot, …) in place of the native or Podman part. */
+  runMode: 'native' | 'podman' | 'custom';
   activate: string;
   image: string;
+  customScript: string;
   workDir: string;
 }
 
@@ -64,6 +66,7 @@ export function emptySlurmDraft(): SlurmDraft {
     runMode: 'native',
     activate: '',
     image: SWARM_DEFAULT_IMAGE,
+    customScript: SLURM_CUSTOM_PRESETS.apptainer,
     workDir: '',
   };
 }
@@ -100,6 +103,7 @@ export function slurmDraftOf(p: Profile): SlurmDraft {
     runMode: s.run.mode,
     activate: s.run.mode === 'native' ? (s.run.activate ?? '') : '',
     image: s.run.mode === 'podman' ? s.run.image : p.image,
+    customScript: s.run.mode === 'custom' ? s.run.script : empty.customScript,
     workDir: s.workDir ?? '',
   };
 }
@@ -120,6 +124,11 @@ export function slurmInputOf(d: SlurmDraft): SlurmJobOptionsInput {
     memoryGb: numOrNull(d.memoryGb),
     warnBeforeLimitSeconds: num(d.warnBeforeLimitSeconds),
     workDir: orNull(d.workDir),
-    run: d.runMode === 'native' ? { mode: 'native', activate: orNull(d.activate) } : { mode: 'podman', image: d.image },
+    run:
+      d.runMode === 'native'
+        ? { mode: 'native', activate: orNull(d.activate) }
+        : d.runMode === 'custom'
+          ? { mode: 'custom', script: d.customScript }
+          : { mode: 'podman', image: d.image },
   };
 }

@@ -26,7 +26,12 @@ export const enSlurm = {
   'profileForm.slurm.run.podman': 'In Podman',
   'profileForm.slurm.activate': 'Activate line (e.g. module load cuda && source ~/venv/bin/activate)',
   'profileForm.slurm.image': 'Image (pulled on the compute node)',
-  'profileForm.slurm.otherRuntimes': 'Apptainer, enroot or Slurm’s --container: edit the job script (Show the command). Those variants are not tested.',
+  'profileForm.slurm.otherRuntimes': 'Apptainer or enroot: choose “Your own lines”. Slurm’s own --container (OCI bundles) is not built in. Those variants are not tested here.',
+  'profileForm.slurm.run.custom': 'Your own lines (Apptainer, enroot, …)',
+  'profileForm.slurm.customScript': 'Lines that start the server (they must pass "$PORT" to it)',
+  'profileForm.slurm.preset.apptainer': 'Apptainer template',
+  'profileForm.slurm.preset.enroot': 'enroot (pyxis) template',
+  'profileForm.slurm.customHint': 'They run on the compute node after the app chose the port ($PORT), with the profile’s environment; scancel ends them. The app runs these lines as they are and has not tested Apptainer or enroot.',
   'profileForm.slurm.workDir': 'Working folder on the node (optional; ~/ is your home on the cluster)',
 
   // ---- the Slurm server card

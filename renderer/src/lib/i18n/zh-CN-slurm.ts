@@ -26,7 +26,12 @@ export const zhCNSlurm: Record<keyof typeof enSlurm, string> = {
   'profileForm.slurm.run.podman': '在 Podman 中运行',
   'profileForm.slurm.activate': '激活命令（例如 module load cuda && source ~/venv/bin/activate）',
   'profileForm.slurm.image': '镜像（在计算节点上拉取）',
-  'profileForm.slurm.otherRuntimes': 'Apptainer、enroot 或 Slurm 的 --container：请编辑作业脚本（显示命令）。这些方式未经测试。',
+  'profileForm.slurm.otherRuntimes': 'Apptainer 或 enroot：请选择“自定义命令”。未内置 Slurm 自带的 --container（OCI 包）。这些方式在此未经测试。',
+  'profileForm.slurm.run.custom': '自定义命令（Apptainer、enroot 等）',
+  'profileForm.slurm.customScript': '启动服务器的命令（必须把 "$PORT" 传给它）',
+  'profileForm.slurm.preset.apptainer': 'Apptainer 模板',
+  'profileForm.slurm.preset.enroot': 'enroot（pyxis）模板',
+  'profileForm.slurm.customHint': '这些命令在应用选定端口（$PORT）后于计算节点上运行，带有配置文件的环境变量；scancel 会结束它们。应用按原样运行这些命令，未测试过 Apptainer 或 enroot。',
   'profileForm.slurm.workDir': '节点上的工作目录（可选；~/ 是你在集群上的主目录）',
 
   'slurm.engine.title': '经由 {label} 的 Slurm 集群',
