@@ -158,6 +158,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ['profile-runtime', profiles],
     ['dry-run', dryRun],
     ['jobs', jobs],
+    ['slurm', slurm],
     ['wizard', wizard],
   ];
 

@@ -238,7 +238,8 @@ export const HostKeyDecision = z.object({
 
 /** One stage of "Test connection", in order; stages after a failure are `skipped`. */
 export const DiagnosticStage = z.object({
-  stage: z.enum(['tcp', 'handshake', 'host-key', 'auth', 'docker-version', 'docker-permission', 'gpus']),
+  /** `slurm` (Slurm login nodes only, in place of the three engine stages): sinfo's version, partitions and GPUs. */
+  stage: z.enum(['tcp', 'handshake', 'host-key', 'auth', 'docker-version', 'docker-permission', 'gpus', 'slurm']),
   status: z.enum(['pass', 'warn', 'fail', 'skipped']),
   /** What was seen, e.g. "OpenSSH_9.2p1", "Docker 27.5.1 (API 1.47)", "2 GPUs: NVIDIA A100 …". */
   detail: z.string().nullable(),

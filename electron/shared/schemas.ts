@@ -129,10 +129,11 @@ export const LogExcerpt = z.object({
  * Why a swarm container is no longer running, from the engine's inspect (exit code, OOM flag) and
  * the log. `stopped`: ended by a stop request (the app's Stop, `docker stop`: SIGTERM, 143);
  * `killed`: SIGKILL (137) without OOM; `out-of-memory`; `unexpected-stop`: exit code 0, although
- * the server is meant to run until stopped; `crashed`: any other exit code.
+ * the server is meant to run until stopped; `crashed`: any other exit code; `time-limit`: a batch
+ * scheduler (Slurm) ended the job at its time limit, whatever the exit code.
  */
 export const SwarmExit = z.object({
-  kind: z.enum(['stopped', 'killed', 'out-of-memory', 'unexpected-stop', 'crashed']),
+  kind: z.enum(['stopped', 'killed', 'out-of-memory', 'unexpected-stop', 'crashed', 'time-limit']),
   code: z.number().int().nullable(),
   finishedAt: z.string().nullable(),
   log: LogExcerpt,

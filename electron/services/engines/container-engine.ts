@@ -76,6 +76,11 @@ export interface ContainerSummary {
   exitCode: number | null;
   /** The kernel's OOM killer ended it (then exit code 137 means out of memory, not a kill). */
   oomKilled: boolean;
+  /**
+   * A batch scheduler ended it at its time limit (Slurm's TIMEOUT): its exit code is then the server's
+   * answer to SIGTERM, which alone would read as a stop. Absent: no scheduler, or not ended by one.
+   */
+  timeLimitReached?: boolean;
 }
 
 export interface LogReadOptions {

@@ -11,9 +11,12 @@ import { SecretMemory, type SecretRequest, type SshAuthOutcome } from './ssh-aut
 import { connectHop, hopError, hopTarget, streamToHop, type ChainHop } from './ssh-chain';
 import type { HostKeyInfo, SshConnection } from './ssh-connection';
 import { checkDockerAccess, checkGpus } from './remote-checks';
+import { checkSlurm } from './slurm-check';
 
 type StageName = DiagnosticStage['stage'];
 const STAGES: StageName[] = ['tcp', 'handshake', 'host-key', 'auth', 'docker-version', 'docker-permission', 'gpus'];
+/** A Slurm login node has no engine socket: after the login, what Slurm there says (version, partitions, GPUs). */
+const SLURM_STAGES: StageName[] = ['tcp', 'handshake', 'host-key', 'auth', 'slurm'];
 
 export interface DiagnosticsOptions {
   serverId: string;
@@ -213,8 +216,10 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
     for (let index = 0; index < hops.length && ok; index++) ok = await connectStages(index);
     const server = connections.length === hops.length ? connections[connections.length - 1] : undefined;
     const engine = options.docker.engine ?? 'docker';
-    // A Slurm login node has no engine socket: its stages stay "skipped" (the Slurm engine's health says whether sinfo answers).
-    if (server && engine !== 'slurm') {
+    if (server && engine === 'slurm') {
+      const t = Date.now();
+      record('slurm', t, await checkSlurm(server, hops[hops.length - 1]!.username));
+    } else if (server && engine !== 'slurm') {
       const docker = { ...options.docker, engine };
       const user = hops[hops.length - 1]!.username;
       let t = Date.now();
@@ -249,7 +254,8 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
     await Promise.allSettled([...connections].reverse().map((c) => c.close()));
   }
 
-  const stages = STAGES.map(
+  // A failed jump host reports its own connection stages; the list is the target's kind either way.
+  const stages = ((options.docker.engine ?? 'docker') === 'slurm' ? SLURM_STAGES : STAGES).map(
     (stage): DiagnosticStage => results.get(stage) ?? { stage, status: 'skipped', detail: null, error: null, fix: null, durationMs: 0 },
   );
   return { serverId: options.serverId, target, stages, finishedAt: new Date().toISOString() };

@@ -47,6 +47,12 @@ describe('why a swarm container ended', () => {
     expect(exitKind({ exitCode: 3, oomKilled: false }, false)).toBe('crashed');
   });
 
+  it("names a scheduler's time limit as such, though the server answered its SIGTERM like a stop", () => {
+    expect(exitKind({ exitCode: 143, oomKilled: false, timeLimitReached: true }, false)).toBe('time-limit');
+    expect(exitKind({ exitCode: 0, oomKilled: false, timeLimitReached: true }, false)).toBe('time-limit');
+    expect(exitKind({ exitCode: 137, oomKilled: true, timeLimitReached: true }, false)).toBe('out-of-memory');
+  });
+
   it('reads the explaining lines of the log for a crash, none for a requested stop, nothing while running', async () => {
     const log = ['Interchange server is running', 'Traceback (most recent call last):', '  File "a.py", line 1, in <module>', 'RuntimeError: boom', 'bye'];
     await expect(describeExit(engineWith(summary({ exitCode: 3 }), log), 'a')).resolves.toEqual({

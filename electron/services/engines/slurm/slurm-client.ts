@@ -3,7 +3,7 @@ import { AppError } from '../../../shared/errors';
 import type { SlurmJob } from '../../../shared/schemas-slurm';
 import { shellQuote, type HostExecResult } from '../container-engine';
 import { slurmStateDirWord } from './job-script';
-import { mapSlurmError } from './slurm-errors';
+import { mapSlurmError, slurmRequestOf } from './slurm-errors';
 import {
   SQUEUE_FORMAT,
   isAppJob,
@@ -73,6 +73,21 @@ const DEFAULT_KILL_WAIT_SECONDS = 30;
 const POLL_MS = 200;
 const TIMEOUT_MS = 30_000;
 
+/**
+ * `sbatch --hold` accepts a job no node can ever run (more GPUs than any node has): released, it pends for
+ * ever as BadConstraints (measured on 22.05). `--test-only` first, which refuses it as a plain sbatch would
+ * ("allocation failure: Requested node configuration is not available"); only that refusal counts: for any
+ * other answer (limits, a busy queue) the held submission decides, as it did before.
+ */
+const HELD_SUBMIT = [
+  'probe=$(sbatch --test-only job.sh 2>&1)',
+  'case $probe in',
+  '  *"allocation failure: Requested node configuration is not available"*)',
+  '    echo "sbatch: error: Batch job submission failed: Requested node configuration is not available" >&2; rc=1 ;;',
+  '  *) sbatch --parsable --hold job.sh; rc=$? ;;',
+  'esac',
+];
+
 function assertJobId(id: string): string {
   if (!JOB_ID.test(id)) throw new AppError('VALIDATION_FAILED', `"${id}" is not a Slurm job id (digits, or 123_4 for an array task).`);
   return id;
@@ -140,19 +155,40 @@ export class SlurmClient {
     const lines = [
       `d=${dir}`,
       '[ -n "$HOME" ] || { echo "HOME is not set" >&2; exit 1; }',
+      // A folder made for this submission goes again if sbatch refuses the job; an older job's folder stays (its output, labels).
+      'fresh=0; [ -d "$d" ] || fresh=1',
       'mkdir -p "$d/out" && chmod 700 "$d" || exit 1',
       heredoc('"$d/job.sh.tmp"', script),
       'mv -f "$d/job.sh.tmp" "$d/job.sh" || exit 1',
       env === null ? 'rm -f "$d/env"' : '(umask 077 && cat >"$d/env") || exit 1',
-      `cd "$d" && sbatch --parsable${options.hold ? ' --hold' : ''} job.sh`,
+      'cd "$d" || exit 1',
+      ...(options.hold ? HELD_SUBMIT : ['sbatch --parsable job.sh', 'rc=$?']),
+      // Refused: no job will read the env file (the server's secrets), so it must not stay on the cluster's disk.
+      'if [ "$rc" -ne 0 ]; then rm -f "$d/env"; [ "$fresh" = 1 ] && cd / && rm -rf "$d"; fi',
+      'exit "$rc"',
     ];
     const result = await this.options.exec(lines.join('\n'), { timeoutMs: TIMEOUT_MS, ...(env === null ? {} : { stdin: env }) });
-    if (result.code !== 0) throw mapSlurmError('sbatch', result, this.options.host);
+    if (result.code !== 0) throw await this.submitError(result, script);
     // `--parsable`: "<id>" or "<id>;<cluster>"; warnings go to stderr.
     const jobId = (result.stdout.trim().split('\n').pop() ?? '').split(';')[0]?.trim() ?? '';
     if (!JOB_ID.test(jobId)) throw new AppError('INTERNAL', `sbatch on ${this.options.host} printed no job id (${result.stdout.trim().slice(0, 80) || 'nothing'}).`);
     const shown = `~/.agentswarm/slurm/agentswarm-${options.profileId}`;
     return { jobId, scriptPath: `${shown}/job.sh`, outputDir: `${shown}/out` };
+  }
+
+  /**
+   * sbatch's refusal, naming what the script asked for; for "Requested node configuration is not
+   * available" also what the nodes have (one `sinfo`, best effort: the refusal is the error either way).
+   */
+  private async submitError(result: HostExecResult, script: string): Promise<AppError> {
+    const request = slurmRequestOf(script);
+    let nodes: string | null = null;
+    if (/Requested node configuration is not available/i.test(`${result.stderr}\n${result.stdout}`)) {
+      const partition = request.partition ? ` -p ${shellQuote(request.partition)}` : '';
+      const sinfo = await this.options.exec(`sinfo -h${partition} -o '%P %G %c %m'`, { timeoutMs: 10_000 }).catch(() => null);
+      nodes = sinfo?.code === 0 ? [...new Set(sinfo.stdout.trim().split('\n'))].join('\n') : null;
+    }
+    return mapSlurmError('sbatch', result, this.options.host, { request, nodes });
   }
 
   /** `scontrol release`: a held job may start. */

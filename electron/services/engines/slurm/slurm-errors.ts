@@ -22,7 +22,53 @@ function notInstalled(command: string, result: HostExecResult): boolean {
   return result.code === 127 || new RegExp(`\\b${command}\\b.*(command )?not found`, 'i').test(result.stderr);
 }
 
-export function mapSlurmError(command: string, result: HostExecResult, host: string): AppError {
+/** What a job script asks Slurm for (its `#SBATCH` lines): named in a rejection, so the user sees which request was too big. */
+export interface SlurmRequest {
+  /** The GPU option as written (`--gres=gpu:3`, `--gpus=a100:2`) and its count; null: no GPUs asked for. */
+  gpus: { option: string; count: number } | null;
+  partition: string | null;
+  cpusPerTask: number | null;
+  /** As written (`16G`). */
+  memory: string | null;
+}
+
+/** The request of a job script, from its `#SBATCH` lines (the ones job-script.ts writes). */
+export function slurmRequestOf(script: string): SlurmRequest {
+  const option = (name: string): string | null => {
+    const m = new RegExp(`^#SBATCH\\s+--${name}=(\\S+)\\s*$`, 'm').exec(script);
+    return m ? m[1]! : null;
+  };
+  const gres = option('gres');
+  const gpusFlag = option('gpus');
+  const gpuOption = gres !== null && /^gpu(:|$)/.test(gres) ? `--gres=${gres}` : gpusFlag !== null ? `--gpus=${gpusFlag}` : null;
+  const count = gpuOption === null ? null : Number(/(\d+)$/.exec(gpuOption)?.[1] ?? 1);
+  const cpus = Number(option('cpus-per-task'));
+  return {
+    gpus: gpuOption === null ? null : { option: gpuOption, count: count ?? 1 },
+    partition: option('partition'),
+    cpusPerTask: Number.isInteger(cpus) && cpus > 0 ? cpus : null,
+    memory: option('mem'),
+  };
+}
+
+/** "3 GPUs (--gres=gpu:3), 4 CPUs and 16G of memory in partition debug": what the rejected job asked for. */
+export function describeRequest(request: SlurmRequest): string {
+  const parts: string[] = [];
+  if (request.gpus) parts.push(`${request.gpus.count} GPU${request.gpus.count === 1 ? '' : 's'} (${request.gpus.option})`);
+  if (request.cpusPerTask) parts.push(`${request.cpusPerTask} CPU${request.cpusPerTask === 1 ? '' : 's'}`);
+  if (request.memory) parts.push(`${request.memory} of memory`);
+  const what = parts.length === 0 ? 'one CPU and no GPUs' : parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]!}`;
+  return `${what} in ${request.partition ? `partition ${request.partition}` : 'the default partition'}`;
+}
+
+export interface SlurmErrorContext {
+  /** The rejected job's request (sbatch only): the message names it. */
+  request?: SlurmRequest;
+  /** What the nodes have, as `sinfo -h -o '%P %G %c %m'` printed it (sbatch only, when read after the rejection). */
+  nodes?: string | null;
+}
+
+export function mapSlurmError(command: string, result: HostExecResult, host: string, context: SlurmErrorContext = {}): AppError {
   const said = slurmSays(result);
   if (notInstalled(command, result)) {
     return new AppError(
@@ -45,17 +91,21 @@ export function mapSlurmError(command: string, result: HostExecResult, host: str
   if (/Access\/permission denied|Permission denied|not the owner|User not authorized/i.test(said)) {
     return new AppError('ENGINE_PERMISSION_DENIED', `Slurm refused this to the login user on ${host} (${said}): only the job's owner (or an operator) may change it.`);
   }
-  if (command === 'sbatch') return mapSubmitRejection(said);
+  if (command === 'sbatch') return mapSubmitRejection(said, context);
   return new AppError('INTERNAL', `${command} failed on ${host} (exit ${result.code ?? 'none'}): ${said || 'it printed nothing'}.`);
 }
 
 /** sbatch's "Batch job submission failed: <reason>": each reason with the change that fixes it. */
-function mapSubmitRejection(said: string): AppError {
+function mapSubmitRejection(said: string, context: SlurmErrorContext): AppError {
   const reason = said.replace(/^.*Batch job submission failed:\s*/i, '') || said || 'no reason given';
   const rejected = (fix: string) => new AppError('SCHEDULER_REJECTED', `Slurm refused the job: ${reason}. ${fix}`);
   if (/Requested node configuration is not available/i.test(reason)) {
+    const request = context.request;
+    const asked = request ? `The job asks for ${describeRequest(request)}, and no node there has that much. ` : 'No node of that partition has what the job asks for (GPUs, their type, CPUs or memory). ';
+    const nodes = context.nodes?.trim() ? ` The nodes have (partition, GPUs, CPUs, memory in MB): ${context.nodes.trim().split('\n').slice(0, 8).join('; ')}.` : '';
+    const fewer = request?.gpus ? 'ask for fewer GPUs (or no GPU type)' : 'ask for fewer GPUs';
     return rejected(
-      "No node of that partition has what the job asks for (GPUs, their type, CPUs or memory). `sinfo -o '%P %G %c %m'` on the login node shows what the nodes have: ask for fewer GPUs, CPUs or less memory, or choose another partition.",
+      `${asked}\`sinfo -o '%P %G %c %m'\` on the login node shows what the nodes have: ${fewer}, fewer CPUs or less memory, or choose another partition.${nodes}`,
     );
   }
   if (/Invalid partition name|invalid partition/i.test(reason)) {

@@ -1,14 +1,21 @@
 import type { SlurmJob, SlurmJobView } from '../../../shared/schemas-slurm';
 import { LABEL_PORT, LABEL_PROFILE } from '../container-engine';
-import { slurmOutputPath } from './job-script';
+import { JOB_LINE_MARK, slurmJobName, slurmOutputPath } from './job-script';
 import type { SlurmClient } from './slurm-client';
 import { isEndedState } from './slurm-parse';
-import type { SlurmJobRecord } from './slurm-state';
+import { containerStateOf, type SlurmJobRecord } from './slurm-state';
 
 /** Lines of output kept for a job that ended badly: enough for a traceback's end. */
 const FAILED_TAIL_LINES = 30;
 /** Ended states that need no explanation from the output. */
 const PLAIN_ENDS = new Set(['COMPLETED', 'CANCELLED']);
+/** The node's clock and the controller's may differ a little: a warning this much before the start is still the job's. */
+const CLOCK_SLACK_MS = 5000;
+/** Slurm's own line in the output when it ends a job: `*** JOB 12 ON vm CANCELLED AT 2026-… DUE TO TIME LIMIT ***`. */
+const SLURM_END_LINE = /\*\*\* JOB \d+ ON \S+ CANCELLED AT \S+(?: DUE TO (TIME LIMIT|PREEMPTION|NODE FAILURE))?/;
+const SCRIPT_EXIT_LINE = new RegExp(`\\${JOB_LINE_MARK.slice(0, -1)}\\] (?:ajet-swarm|the container) exited with code (\\d+)`);
+/** Lines the job script writes just before it gives up (exit 1, or 127 when ajet-swarm is missing). */
+const SCRIPT_FAILURE_LINE = new RegExp(`\\${JOB_LINE_MARK.slice(0, -1)}\\] (?:the activate line failed|ajet-swarm is not on PATH|no free port|cannot enter the working folder|podman run failed)`);
 
 export interface SlurmJobViewSources {
   engineId: string;
@@ -21,31 +28,98 @@ export interface SlurmJobViewSources {
  * The app's jobs as the Slurm server card shows them: Slurm's view (state, reason, position, node, time
  * left, GPUs) with what the job's folder adds (profile and port labels, the time-limit warning, the
  * output's tail for a job that ended badly). A removed job (no labels file, already ended) is left out,
- * as the container list leaves it out. One squeue, one exec for the labels, one per active or failed job.
+ * as the container list leaves it out. A job Slurm has forgotten (MinJobAge after its end) whose folder
+ * is kept is shown with the end its output tells (see `endFromOutput`), as long as the output tells one.
+ * One squeue, one exec for the labels, one per running or badly ended job.
  */
 export async function slurmJobViews(sources: SlurmJobViewSources): Promise<SlurmJobView[]> {
   const [jobs, records] = await Promise.all([sources.client.jobs(), sources.records()]);
   const readAt = new Date(sources.now()).toISOString();
   const shown = jobs.filter((job) => records.has(job.id) || !isEndedState(job.state));
-  return Promise.all(shown.map((job) => viewOf(sources, job, records.get(job.id) ?? null, readAt)));
+  const listed = new Set(jobs.map((j) => j.id));
+  const forgotten = [...records.values()].filter((r) => !listed.has(r.jobId));
+  const [views, remembered] = await Promise.all([
+    Promise.all(shown.map((job) => viewOf(sources, job, records.get(job.id) ?? null, readAt))),
+    Promise.all(forgotten.map((record) => forgottenView(sources, record, readAt))),
+  ]);
+  return [...views, ...remembered.filter((v): v is SlurmJobView => v !== null)];
 }
 
 async function viewOf(sources: SlurmJobViewSources, job: SlurmJob, record: SlurmJobRecord | null, readAt: string): Promise<SlurmJobView> {
   const key = record?.key ?? null;
   const ended = isEndedState(job.state);
-  const port = Number(record?.labels[LABEL_PORT]);
-  // The warning file belongs to the folder's newest job: only this job's if the folder is this job's.
-  const files = key && !ended ? await sources.client.jobFiles(key).catch(() => null) : null;
-  const ownWarning = files?.endpoint?.jobId === job.id || files?.endpoint === null ? (files?.warning ?? null) : null;
+  // Only a job on its node can have been warned (a pending one would show the previous job's leftover file).
+  const files = key && containerStateOf(job.state) === 'running' ? await sources.client.jobFiles(key).catch(() => null) : null;
   const outputTail =
     ended && !PLAIN_ENDS.has(job.state) && key ? ((await sources.client.outputTail(job.outputPath ?? slurmOutputPath(key, job.id), FAILED_TAIL_LINES).catch(() => null)) ?? []) : [];
-  return {
-    ...job,
-    engineId: sources.engineId,
-    profileId: record?.labels[LABEL_PROFILE] ?? null,
-    port: Number.isInteger(port) ? port : null,
-    limitWarning: ownWarning,
-    outputTail,
-    readAt,
+  return { ...job, ...labelsOf(sources, record), limitWarning: files ? ownWarning(job, files) : null, outputTail, readAt };
+}
+
+/**
+ * The warning file belongs to the folder's newest job: this job's only if the endpoint is this job's
+ * (or not written yet) and the warning came after this job started (a job killed hard leaves its file).
+ */
+function ownWarning(job: SlurmJob, files: Awaited<ReturnType<SlurmClient['jobFiles']>>): SlurmJobView['limitWarning'] {
+  if (!files.warning) return null;
+  if (files.endpoint !== null && files.endpoint.jobId !== job.id) return null;
+  const started = job.startTime ? Date.parse(job.startTime) : NaN;
+  if (Number.isFinite(started) && Date.parse(files.warning.at) < started - CLOCK_SLACK_MS) return null;
+  return files.warning;
+}
+
+function labelsOf(sources: SlurmJobViewSources, record: SlurmJobRecord | null): Pick<SlurmJobView, 'engineId' | 'profileId' | 'port'> {
+  const port = Number(record?.labels[LABEL_PORT]);
+  return { engineId: sources.engineId, profileId: record?.labels[LABEL_PROFILE] ?? null, port: Number.isInteger(port) ? port : null };
+}
+
+/**
+ * How a job ended, from the last lines of its output: Slurm's own `*** JOB … CANCELLED AT … ***` line
+ * (with DUE TO TIME LIMIT / PREEMPTION / NODE FAILURE), else the job script's exit line, else one of the
+ * script's failure lines. null when the output tells nothing (then the job is left out, as before).
+ */
+export function endFromOutput(tail: readonly string[]): { state: string; exitCode: number | null } | null {
+  const newest = (pattern: RegExp) => [...tail].reverse().map((line) => pattern.exec(line)).find((m) => m !== null) ?? null;
+  // The script's exit line follows Slurm's (the server's answer to Slurm's SIGTERM): Slurm's says why.
+  const slurm = newest(SLURM_END_LINE);
+  const exited = newest(SCRIPT_EXIT_LINE);
+  const exitCode = exited ? Number(exited[1]) : null;
+  if (slurm) {
+    const why = slurm[1];
+    return { state: why === 'TIME LIMIT' ? 'TIMEOUT' : why === 'PREEMPTION' ? 'PREEMPTED' : why === 'NODE FAILURE' ? 'NODE_FAIL' : 'CANCELLED', exitCode };
+  }
+  if (exited) return { state: exitCode === 0 ? 'COMPLETED' : 'FAILED', exitCode };
+  const failure = newest(SCRIPT_FAILURE_LINE);
+  if (failure) return { state: 'FAILED', exitCode: /ajet-swarm is not on PATH/.test(failure[0]) ? 127 : 1 };
+  return null;
+}
+
+/** A job Slurm no longer lists, its folder kept: what its record and output still tell. */
+async function forgottenView(sources: SlurmJobViewSources, record: SlurmJobRecord, readAt: string): Promise<SlurmJobView | null> {
+  const outputPath = slurmOutputPath(record.key, record.jobId);
+  const tail = (await sources.client.outputTail(outputPath, FAILED_TAIL_LINES).catch(() => null)) ?? [];
+  const end = endFromOutput(tail);
+  if (!end) return null;
+  const job: SlurmJob = {
+    id: record.jobId,
+    name: slurmJobName(record.key),
+    comment: null,
+    user: null,
+    partition: null,
+    state: end.state,
+    // Slurm's reason is gone with the job; the output is the only witness left.
+    reason: null,
+    node: null,
+    exitCode: end.exitCode,
+    signal: null,
+    timeLimitSeconds: null,
+    timeLeftSeconds: null,
+    submitTime: record.createdAt,
+    startTime: null,
+    endTime: null,
+    outputPath,
+    gres: null,
+    priority: null,
+    pendingPosition: null,
   };
+  return { ...job, ...labelsOf(sources, record), limitWarning: null, outputTail: PLAIN_ENDS.has(end.state) ? [] : tail, readAt };
 }

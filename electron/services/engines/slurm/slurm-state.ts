@@ -109,6 +109,8 @@ export function toContainerSummary(job: SlurmJob | null, record: SlurmJobRecord 
     finishedAt: ended ? job.endTime : null,
     exitCode: ended ? exitCodeOf(job) : null,
     oomKilled: job.state === 'OUT_OF_MEMORY',
+    // Only when true: the summaries of other engines (and of other ends) carry no such field.
+    ...(job.state === 'TIMEOUT' ? { timeLimitReached: true } : {}),
   };
   let statusText = state === 'created' ? queuedText(job) : containerStatusText(summary, now);
   if (ended && job.state !== 'COMPLETED') statusText += ` [${job.state}${job.reason ? `: ${job.reason}` : ''}]`;

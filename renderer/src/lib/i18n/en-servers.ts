@@ -83,6 +83,7 @@ export const enServers = {
   'diag.stage.docker-version': 'Container engine (version)',
   'diag.stage.docker-permission': 'Engine socket permission',
   'diag.stage.gpus': 'GPUs (nvidia-smi -L)',
+  'diag.stage.slurm': 'Slurm (sinfo: version, partitions, GPUs)',
   'diag.status.pass': 'pass',
   'diag.status.warn': 'warning',
   'diag.status.fail': 'fail',

@@ -152,6 +152,7 @@ export const en = {
   'exit.out-of-memory': 'Out of memory (exit code {code}): the kernel ended it. Give the container more memory or use a smaller model.',
   'exit.unexpected-stop': 'Stopped unexpectedly (exit code {code}): the swarm server should run until it is stopped.',
   'exit.crashed': 'Crashed (exit code {code}).',
+  'exit.time-limit': 'Stopped at its time limit (exit code {code}): the cluster ended the job. Training after the last checkpoint is lost; start again with a longer time limit.',
   'exit.exited': 'Exited (exit code {code}).',
 
   'status.bootFailed.one': '1 server: engine failed to boot',

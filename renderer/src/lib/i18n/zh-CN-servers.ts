@@ -78,6 +78,7 @@ export const zhCNServers: Record<keyof typeof enServers, string> = {
   'diag.stage.docker-version': '容器引擎（版本）',
   'diag.stage.docker-permission': '引擎 socket 权限',
   'diag.stage.gpus': 'GPU（nvidia-smi -L）',
+  'diag.stage.slurm': 'Slurm（sinfo：版本、分区、GPU）',
   'diag.status.pass': '通过',
   'diag.status.warn': '警告',
   'diag.status.fail': '失败',

@@ -152,6 +152,7 @@ export const zhCN: Record<MessageKey, string> = {
   'exit.out-of-memory': '内存不足（退出码 {code}）：内核终止了它。请给容器更多内存，或使用更小的模型。',
   'exit.unexpected-stop': '意外停止（退出码 {code}）：Swarm 服务器本应一直运行到被停止。',
   'exit.crashed': '已崩溃（退出码 {code}）。',
+  'exit.time-limit': '已到达时间限制而停止（退出码 {code}）：集群结束了该作业。最后一个检查点之后的训练已丢失；请用更长的时间限制重新启动。',
   'exit.exited': '已退出（退出码 {code}）。',
 
   'status.bootFailed.one': '1 个服务器：引擎启动失败',

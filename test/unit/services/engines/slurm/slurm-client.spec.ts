@@ -49,7 +49,7 @@ describe('SlurmClient with a Slurm that has no squeue --json', () => {
 
 describe('SlurmClient.submit', () => {
   it('writes the script and the env file (values through stdin only), then sbatch --parsable from the job folder', async () => {
-    const node = loginNode([[/sbatch --parsable --hold job\.sh$/, ok('4242;cluster-a\n')]]);
+    const node = loginNode([[/sbatch --parsable --hold job\.sh\b/, ok('4242;cluster-a\n')]]);
     const client = new SlurmClient({ exec: node.exec, host: 'login' });
     const result = await client.submit('#!/bin/bash -l\necho hi\n', { profileId: 'qwen', hold: true, env: { SWANLAB_API_KEY: "s3cr3t 'value'" } });
     expect(result).toEqual({ jobId: '4242', scriptPath: '~/.agentswarm/slurm/agentswarm-qwen/job.sh', outputDir: '~/.agentswarm/slurm/agentswarm-qwen/out' });

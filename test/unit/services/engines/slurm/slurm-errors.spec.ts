@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HostExecResult } from '../../../../../electron/services/engines/container-engine';
-import { mapSlurmError, slurmSays } from '../../../../../electron/services/engines/slurm/slurm-errors';
+import { describeRequest, mapSlurmError, slurmRequestOf, slurmSays } from '../../../../../electron/services/engines/slurm/slurm-errors';
 
 const real = (name: string) => JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8')) as HostExecResult;
 const failed = (stderr: string, code = 1): HostExecResult => ({ code, stdout: '', stderr });
@@ -35,6 +35,25 @@ describe('real results of the test bed', () => {
 
   it('a purged job id → CONTAINER_NOT_FOUND explaining MinJobAge', () => {
     expect(mapSlurmError('scontrol', real('scontrol-invalid-id.txt'), HOST)).toMatchObject({ code: 'CONTAINER_NOT_FOUND', message: expect.stringContaining('MinJobAge') });
+  });
+});
+
+describe('the rejected request, named', () => {
+  const script = ['#!/bin/bash -l', '#SBATCH --job-name=agentswarm-x', '#SBATCH --partition=gpu', '#SBATCH --gres=gpu:a100:3', '#SBATCH --cpus-per-task=4', '#SBATCH --mem=16G', 'echo hi'].join('\n');
+
+  it('reads GPUs, CPUs, memory and partition from the #SBATCH lines', () => {
+    expect(slurmRequestOf(script)).toEqual({ gpus: { option: '--gres=gpu:a100:3', count: 3 }, partition: 'gpu', cpusPerTask: 4, memory: '16G' });
+    expect(slurmRequestOf('#SBATCH --gpus=2\n').gpus).toEqual({ option: '--gpus=2', count: 2 });
+    expect(describeRequest(slurmRequestOf(script))).toBe('3 GPUs (--gres=gpu:a100:3), 4 CPUs and 16G of memory in partition gpu');
+    expect(describeRequest(slurmRequestOf('#SBATCH --gres=gpu:1\n'))).toBe('1 GPU (--gres=gpu:1) in the default partition');
+  });
+
+  it('"Requested node configuration is not available" names the request and what the nodes have', () => {
+    const error = mapSlurmError('sbatch', real('sbatch-gres-too-many.txt'), HOST, { request: slurmRequestOf(script), nodes: 'gpu a100:2 64 512000' });
+    expect(error.code).toBe('SCHEDULER_REJECTED');
+    expect(error.message).toContain('The job asks for 3 GPUs (--gres=gpu:a100:3), 4 CPUs and 16G of memory in partition gpu, and no node there has that much.');
+    expect(error.message).toContain('The nodes have (partition, GPUs, CPUs, memory in MB): gpu a100:2 64 512000.');
+    expect(error.message).toContain('ask for fewer GPUs (or no GPU type)');
   });
 });
 
