@@ -155,7 +155,7 @@ export const SlurmJobOptions = z
     warnBeforeLimitSeconds: z
       .number()
       .int('warning time must be whole seconds')
-      .min(10, 'warn at least 10 seconds before the limit (Slurm sends the signal up to a minute late)')
+      .min(10, 'warn at least 10 seconds before the limit (Slurm checks limits about every 30 s, so the signal may come that much early)')
       .max(65_535, 'Slurm sends the warning at most 65535 seconds (about 18 hours) before the limit')
       .default(SLURM_DEFAULT_WARN_SECONDS),
     /** The server's working directory on the node (`ajet-swarm` reads `.env` there, writes saved_experiments/); null: the job's state folder. */

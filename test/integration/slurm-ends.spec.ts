@@ -100,7 +100,8 @@ describe('how Slurm jobs end, through the app', () => {
     );
     // The start does not claim a server that is already gone (the job ended before it could be reached).
     expect(outcome.started).toBeNull();
-    expect(outcome.error?.code).toMatch(/^[A-Z_]+$/);
+    expect(outcome.error?.code).toBe('CONTAINER_START_FAILED');
+    expect(outcome.error?.message).toMatch(/^Slurm job \d+ ended at once \(Exited \(1\).*FAILED.*\)\. Its output ends with: .*the activate line failed \(exit 1\)/);
     const jobId = await onLogin(conn, `squeue -h -t all -u "$USER" -n agentswarm-${profileId} -o %i`);
     expect(jobId).toMatch(/^\d+$/);
 

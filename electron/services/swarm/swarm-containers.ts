@@ -157,6 +157,12 @@ export class SwarmContainers {
       await this.discard(engine, engineId, id, true);
       throw gpus.error;
     }
+    if (engine.summary.kind === 'slurm' && started.state === 'exited') {
+      // Ended at once (a bad activate line, a missing image): kept, so the queue card shows its output; said here.
+      this.changed(engineId);
+      const tail = await engine.readLog(id, { tail: 6 }).catch(() => []);
+      throw new AppError('CONTAINER_START_FAILED', `Slurm job ${id} ended at once (${started.statusText}).${tail.length ? ` Its output ends with: ${tail.join(' | ')}` : ''} Fix the profile's Slurm options, then start again.`);
+    }
     let url: string;
     try {
       url = await engine.urlForHostPort(port);

@@ -27,6 +27,8 @@ export const enSlurm = {
   'profileForm.slurm.activate': 'Activate line (e.g. module load cuda && source ~/venv/bin/activate)',
   'profileForm.slurm.image': 'Image (pulled on the compute node)',
   'profileForm.slurm.otherRuntimes': 'Apptainer or enroot: choose “Your own lines”. Slurm’s own --container (OCI bundles) is not built in. Those variants are not tested here.',
+  'profile.mode.slurm': 'Slurm batch job · partition {partition}',
+  'profile.slurm.defaultPartition': 'the default',
   'profileForm.slurm.run.custom': 'Your own lines (Apptainer, enroot, …)',
   'profileForm.slurm.customScript': 'Lines that start the server (they must pass "$PORT" to it)',
   'profileForm.slurm.preset.apptainer': 'Apptainer template',

@@ -27,6 +27,8 @@ export const zhCNSlurm: Record<keyof typeof enSlurm, string> = {
   'profileForm.slurm.activate': '激活命令（例如 module load cuda && source ~/venv/bin/activate）',
   'profileForm.slurm.image': '镜像（在计算节点上拉取）',
   'profileForm.slurm.otherRuntimes': 'Apptainer 或 enroot：请选择“自定义命令”。未内置 Slurm 自带的 --container（OCI 包）。这些方式在此未经测试。',
+  'profile.mode.slurm': 'Slurm 批处理作业 · 分区 {partition}',
+  'profile.slurm.defaultPartition': '默认分区',
   'profileForm.slurm.run.custom': '自定义命令（Apptainer、enroot 等）',
   'profileForm.slurm.customScript': '启动服务器的命令（必须把 "$PORT" 传给它）',
   'profileForm.slurm.preset.apptainer': 'Apptainer 模板',
