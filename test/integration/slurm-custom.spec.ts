@@ -23,13 +23,13 @@ let connection: SshConnection;
 let engine: SlurmEngine;
 let jobId = '';
 
-function spec(script: string): ContainerSpec {
+function spec(script: string, testLabels: Record<string, string>): ContainerSpec {
   return {
     name: `agentswarm-${run}`,
     image: '',
     cmd: ['ajet-swarm', 'start', '--swarm-port', String(labelPort)],
     env: { NO_COLOR: '1', AGENTSWARM_CUSTOM_CANARY: 'custom-env-reaches-the-lines' },
-    labels: { ...labels, ...TEST_CONTAINER_LABELS, [LABEL_PORT]: String(labelPort) },
+    labels: { ...labels, ...testLabels, [LABEL_PORT]: String(labelPort) },
     network: { mode: 'host' },
     init: true,
     gpus: { mode: 'none' },
@@ -63,7 +63,7 @@ describe('a Slurm job that runs the user\'s own lines', () => {
   it('runs them on the node with $PORT and the profile env, is reached through the login node, and ends at scancel', { timeout: 180_000 }, async () => {
     const activate = loadTestbed().native.sshUserActivate;
     const lines = `${activate}\necho "custom lines see $AGENTSWARM_CUSTOM_CANARY on port $PORT"\najet-swarm start --swarm-port "$PORT"`;
-    jobId = await engine.createContainer(spec(lines));
+    jobId = await engine.createContainer(spec(lines, TEST_CONTAINER_LABELS));
     await engine.startContainer(jobId);
     await poll('the job to run', 60_000, async () => ((await engine.inspectContainer(jobId)).state === 'running' ? true : undefined), 500);
 
