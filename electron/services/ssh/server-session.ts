@@ -2,9 +2,7 @@ import { AppError } from '../../shared/errors';
 import { engineIdOfServer, type LinkHealth, type LinkState, type ServerProfile, type ServerView, type SshAuthMethod } from '../../shared/schemas-servers';
 import type { ContainerEngine } from '../engines/container-engine';
 import type { DockerApiEngine } from '../engines/docker-api-engine';
-import { SshHost } from '../engines/engine-host';
-import { SlurmEngine } from '../engines/slurm/slurm-engine';
-import { slurmWording } from '../engines/slurm/slurm-wording';
+import { createSlurmLoginEngine } from '../engines/slurm/slurm-login-engine';
 import { createSshDockerEngine, transportOfAccess } from '../engines/ssh-docker';
 import { withNativeProcesses } from '../native/native-engine';
 import type { SecretVaultApi } from '../secrets/vault-api';
@@ -97,7 +95,7 @@ export class ServerSession {
     });
     if (profile.docker.engine === 'slurm') {
       this.containers = null;
-      this.engine = this.slurmEngine(profile, options.appVersion ?? '0.0.0');
+      this.engine = createSlurmLoginEngine(profile, options.appVersion ?? '0.0.0', () => this.connection());
       return;
     }
     this.containers = createSshDockerEngine({
@@ -124,23 +122,6 @@ export class ServerSession {
 
   get id(): string {
     return this.profile.id;
-  }
-
-  /**
-   * The cluster behind a login node: jobs submitted over this session's current connection (it waits for a
-   * reconnect like the Docker engine does), their tunnels through the same connection to node:port. The
-   * SlurmEngine keeps its own tunnel listeners; they re-open channels on the new connection after a reconnect.
-   */
-  private slurmEngine(profile: ServerProfile, appVersion: string): SlurmEngine {
-    const target = `${profile.username}@${profile.host}:${profile.port}`;
-    const current = (): Promise<SshConnection> => this.connection();
-    return new SlurmEngine({
-      summary: { id: engineIdOfServer(profile.id), kind: 'slurm', label: profile.label, endpoint: `ssh://${target} (Slurm login node)` },
-      wording: slurmWording(profile.label, profile.username),
-      host: new SshHost(`${profile.label} (${target})`, current),
-      openChannel: async (address, port) => (await current()).forwardOut(address, port),
-      appVersion,
-    });
   }
 
   get currentProfile(): ServerProfile {
