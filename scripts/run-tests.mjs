@@ -36,10 +36,10 @@ function run(command, args, options = {}) {
   return result.status ?? 1;
 }
 
-function runAsync(command, args, logFile) {
+function runAsync(command, args, logFile, extraEnv = {}) {
   return new Promise((resolvePromise) => {
     const out = logFile ? openSync(logFile, 'w') : 'inherit';
-    const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', out, out] });
+    const child = spawn(command, args, { cwd: root, env: { ...env, ...extraEnv }, stdio: ['ignore', out, out] });
     child.on('close', (code, signal) => {
       if (typeof out === 'number') closeSync(out);
       resolvePromise(code ?? (signal ? 1 : 0));
@@ -97,7 +97,8 @@ if (extraArgs.length > 0) {
   const slurmLog = join(dirname(report), 'vitest-slurm.log');
   const started = Date.now();
   const isolated = runAsync('npx', vitestArgs(isolatedReport, ['--project', 'unit', '--project', 'renderer', '--project', 'conformance', '--maxWorkers=1']), isolatedLog);
-  const slurm = runAsync('npx', vitestArgs(slurmReport, ['--project', 'integration', SLURM_FILES]), slurmLog);
+  // The lane's test apps leave the shared daemons' test containers alone (test/support/test-app.ts).
+  const slurm = runAsync('npx', vitestArgs(slurmReport, ['--project', 'integration', SLURM_FILES]), slurmLog, { AGENTSWARM_TEST_SLURM_LANE: '1' });
   const integration = runAsync('npx', vitestArgs(report, ['--project', 'integration', '--exclude', `**/*${SLURM_FILES}*`]), null);
   const [isolatedStatus, slurmStatus, integrationStatus] = await Promise.all([isolated, slurm, integration]);
   console.log(readFileSync(isolatedLog, 'utf8'));

@@ -298,6 +298,9 @@ export class SwarmContainers {
 
   private async resumeOne(engine: ContainerEngine, container: SwarmContainer, portServed: boolean): Promise<void> {
     const { engineId, id: containerId } = container;
+    // A Start holds this port right now (the container may be listed between create and start): that Start
+    // watches it; recording it as ended here would release the tunnel the Start is opening (seen in e2e).
+    if (this.starting.has(`${engineId}:${container.port}`)) return;
     // Waiting for its turn: nothing to reach or to record yet; its `start` event adopts it (register.ts).
     if (isQueued(container)) {
       const timer = setTimeout(() => {

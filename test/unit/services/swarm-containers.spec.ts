@@ -97,6 +97,15 @@ class MemoryEngine implements ContainerEngine {
   async dispose() {}
 }
 
+/** Resolves once `ready()` holds (checked every few ms, at most 2 s). */
+async function poll(ready: () => boolean): Promise<void> {
+  const deadline = Date.now() + 2000;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error('the condition never held');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 function setup() {
   const engine = new MemoryEngine();
   const engines = new EngineRegistry();
@@ -120,6 +129,30 @@ describe('SwarmContainers', () => {
     expect(engine.containers.size).toBe(1);
     // Once the first is running, the running-container check takes over.
     await expect(containers.start(request)).rejects.toMatchObject({ code: 'CONTAINER_CONFLICT', message: expect.stringContaining('already runs') });
+    monitor.dispose();
+  });
+
+  it('a rediscovery (an SSH server came up) during a Start leaves that port alone: no "ended" record, no released tunnel', async () => {
+    const { engine, containers, request, monitor } = setup();
+    const released: number[] = [];
+    Object.assign(engine, { releaseHostPort: async (port: number) => void released.push(port) });
+    let letStart!: () => void;
+    const started = new Promise<void>((resolve) => (letStart = resolve));
+    const startContainer = engine.startContainer.bind(engine);
+    engine.startContainer = async (id: string) => {
+      await started;
+      await startContainer(id);
+    };
+    const start = containers.start(request);
+    // The container exists (created, not yet started) when the engine's containers are listed again.
+    await poll(() => engine.containers.size === 1);
+    await containers.resumeWatching('local');
+    expect(released).toEqual([]);
+    expect(monitor.statuses()).toEqual([]);
+    letStart();
+    const container = await start;
+    expect(monitor.statuses().map((s) => s.containerId)).toEqual([container.id]);
+    expect(released).toEqual([]);
     monitor.dispose();
   });
 
