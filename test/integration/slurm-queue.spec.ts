@@ -142,7 +142,7 @@ describe('a Slurm job that waits in the queue', () => {
     expect(profile?.runtime.container).toMatchObject({ id: jobId, state: 'running' });
     expect(await activeJobs(profileId)).toEqual([jobId]);
     // The node has no nvidia-smi (fake GPUs): the app does not claim a GPU check it did not make, it says so.
-    const skipped = readFileSync(join(app!.dataDir, APP_LOG_FILE), 'utf8').split('\n').find((l) => l.includes('GPU check after start skipped') && l.includes(jobId));
+    const skipped = readFileSync(join(app!.dataDir, APP_LOG_FILE), 'utf8').split('\n').find((l) => l.includes('GPU check after start skipped') && l.includes(`"containerId":"${jobId}"`));
     expect(skipped).toMatch(/Slurm allocated 1 GPU \(--gres\).*not checked/);
 
     await cancelledAfterStop(profileId, jobId);
