@@ -243,6 +243,14 @@ export interface ContainerEngine {
    * the tunnel it opened, so an idle tunnel neither holds a local port nor reports a dead swarm API.
    */
   releaseHostPort?(port: number): Promise<void>;
+  /**
+   * A batch scheduler (Slurm): Start may return a server still waiting in its queue (`created`, "queued: …") or
+   * running without its address yet, or one that ended at once (kept, with its output); the swarm services adopt
+   * such a server when its `start` event arrives. Absent: a container engine, whose started container serves.
+   */
+  readonly queuesJobs?: boolean;
+  /** Why the post-start GPU check could not see GPUs the engine gave the server another way (a native job's --gres); null: nothing to add. */
+  gpusNotChecked?(spec: Pick<ContainerSpec, 'gpus' | 'batch'>): string | null;
   dispose(): Promise<void>;
 }
 

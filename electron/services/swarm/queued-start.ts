@@ -7,7 +7,7 @@ import type { ContainerSpec } from '../engines/container-engine';
  * when its engine reports its `start` event (register.ts). Pure helpers, unit-tested.
  */
 
-/** A container that waits for its turn (a queued Slurm job), as opposed to Docker's `created` (made, never started). */
+/** A container that waits for its turn (a scheduler's queued job), as opposed to Docker's `created` (made, never started). */
 export function isQueued(c: { state: string; statusText: string }): boolean {
   return c.state === 'created' && /^queued\b/i.test(c.statusText);
 }
@@ -17,17 +17,6 @@ export type GpuSpec = Pick<ContainerSpec, 'gpus' | 'runtime' | 'batch'>;
 
 export function gpuSpecOf(spec: ContainerSpec): GpuSpec {
   return { gpus: spec.gpus, ...(spec.runtime ? { runtime: spec.runtime } : {}), ...(spec.batch ? { batch: spec.batch } : {}) };
-}
-
-/**
- * Why the post-start GPU check did not look at a Slurm job's GPUs, when the job asked for some in its batch
- * options but the spec's own request is empty (a native run: the native side of the spec carries no GPUs).
- * null when there is nothing to say.
- */
-export function slurmGpusUnchecked(spec: GpuSpec | null): string | null {
-  const gpus = spec?.batch?.gpus;
-  if (!gpus || gpus.count < 1 || spec.gpus.mode !== 'none') return null;
-  return `Slurm allocated ${gpus.count} GPU${gpus.count === 1 ? '' : 's'} (--${gpus.flag}); nvidia-smi is run only for a GPU request of the spec itself, and a native job's spec has none, so its GPUs were not checked`;
 }
 
 export interface UrlWait {

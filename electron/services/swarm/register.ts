@@ -13,13 +13,13 @@ export interface SwarmModule extends DomainModule<'swarm'> {
 export function registerSwarm(context: ServiceContext): SwarmModule {
   const { engines, events } = context;
   let containers: SwarmContainers | null = null;
-  // A server that starts running while nobody watches it (a queued Slurm job reached a node): adopt it.
-  // Only on a scheduler: a Docker daemon's `start` events include containers reached through another engine
+  // A server that starts running while nobody watches it (a queued job reached a node): adopt it.
+  // Only on a scheduler (queuesJobs): a Docker daemon's `start` events include containers reached through another engine
   // of the app (local Docker and an SSH server on the same daemon: the test bed's case), and adopting those
   // would watch one server twice, once past its tunnel (seen in e2e). Docker servers are found at rediscovery.
   const monitor = createSwarmMonitor(engines, events, { intervalMs: context.monitorIntervalMs }, (engineId, event) => {
     if (event.action !== 'start' || !containers || monitor.isWatching(engineId, event.containerId)) return;
-    if (!engines.has(engineId) || engines.get(engineId).summary.kind !== 'slurm') return;
+    if (!engines.has(engineId) || engines.get(engineId).queuesJobs !== true) return;
     void containers.adoptStarted(engineId, event.containerId);
   });
   containers = new SwarmContainers({ engines, monitor, events, appVersion: context.version, logger: context.logger });

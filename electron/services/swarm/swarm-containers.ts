@@ -6,7 +6,7 @@ import { imageNotFound, portInUse } from '../engines/engine-wording';
 import type { EventSink } from '../events';
 import type { Logger } from '../util/logger';
 import { verifyGpus, type GpuCheckOutcome } from './gpu-verify';
-import { gpuSpecOf, isQueued, slurmGpusUnchecked, waitForUrl, type GpuSpec } from './queued-start';
+import { gpuSpecOf, isQueued, waitForUrl, type GpuSpec } from './queued-start';
 import { statusKey, type SwarmMonitor } from './swarm-monitor';
 import { buildSwarmSpec, SWARM_LABELS, SWARM_ROLE, toSwarmContainer } from './swarm-spec';
 
@@ -157,18 +157,18 @@ export class SwarmContainers {
       await this.discard(engine, engineId, id, true);
       throw gpus.error;
     }
-    if (engine.summary.kind === 'slurm' && started.state === 'exited') {
-      // Ended at once (a bad activate line, a missing image): kept, so the queue card shows its output; said here.
+    if (engine.queuesJobs && started.state === 'exited') {
+      // A job that ended at once (a bad activate line, a missing image): kept, so the queue card shows its output; said here.
       this.changed(engineId);
       const tail = await engine.readLog(id, { tail: 6 }).catch(() => []);
-      throw new AppError('CONTAINER_START_FAILED', `Slurm job ${id} ended at once (${started.statusText}).${tail.length ? ` Its output ends with: ${tail.join(' | ')}` : ''} Fix the profile's Slurm options, then start again.`);
+      throw new AppError('CONTAINER_START_FAILED', `${engine.wording.product} job ${id} ended at once (${started.statusText}).${tail.length ? ` Its output ends with: ${tail.join(' | ')}` : ''} Fix the profile's ${engine.wording.product} options, then start again.`);
     }
     let url: string;
     try {
       url = await engine.urlForHostPort(port);
     } catch (error) {
       // A Slurm job on its node writes its endpoint a moment after it runs: watched once it has (adoptStarted).
-      if (engine.summary.kind !== 'slurm' || started.state !== 'running') throw error;
+      if (!engine.queuesJobs || started.state !== 'running') throw error;
       this.changed(engineId);
       return { container: toSwarmContainer(engineId, started), deferred: true };
     }
@@ -187,7 +187,7 @@ export class SwarmContainers {
       return { status: 'skipped', reason };
     }
     const gpus = await verifyGpus(engine, id, spec);
-    const unchecked = slurmGpusUnchecked(spec);
+    const unchecked = engine.gpusNotChecked?.(spec) ?? null;
     if (gpus.status === 'failed') log?.warn('swarm server started without its GPUs: removed', { engineId, containerId: id, ms: gpus.ms });
     else if (gpus.status === 'passed') log?.info?.('GPU check after start passed', { engineId, containerId: id, detail: gpus.detail, ms: gpus.ms });
     else if (spec.gpus.mode !== 'none' || unchecked) log?.warn('GPU check after start skipped', { engineId, containerId: id, reason: unchecked ?? gpus.reason });

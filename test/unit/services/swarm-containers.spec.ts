@@ -172,6 +172,7 @@ describe('SwarmContainers', () => {
 
 /** TEST DOUBLE of an engine whose servers wait in a queue (a Slurm cluster): started = queued until `run`. */
 class QueueEngine extends MemoryEngine {
+  readonly queuesJobs = true;
   /** How many URL requests fail before one succeeds (a job writes its endpoint a moment after it runs). */
   urlFails = 0;
   override async startContainer(id: string) {

@@ -28,6 +28,7 @@ import { isEndedState } from './slurm-parse';
 import { discardJob, readRecords, removeJobFiles, writeRecord } from './slurm-files';
 import { waitForStart } from './slurm-start';
 import { diffEvents, hasLabels, keyOfJobName, toContainerSummary, type SlurmJobRecord } from './slurm-state';
+import { slurmGpusUnchecked } from './slurm-gpu-note';
 import { slurmJobViews } from './slurm-job-views';
 import { SlurmTunnels } from './slurm-tunnels';
 
@@ -123,6 +124,8 @@ export function jobOptionsOf(spec: ContainerSpec): SlurmJobOptions {
 }
 
 export class SlurmEngine implements ContainerEngine {
+  /** Jobs wait in the queue, run without their address for a moment, or end at once: see ContainerEngine.queuesJobs. */
+  readonly queuesJobs = true;
   readonly summary: EngineSummary;
   readonly wording: EngineWording;
   readonly host: EngineHost;
@@ -362,6 +365,10 @@ export class SlurmEngine implements ContainerEngine {
 
   releaseHostPort(port: number): Promise<void> {
     return this.tunnels.release(port);
+  }
+
+  gpusNotChecked(spec: Pick<ContainerSpec, 'gpus' | 'batch'>): string | null {
+    return slurmGpusUnchecked(spec);
   }
 
   /** The app's jobs with their queue reason, node, time left and warnings (the Slurm server card). */

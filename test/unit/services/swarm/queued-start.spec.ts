@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { gpuSpecOf, isQueued, slurmGpusUnchecked, waitForUrl } from '../../../../electron/services/swarm/queued-start';
+import { slurmGpusUnchecked } from '../../../../electron/services/engines/slurm/slurm-gpu-note';
+import { gpuSpecOf, isQueued, waitForUrl } from '../../../../electron/services/swarm/queued-start';
 import { SlurmJobOptions } from '../../../../electron/shared/schemas-slurm';
 
 describe('servers that wait for their turn', () => {
@@ -12,10 +13,9 @@ describe('servers that wait for their turn', () => {
 
   it('says plainly when a Slurm job\'s GPUs were not checked (native run: the spec asks none itself)', () => {
     const batch = SlurmJobOptions.parse({ gpus: { flag: 'gres', count: 1 }, run: { mode: 'native', activate: null } });
-    expect(slurmGpusUnchecked({ gpus: { mode: 'none' }, runtime: 'native', batch })).toMatch(/^Slurm allocated 1 GPU \(--gres\); .*not checked$/);
-    expect(slurmGpusUnchecked({ gpus: { mode: 'all' }, runtime: 'container', batch }), 'checked with nvidia-smi: nothing to add').toBeNull();
-    expect(slurmGpusUnchecked({ gpus: { mode: 'none' }, runtime: 'native' })).toBeNull();
-    expect(slurmGpusUnchecked(null)).toBeNull();
+    expect(slurmGpusUnchecked({ gpus: { mode: 'none' }, batch })).toMatch(/^Slurm allocated 1 GPU \(--gres\); .*not checked$/);
+    expect(slurmGpusUnchecked({ gpus: { mode: 'all' }, batch }), 'checked with nvidia-smi: nothing to add').toBeNull();
+    expect(slurmGpusUnchecked({ gpus: { mode: 'none' } })).toBeNull();
     expect(gpuSpecOf({ name: 'n', image: '', cmd: [], env: { A: 'secret' }, labels: {}, network: { mode: 'host' }, init: false, gpus: { mode: 'none' }, shm: { mode: 'ipc-host' }, binds: [], runtime: 'native', batch })).toEqual({ gpus: { mode: 'none' }, runtime: 'native', batch });
   });
 
