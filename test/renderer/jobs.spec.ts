@@ -15,6 +15,11 @@ let api: FakeApi;
 let fake: JobsFake;
 let navigated: string[];
 
+// One fixed clock for the whole file: the fixtures' times, the fake backend's start times (Run again) and the
+// page's "so far" durations all read it, so the newest-first order holds on any day (a running run once started at
+// Date.now() - 5 s beside a rerun at a fixed date, and the order flipped once the wall clock passed that date).
+const NOW = Date.parse('2026-12-04T12:00:00.000Z');
+
 const ended = (at: string, ms: number) => ({ startedAt: at, endedAt: new Date(Date.parse(at) + ms).toISOString(), durationMs: ms, pid: null });
 
 function history() {
@@ -24,7 +29,7 @@ function history() {
       kind: 'train',
       label: 'Training on gpu-box',
       state: 'running',
-      startedAt: new Date(Date.now() - 5000).toISOString(),
+      startedAt: new Date(NOW - 5000).toISOString(),
       swarmUrl: 'http://127.0.0.1:10086',
     }),
     makeJobView({
@@ -49,10 +54,16 @@ function history() {
 }
 
 beforeEach(() => {
+  // Only Date is faked (testing-library's waitFor keeps real timers); it advances with real time.
+  vi.useFakeTimers({ now: NOW, toFake: ['Date'], shouldAdvanceTime: true });
   api = new FakeApi();
   setApiForTests(api);
   fake = new JobsFake(api, history());
   navigated = [];
+});
+
+afterEach(() => {
+  vi.useRealTimers();
 });
 
 function renderPage() {
@@ -254,7 +265,7 @@ describe('Jobs page: a run in detail', () => {
     const rerun = api.hold('jobs:rerun');
     await fireEvent.click(within(detail).getByRole('button', { name: 'Run again' }));
     // The backend's jobs:changed for the new run's end overtakes the answer (which says running).
-    fake.change('ep-2-again-1', { ...fake.jobs.find((j) => j.id === 'ep-2')!, id: 'ep-2-again-1', state: 'succeeded', startedAt: '2026-12-05T00:00:01.000Z' });
+    fake.change('ep-2-again-1', { ...fake.jobs.find((j) => j.id === 'ep-2')!, id: 'ep-2-again-1', state: 'succeeded', startedAt: new Date(Date.now() + 1000).toISOString() });
     rerun();
     await waitFor(() => expect(screen.getByTestId('job-detail').dataset.jobId).toBe('ep-2-again-1'));
     expect(within(screen.getByTestId('job-detail')).getByTestId('job-state').textContent).toContain('Succeeded');

@@ -97,11 +97,7 @@ podman_user_paths() {
 # (useradd's `!`) even for key logins. Only the test bed's plain key may log in; sshd's AllowUsers names the user.
 setup_podman_user() { # after setup_ssh_user (the plain key)
   local home=$STATE/home/$POD_USER
-  if ! id "$POD_USER" >/dev/null 2>&1; then
-    useradd -M -d "$home" -s /bin/bash "$POD_USER" >>"$LOG" 2>&1
-  else
-    usermod -d "$home" -s /bin/bash "$POD_USER" >>"$LOG" 2>&1
-  fi
+  ensure_test_user "$POD_USER" "$home"
   usermod -p '*' "$POD_USER" >>"$LOG" 2>&1
   # A user made before (or by a useradd without SUB_UID_* defaults) may have none: give it a range of its own.
   grep -q "^$POD_USER:" /etc/subuid || usermod --add-subuids 500000000-500065535 "$POD_USER" >>"$LOG" 2>&1
@@ -118,6 +114,8 @@ setup_podman_user() { # after setup_ssh_user (the plain key)
     "$home/.config/containers/storage.conf"
   chmod 700 "$home/.ssh"
   chmod 600 "$home/.ssh/authorized_keys"
+  runuser -u "$POD_USER" -- test -r "$home/.config/containers/storage.conf" ||
+    die "$POD_USER cannot reach its home $home: a folder above it is closed to other users (chmod o+x each of them, or set AGENTSWARM_TESTBED_DIR to a state dir under an open folder)"
   # No systemd/logind here: the runtime dir is made by hand, as pam_systemd would.
   mkdir -p "$POD_XDG"
   chown "$POD_USER:" "$POD_XDG"
@@ -142,10 +140,24 @@ start_podman_rootless() { # after setup_ssh_user
   if id "$POD_USER" >/dev/null 2>&1; then
     podman_user_paths
     if podman_rootless_ping; then
-      pid_alive "$RUN/podman-rootless.pid" "$PODMAN" && PODMAN_ROOTLESS_STATE=reused || PODMAN_ROOTLESS_STATE=foreign
-      # Our own service: keep the user in step (keys); another test bed's: its user, left as it is.
-      [[ $PODMAN_ROOTLESS_STATE == reused ]] && setup_podman_user
-      return 0
+      if pid_alive "$RUN/podman-rootless.pid" "$PODMAN"; then
+        # Our own service: keep the user in step (keys).
+        PODMAN_ROOTLESS_STATE=reused
+        setup_podman_user
+        return 0
+      fi
+      if [[ $SSHD_STATE == foreign ]]; then
+        # The test bed whose sshd serves the port owns the users: its service and user are used as they are.
+        [[ $POD_HOME == "$OWNER/home/$POD_USER" ]] ||
+          die "the rootless podman service of $POD_USER (home $POD_HOME) belongs to neither this test bed nor the one serving sshd ($OWNER): run 'testbed.sh down' in that checkout"
+        PODMAN_ROOTLESS_STATE=foreign
+        return 0
+      fi
+      # This test bed serves the sshd, so the service is an earlier checkout's that outlived its sshd: nothing but
+      # us reaches it now, and its user's keys and storage are that checkout's (every login with ours was refused).
+      # End it with everything the user runs; setup_podman_user below moves the user here.
+      log "rootless podman service of $POD_USER (home $POD_HOME) belongs to an earlier test bed: stopping it"
+      kill_user_processes "$POD_USER"
     fi
   fi
   pid_alive "$RUN/podman-rootless.pid" "$PODMAN" &&

@@ -47,8 +47,9 @@ NATIVE_ACTIVATE='export PATH="$HOME/.local/bin:$PATH"'
 # python3 + python3-venv: the job runner and the wizard run real Python (the ajet stub in a venv per test project).
 # podman: runc named so the runtime is the one measured (podman depends on crun | runc), catatonit for Init:true
 # (a recommends, and skipped when tini is installed), uidmap/slirp4netns/fuse-overlayfs for the rootless user.
+# iproute2 (ss) and procps (pgrep, pkill): finding who serves a port and which processes a test user still has.
 PACKAGES=(docker.io openssh-server docker-registry chromium curl ca-certificates fonts-wqy-microhei python3 python3-venv
-  podman runc catatonit uidmap slirp4netns fuse-overlayfs)
+  podman runc catatonit uidmap slirp4netns fuse-overlayfs iproute2 procps)
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 secs() { awk -v ms="$1" 'BEGIN { printf "%.2fs", ms / 1000 }'; }
@@ -162,17 +163,40 @@ EOF
   REGISTRY_STATE=started
 }
 
+# Ends every process of a test user and waits until they are gone (5 s at most). Only for a user whose processes
+# can belong to no live test bed: one being moved to this state dir while this test bed serves the sshd.
+kill_user_processes() { # kill_user_processes <user>
+  local i
+  pkill -KILL -u "$1" 2>/dev/null || true
+  for ((i = 0; i < 100; i++)); do
+    pgrep -u "$1" >/dev/null || return 0
+    sleep 0.05
+  done
+  die "processes of $1 survived SIGKILL: $(pgrep -u "$1" -a | head -n 5 | tr '\n' ';')"
+}
+
+# Makes a test user (or moves one an earlier checkout's test bed made) to <home>: the users belong to the machine,
+# their homes, keys and services to the test bed that serves the sshd. usermod refuses to change a home while the
+# user has a process, and what the user still runs then came from an earlier test bed (its pause process, its native
+# servers, its rootless service): it is ended first.
+ensure_test_user() { # ensure_test_user <user> <home> [useradd args…]
+  local user=$1 home=$2
+  shift 2
+  if ! id "$user" >/dev/null 2>&1; then
+    useradd -M -d "$home" -s /bin/bash "$@" "$user" >>"$LOG" 2>&1
+    return 0
+  fi
+  [[ $(getent passwd "$user" | cut -d: -f6) == "$home" ]] && return 0
+  log "moving $user's home from $(getent passwd "$user" | cut -d: -f6) to $home"
+  kill_user_processes "$user"
+  usermod -d "$home" -s /bin/bash "$user" >>"$LOG" 2>&1
+}
+
 setup_ssh_user() {
   local home=$STATE/home/$SSH_USER s=$STATE/ssh
   getent group docker >/dev/null || groupadd -r docker
-  if id "$SSH_USER" >/dev/null 2>&1; then
-    # usermod refuses while the user has a process. A test that ran podman as this user over SSH leaves
-    # rootless Podman's pause process (`catatonit -P`), which Podman starts again when it needs one.
-    pkill -KILL -u "$SSH_USER" -x catatonit 2>/dev/null || true
-    usermod -d "$home" -s /bin/bash -aG docker "$SSH_USER" >>"$LOG" 2>&1
-  else
-    useradd -M -d "$home" -s /bin/bash -G docker "$SSH_USER" >>"$LOG" 2>&1
-  fi
+  ensure_test_user "$SSH_USER" "$home" -G docker
+  usermod -aG docker "$SSH_USER" >>"$LOG" 2>&1
   echo "$SSH_USER:$SSH_PASSWORD" | chpasswd
   mkdir -p "$s" "$home/.ssh"
   chmod 755 "$STATE" "$STATE/home" "$home" # StrictModes: no group/world-writable dir above authorized_keys

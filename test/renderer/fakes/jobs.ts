@@ -44,7 +44,7 @@ export class JobsFake {
     });
     api.answer('jobs:cancel', (r) => {
       const job = this.find(r?.jobId);
-      Object.assign(job, { state: 'cancelled', signal: 'SIGINT', endedAt: '2026-12-04T10:05:00.000Z', durationMs: 300_000, pid: null });
+      Object.assign(job, { state: 'cancelled', signal: 'SIGINT', endedAt: new Date().toISOString(), durationMs: Math.max(0, Date.now() - Date.parse(job.startedAt)), pid: null });
       return structuredClone(job);
     });
     api.answer('jobs:rerun', (r) => {
@@ -54,7 +54,9 @@ export class JobsFake {
         ...old,
         id: `${old.id}-again-${this.reruns}`,
         state: 'running',
-        startedAt: new Date(Date.parse('2026-12-05T00:00:00.000Z') + this.reruns * 1000).toISOString(),
+        // The backend stamps a new run with its clock (a test that needs a fixed day fakes Date); a second apart
+        // so that reruns in one test keep their order.
+        startedAt: new Date(Date.now() + this.reruns * 1000).toISOString(),
         endedAt: null,
         durationMs: null,
         exitCode: null,

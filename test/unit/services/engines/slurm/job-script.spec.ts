@@ -116,7 +116,9 @@ describe('script text', () => {
   });
 });
 
-describe('the script run by bash as Slurm would run it (fake swarm server as ajet-swarm: TEST DOUBLE)', () => {
+// Real bash and node processes that start servers: 5 s (vitest's default) ran out on a loaded two-core machine (the
+// second test polls for up to 15 s by design), so these tests get 30 s.
+describe('the script run by bash as Slurm would run it (fake swarm server as ajet-swarm: TEST DOUBLE)', { timeout: 30_000 }, () => {
   const root = mkdtempSync(join(tmpdir(), 'slurm-job-'));
   const bin = join(root, 'bin');
   const jobs: ChildProcess[] = [];
