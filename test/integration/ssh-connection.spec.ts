@@ -156,7 +156,7 @@ describe('SshConnection against the test bed sshd', () => {
   it("leaves no authentication attempt in sshd's own log when the host key is rejected", async () => {
     const net = await import('node:net');
     const { statSync, readFileSync: read } = await import('node:fs');
-    const log = join(tb.stateDir, 'logs', 'sshd.log');
+    const log = tb.ssh.logPath;
     const offset = statSync(log).size;
     // Our own TCP socket (the hook ProxyJump uses), so we know the client port sshd logs.
     const sock = net.connect(tb.ssh.port, tb.ssh.host);

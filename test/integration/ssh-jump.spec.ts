@@ -118,7 +118,7 @@ describe('SshChain through the jump sshd', () => {
   });
 
   it('stops at a jump host whose key is rejected: no credential sent to it, later hops never contacted', async () => {
-    const log = join(tb.stateDir, 'logs', 'sshd-jump.log');
+    const log = tb.jump.logPath;
     const offset = statSync(log).size;
     const { events, chainOptions } = recorder({ rejectHop: 0, password: () => tb.ssh.password });
     const error = await failureOf(SshChain.connect(chainOptions([jumpHop(PASSWORD), targetHop(PASSWORD)])));
@@ -164,7 +164,7 @@ describe('SshChain through the jump sshd', () => {
   });
 
   it('closes everything and fires `closed` once, naming the jump host, when its sshd process for us is killed', async () => {
-    const listener = Number(readFileSync(join(tb.stateDir, 'run', 'sshd-jump.pid'), 'utf8'));
+    const listener = Number(readFileSync(tb.jump.pidFile, 'utf8'));
     const chain = await SshChain.connect(recorder().chainOptions([jumpHop(), targetHop()]));
     const reasons: Array<AppError | null> = [];
     chain.on('closed', (reason) => reasons.push(reason));

@@ -465,7 +465,7 @@ export AGENTSWARM_TEST_SLURM_CONF='$SLURM_SYSCONF'
 EOF
   STATE=$STATE SOCK=$SOCK REG=$REG SSH_HOST=$SSH_HOST SSH_PORT=$SSH_PORT SSH_USER=$SSH_USER \
     SSH_PASSWORD=$SSH_PASSWORD KEY_PASSPHRASE=$KEY_PASSPHRASE FP=$fp JUMP_PORT=$JUMP_PORT JFP=$jfp IMAGE=$IMAGE IMAGE_LOCAL=$IMAGE_LOCAL \
-    SSH_DIR=$SSH_DIR SSH_HOME=$SSH_HOME FIXTURE_HASH=$FIXTURE_HASH NATIVE_DIR=$NATIVE_DIR NATIVE_ACTIVATE=$NATIVE_ACTIVATE \
+    SSH_DIR=$SSH_DIR SSH_HOME=$SSH_HOME OWNER=$OWNER FIXTURE_HASH=$FIXTURE_HASH NATIVE_DIR=$NATIVE_DIR NATIVE_ACTIVATE=$NATIVE_ACTIVATE \
     STARTED="$DOCKERD_STATE $REGISTRY_STATE $SSHD_STATE $JUMP_STATE $PODMAN_ROOTFUL_STATE $PODMAN_ROOTLESS_STATE" \
     PODMAN_VERSION=$PODMAN_VERSION POD_ROOTFUL=$POD_ROOTFUL POD_SOCK=$POD_SOCK POD_CONF=$POD_CONF \
     POD_USER=$POD_USER POD_UID=$POD_UID POD_HOME=$POD_HOME POD_XDG=$POD_XDG \
@@ -482,9 +482,9 @@ EOF
         ssh: { host: e.SSH_HOST, port: Number(e.SSH_PORT), user: e.SSH_USER, password: e.SSH_PASSWORD,
                plainKeyPath: s + "/id_ed25519", encryptedKeyPath: s + "/id_ed25519_enc",
                encryptedKeyPassphrase: e.KEY_PASSPHRASE, hostPublicKeyPath: s + "/host_ed25519.pub",
-               hostKeyFingerprint: e.FP },
+               hostKeyFingerprint: e.FP, logPath: e.OWNER + "/logs/sshd.log", pidFile: e.OWNER + "/run/sshd.pid" },
         jump: { host: e.SSH_HOST, port: Number(e.JUMP_PORT), hostPublicKeyPath: s + "/jump_host_ed25519.pub",
-                hostKeyFingerprint: e.JFP },
+                hostKeyFingerprint: e.JFP, logPath: e.OWNER + "/logs/sshd-jump.log", pidFile: e.OWNER + "/run/sshd-jump.pid" },
         native: { ajetSwarmPath: e.NATIVE_DIR + "/bin/ajet-swarm", binDir: e.NATIVE_DIR + "/bin",
                   sshUserAjetSwarmPath: e.SSH_HOME + "/.local/bin/ajet-swarm",
                   sshUserActivate: e.NATIVE_ACTIVATE },

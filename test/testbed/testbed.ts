@@ -40,6 +40,12 @@ export interface Testbed {
     hostPublicKeyPath: string;
     /** `SHA256:<base64 without padding>`, as `ssh-keygen -lf` prints it. */
     hostKeyFingerprint: string;
+    /**
+     * sshd's own log and PID file: under the state dir of the test bed that started this sshd (another checkout's,
+     * when `up` found its sshd serving the port and reused it), not necessarily under `stateDir`.
+     */
+    logPath: string;
+    pidFile: string;
   };
   /**
    * A second sshd on 127.0.0.1:2223 for ProxyJump: the same user, password and keys as `ssh`, its own
@@ -50,6 +56,9 @@ export interface Testbed {
     port: number;
     hostPublicKeyPath: string;
     hostKeyFingerprint: string;
+    /** The jump sshd's own log and PID file (see `ssh.logPath`). */
+    logPath: string;
+    pidFile: string;
   };
   /**
    * Native mode: a TEST DOUBLE `ajet-swarm` (a node script that runs the fake swarm server), readable by

@@ -46,6 +46,11 @@ export interface FileFollowScripts {
   lineOffset(lines: number): string;
   /** The poll's `<alive>` word says the writer has ended (its output is complete). */
   ended(alive: string | undefined): boolean;
+  /**
+   * For a writer the host script cannot ask about cheaply (a Slurm job: an `squeue` per poll costs the cluster's
+   * controller): asked before each read instead of `ended`, so an answer "ended" still means the read is complete.
+   */
+  askEnded?: () => Promise<boolean>;
 }
 
 /**
@@ -67,6 +72,8 @@ export async function followFileByOffset(
   let offset = 0;
   if (line > 0) offset = Number((await run(scripts.lineOffset(line))).stdout.trim()) || 0;
   while (!signal.aborted) {
+    const endedBeforeRead = scripts.askEnded ? await scripts.askEnded() : null;
+    if (signal.aborted) return;
     const { stdout } = await run(scripts.chunk(offset, MAX_LINES_PER_POLL));
     if (signal.aborted) return;
     const headerEnd = stdout.indexOf('\n');
@@ -83,7 +90,7 @@ export async function followFileByOffset(
       line += count;
       offset += Buffer.byteLength(complete, 'utf8') + 1;
     }
-    if (scripts.ended(alive)) {
+    if (endedBeforeRead ?? scripts.ended(alive)) {
       const rest = end >= 0 ? data.slice(end + 1) : data;
       if (offset + Buffer.byteLength(rest, 'utf8') >= size) {
         if (rest !== '') onLines(asLines(rest, line + 1));

@@ -126,9 +126,15 @@ export function parseEndpoint(text: string): SlurmEndpoint | null {
   return { jobId, node: kv.get('node') || null, host: kv.get('host') ?? '', port, startedAt: started > 0 ? new Date(started * 1000).toISOString() : null };
 }
 
+/** How old a shared queue answer a caller can take (0, the default: a new `squeue`). */
+export interface QueueFreshness {
+  maxAgeMs?: number;
+}
+
 /**
- * sbatch, squeue, scontrol and scancel on a login node. Stateless apart from three answers kept per
- * client: the login user, whether `squeue --json` works there, and KillWait.
+ * sbatch, squeue, scontrol and scancel on a login node. Stateless apart from the answers kept per client: the login
+ * user, whether `squeue --json` works there, KillWait, and the newest queue answer (shared with callers that can
+ * take it at its age).
  */
 export class SlurmClient {
   private readonly now: () => number;
@@ -137,6 +143,11 @@ export class SlurmClient {
   /** null: not tried yet; false: this Slurm has no `squeue --json` (older than 21.08, or no openapi plugin). */
   private jsonWorks: boolean | null = null;
   private killWait: number | null = null;
+  /**
+   * The newest queue answer (or the one on its way) and when it was asked for. Callers that can take an answer of
+   * a given age share it (the log follower rides on the engine's event poll) instead of asking slurmctld again.
+   */
+  private lastQueue: { askedAt: number; jobs: Promise<SlurmJob[]> } | null = null;
 
   constructor(private readonly options: SlurmClientOptions) {
     this.now = options.now ?? Date.now;
@@ -206,9 +217,9 @@ export class SlurmClient {
    * Every job Slurm lists (all users; finished ones for MinJobAge), and the app's jobs of the login user
    * among them with their queue position. `squeue --json` where it works, else the `-o` format.
    */
-  async queue(): Promise<{ all: SlurmJob[]; ours: SlurmJob[] }> {
+  async queue(fresh: QueueFreshness = {}): Promise<{ all: SlurmJob[]; ours: SlurmJob[] }> {
     const user = await this.user();
-    const all = await this.allJobs();
+    const all = await this.allJobs(fresh.maxAgeMs ?? 0);
     const ours = all.filter((j) => isAppJob(j, user));
     return { all, ours: withPendingPositions(ours, all) };
   }
@@ -222,9 +233,9 @@ export class SlurmClient {
    * One job: from squeue, else (or for the exit code the `-o` format lacks) from `scontrol -o show job`.
    * null when Slurm has forgotten it (MinJobAge after its end: "Invalid job id specified").
    */
-  async job(jobId: string): Promise<SlurmJob | null> {
+  async job(jobId: string, fresh: QueueFreshness = {}): Promise<SlurmJob | null> {
     assertJobId(jobId);
-    const { all, ours } = await this.queue();
+    const { all, ours } = await this.queue(fresh);
     const listed = ours.find((j) => j.id === jobId) ?? all.find((j) => j.id === jobId) ?? null;
     if (listed && !(isEndedState(listed.state) && listed.exitCode === null)) return listed;
     const result = await this.options.exec(`SLURM_TIME_FORMAT=%s scontrol -o show job ${jobId}`, { timeoutMs: TIMEOUT_MS });
@@ -300,7 +311,20 @@ export class SlurmClient {
     return result.stdout.split('\n').filter((l, i, all) => l !== '' || i < all.length - 1);
   }
 
-  private async allJobs(): Promise<SlurmJob[]> {
+  /** Every job squeue lists: a new `squeue`, unless an answer asked for at most `maxAgeMs` ago can be shared. */
+  private allJobs(maxAgeMs: number): Promise<SlurmJob[]> {
+    const last = this.lastQueue;
+    if (last && maxAgeMs > 0 && this.now() - last.askedAt <= maxAgeMs) return last.jobs;
+    const entry = { askedAt: this.now(), jobs: this.askSqueue() };
+    this.lastQueue = entry;
+    // A failed answer is not shared: the next caller asks again.
+    entry.jobs.catch(() => {
+      if (this.lastQueue === entry) this.lastQueue = null;
+    });
+    return entry.jobs;
+  }
+
+  private async askSqueue(): Promise<SlurmJob[]> {
     if (this.jsonWorks !== false) {
       const result = await this.options.exec('squeue --json', { timeoutMs: TIMEOUT_MS });
       if (result.code === 0) {

@@ -291,7 +291,8 @@ export class SlurmEngine implements ContainerEngine {
 
   async followLog(id: string, options: FollowLogOptions): Promise<void> {
     const { key } = await this.find(id);
-    await followJobOutput((script) => this.host.exec(script), id, slurmOutputPath(key, id), options, this.options.logPollMs);
+    const queueMaxAgeMs = (this.options.eventPollMs ?? EVENT_POLL_MS) + 2000; // rides on the event poll's squeue
+    await followJobOutput((script) => this.host.exec(script), { client: this.client, jobId: id, queueMaxAgeMs }, slurmOutputPath(key, id), options, this.options.logPollMs);
   }
 
   watchEvents(labels: Record<string, string>, onEvent: (event: ContainerEvent) => void): () => void {

@@ -1,5 +1,7 @@
 import { followFileByOffset } from '../../native/native-log-follow';
 import { shellQuote, type FollowLogOptions, type HostExecResult } from '../container-engine';
+import type { SlurmClient } from './slurm-client';
+import { isEndedState } from './slurm-parse';
 
 /**
  * Following a job's output file (`out/<id>.out`, stdout and stderr together) through the login node.
@@ -10,8 +12,6 @@ import { shellQuote, type FollowLogOptions, type HostExecResult } from '../conta
  */
 
 const POLL_MS = 1000;
-/** squeue states in which the job may still write to its output. */
-const ACTIVE = 'PENDING|CONFIGURING|RUNNING|COMPLETING|SUSPENDED|RESIZING|SIGNALING|STAGE_OUT|STOPPED|REQUEUED|REQUEUE_HOLD|REQUEUE_FED|RESV_DEL_HOLD';
 
 /** A path as a shell word: `~/x` keeps $HOME expanding on the host. */
 export function pathWord(path: string): string {
@@ -19,17 +19,16 @@ export function pathWord(path: string): string {
 }
 
 /**
- * One poll: `@@follow <alive> <size>` (alive asked before reading, so an ended job's output is
- * complete), then at most `maxLines` lines from byte `offset`. A queued job has no file yet: size 0.
- * Plain `squeue -j` (not --json, which ignores -j on 22.05); a forgotten job makes it fail: not alive.
+ * One poll: `@@follow - <size>`, then at most `maxLines` lines from byte `offset`. A queued job has no file yet:
+ * size 0. It asks Slurm nothing: whether the job still writes comes from the engine's shared queue answer
+ * (`jobEnded` in followJobOutput), not from an `squeue -j` a second (177 of the 201 controller requests a minute
+ * one watched job cost, measured with sdiag).
  */
-export function followChunkScript(jobId: string, path: string, offset: number, maxLines: number): string {
+export function followChunkScript(path: string, offset: number, maxLines: number): string {
   return [
     `f=${pathWord(path)}`,
-    `s=$(squeue -h -j ${jobId} -o %T 2>/dev/null)`,
-    `case "$s" in ${ACTIVE}) a=1 ;; *) a=0 ;; esac`,
     'if [ -f "$f" ]; then n=$(wc -c <"$f" | tr -d \' \'); else n=0; fi',
-    'echo "@@follow $a $n"',
+    'echo "@@follow - $n"',
     `[ -f "$f" ] && tail -c +${Math.floor(offset) + 1} "$f" | head -n ${Math.floor(maxLines)}`,
     'exit 0',
   ].join('\n');
@@ -39,24 +38,38 @@ function lineOffsetScript(path: string, lines: number): string {
   return `f=${pathWord(path)}\n[ -f "$f" ] && head -n ${Math.floor(lines)} "$f" | wc -c | tr -d ' '\nexit 0`;
 }
 
+/** Where a follower learns whether its job still writes: the engine's client, sharing answers up to `queueMaxAgeMs` old. */
+export interface FollowedJob {
+  client: Pick<SlurmClient, 'job'>;
+  jobId: string;
+  queueMaxAgeMs: number;
+}
+
 /**
  * Follows job `jobId`'s output until the job has ended and everything is read, or `signal` aborts.
- * Complete lines only; a last line without a newline is delivered once the job has ended.
+ * Complete lines only; a last line without a newline is delivered once the job has ended. The job's state is asked
+ * before each read (so "ended" means the output is complete), from a queue answer shared with the engine's event
+ * poll: while events are watched, following costs the controller nothing of its own. A job Slurm no longer lists
+ * has ended.
  */
 export function followJobOutput(
   run: (script: string) => Promise<HostExecResult>,
-  jobId: string,
+  followed: FollowedJob,
   path: string,
   options: FollowLogOptions,
   pollMs = POLL_MS,
 ): Promise<void> {
+  const jobEnded = async () => {
+    const job = await followed.client.job(followed.jobId, { maxAgeMs: followed.queueMaxAgeMs });
+    return job === null || isEndedState(job.state);
+  };
   return followFileByOffset(
     run,
     {
-      chunk: (offset, maxLines) => followChunkScript(jobId, path, offset, maxLines),
+      chunk: (offset, maxLines) => followChunkScript(path, offset, maxLines),
       lineOffset: (lines) => lineOffsetScript(path, lines),
-      // Anything but "1": ended, or squeue no longer knows the job.
-      ended: (alive) => alive !== '1',
+      ended: () => false,
+      askEnded: jobEnded,
     },
     options,
     pollMs,
