@@ -56,7 +56,9 @@ export async function startRunner(options: Partial<Omit<JobRunnerOptions, 'dir' 
     swarmUrl: (engineId, containerId) => swarms.get(`${engineId}:${containerId}`) ?? null,
     killTimeouts: { intMs: 400, termMs: 400 },
     disposeKillTimeouts: { intMs: 300, termMs: 300 },
-    healthTimeoutMs: 500,
+    // A healthy server's answer must not lose to the machine's load (0.5 s ran out under CI's load average of 10);
+    // the preflight spec shortens it where it waits for a server that never answers.
+    healthTimeoutMs: 5000,
     logBatchMs: 50,
     ...options,
   });
