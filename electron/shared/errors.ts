@@ -91,6 +91,10 @@ export const ErrorCodes = [
   'KEYCHAIN_UNAVAILABLE',
   /** No secret with that id (deleted, or set on another computer). */
   'SECRET_NOT_FOUND',
+  /** The secret is of another kind than this use takes (an SSH password as an LLM key, an LLM key as a profile's env). */
+  'SECRET_WRONG_KIND',
+  /** An LLM key would go to another endpoint (scheme, host or port) than it was saved for: type it again, or confirm that origin. */
+  'SECRET_ENDPOINT_MISMATCH',
   /** The chosen file is not a settings export of this app (or a newer, unknown version). */
   'SETTINGS_IMPORT_INVALID',
   // Dry run (issue 15).

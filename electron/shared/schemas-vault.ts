@@ -102,13 +102,34 @@ export const SecretMeta = z.object({
   usedBy: z.array(z.string()),
 });
 
-/** Create (no id) or replace/edit (id). `value` is write-only; omitted on edit = keep the stored value. */
+/**
+ * The origin (scheme, host, port) an LLM key is bound to: `https://api.openai.com` for
+ * `https://api.openai.com/v1`, with the default port dropped, so `:443` is the same endpoint.
+ * null for a string that is not a URL.
+ */
+export function endpointOrigin(url: string): string | null {
+  try {
+    const parsed = new URL(url.trim());
+    return parsed.origin === 'null' ? null : parsed.origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Create (no id) or replace/edit (id). `value` is write-only; omitted on edit = keep the stored
+ * value — but only while the kind and the LLM endpoint's origin stay: a key is bound to the
+ * endpoint it was typed for. Moving it to another origin without typing it again needs
+ * `reuseKeyAt` = that new origin, which the UI sends only after the user confirmed
+ * "use the same key at <origin>".
+ */
 export const SecretSave = z.object({
   id: SecretId.optional(),
   name: z.string().trim().min(1, 'name is required').max(128),
   kind: SecretKind,
   value: z.string().min(1, 'the secret is empty').max(16_384).optional(),
   llm: LlmAttributes.nullable().default(null),
+  reuseKeyAt: z.string().max(2100).optional(),
 });
 
 export const SecretRef = z.object({ id: SecretId });
