@@ -85,6 +85,8 @@ export const ErrorCodes = [
   'VAULT_NOT_SET_UP',
   /** The vault needs its passphrase (or the keychain could not unwrap its key) before a secret can be used. */
   'VAULT_LOCKED',
+  /** The vault file could not be written (full disk, read-only folder, no permission); nothing was changed. The message names the folder and the cause. */
+  'VAULT_NOT_SAVED',
   /** The passphrase does not open the vault; nothing was changed. */
   'VAULT_WRONG_PASSPHRASE',
   /** The OS keychain is unavailable or only obfuscates (Linux basic_text) and the user has not chosen what to do. */
