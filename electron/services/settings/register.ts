@@ -27,7 +27,7 @@ export function registerSettings(context: ServiceContext, deps: SettingsDeps): D
       'settings:update': async (patch) => settings.update(patch),
       'settings:status': () => settings.checkStatus(),
       'settings:export': async () => exportSettings(sources),
-      'settings:import': async ({ text }) => importSettings(sources, text),
+      'settings:import': async ({ text, confirm }) => importSettings(sources, text, confirm),
     },
     async start() {
       await settings.load();
