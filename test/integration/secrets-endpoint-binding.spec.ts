@@ -115,7 +115,7 @@ describe('a stored secret goes only to the endpoint and use it was saved for', (
     expect(capture.seen).toEqual([]);
   });
 
-  it('the dry run refuses another URL for a stored key, and a secret that is not an LLM key', async () => {
+  it('the dry run refuses another URL for a stored key, and (like the wizard) a secret that is not an LLM key', async () => {
     const config = DryRunConfig.parse({ llm: { baseUrl: capture.url, model: 'm', secretId: llmId }, bootDelayMs: 0 });
     const elsewhere = await refusal(app.handlers['dryrun:start']({ config }));
     expect(elsewhere.code).toBe('SECRET_ENDPOINT_MISMATCH');
@@ -123,6 +123,8 @@ describe('a stored secret goes only to the endpoint and use it was saved for', (
     const wrongKind = await refusal(app.handlers['dryrun:start']({ config: { ...config, llm: { ...config.llm, secretId: sshId } } }));
     expect(wrongKind.code).toBe('SECRET_WRONG_KIND');
     expect(wrongKind.message).toContain('"Box password" is an SSH password');
+    // The wizard's debug LLM step takes only an LLM key too (its Test would send it as a bearer token).
+    expect((await refusal(app.handlers['wizard:set-llm']({ secretId: sshId }))).code).toBe('SECRET_WRONG_KIND');
     expect(capture.seen).toEqual([]);
   });
 
