@@ -30,6 +30,7 @@ import { registerJobs } from './jobs/register';
 import { registerWizard } from './wizard/register';
 import { defaultResourcesDir } from './util/resources-dir';
 import type { KeychainPort } from './secrets/keychain-port';
+import { kindScopedVault, SSH_KINDS, withServerSecretKinds } from './secrets/secret-binding';
 import { SecretVault } from './secrets/secret-vault';
 import type { SecretVaultApi } from './secrets/vault-api';
 import { AppLog } from './util/app-log';
@@ -123,13 +124,15 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const app = registerApp(context);
   const enginesModule = registerEngines(context);
   // Servers before swarm: their engines must be in the registry when swarm rediscovers containers.
-  const servers = registerServers(context, {
+  // SSH logins see the vault through a kind check: an LLM key chosen as a password never reaches a server.
+  const sshContext: ServiceContext = { ...context, vault: kindScopedVault(context.vault, SSH_KINDS, 'An SSH login') };
+  const servers = withServerSecretKinds(context.vault, registerServers(sshContext, {
     dataDir: options.dataDir,
     ...(options.ssh?.knownHostsPath ? { knownHostsPath: options.ssh.knownHostsPath } : {}),
     ...(options.ssh?.configPath ? { configPath: options.ssh.configPath } : {}),
     ...(options.ssh?.env ? { env: options.ssh.env } : {}),
     ...(options.ssh?.tuning ? { tuning: options.ssh.tuning } : {}),
-  });
+  }));
   const swarm = registerSwarm(context);
   const doctor = registerDoctor(context);
   const images = registerImages(context);

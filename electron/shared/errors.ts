@@ -85,12 +85,18 @@ export const ErrorCodes = [
   'VAULT_NOT_SET_UP',
   /** The vault needs its passphrase (or the keychain could not unwrap its key) before a secret can be used. */
   'VAULT_LOCKED',
+  /** The vault file could not be written (full disk, read-only folder, no permission); nothing was changed. The message names the folder and the cause. */
+  'VAULT_NOT_SAVED',
   /** The passphrase does not open the vault; nothing was changed. */
   'VAULT_WRONG_PASSPHRASE',
   /** The OS keychain is unavailable or only obfuscates (Linux basic_text) and the user has not chosen what to do. */
   'KEYCHAIN_UNAVAILABLE',
   /** No secret with that id (deleted, or set on another computer). */
   'SECRET_NOT_FOUND',
+  /** The secret is of another kind than this use takes (an SSH password as an LLM key, an LLM key as a profile's env). */
+  'SECRET_WRONG_KIND',
+  /** An LLM key would go to another endpoint (scheme, host or port) than it was saved for: type it again, or confirm that origin. */
+  'SECRET_ENDPOINT_MISMATCH',
   /** The chosen file is not a settings export of this app (or a newer, unknown version). */
   'SETTINGS_IMPORT_INVALID',
   // Dry run (issue 15).

@@ -145,6 +145,12 @@ export const JobView = z.object({
   /** Lines written so far (stdout + stderr); the full log is in `logFile`. */
   logLines: z.number().int().nonnegative(),
   logFile: z.string(),
+  /**
+   * The run's record is not in the history file yet because writing it failed (`code`: ENOSPC,
+   * EROFS, EACCES …; `file`: the history file). It is kept in memory and written again every 30 s
+   * and at the next change; null once it is on disk.
+   */
+  notSaved: z.object({ code: z.string(), file: z.string() }).nullable().default(null),
 });
 
 export const JobRef = z.object({ jobId: JobId });

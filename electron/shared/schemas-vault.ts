@@ -102,13 +102,34 @@ export const SecretMeta = z.object({
   usedBy: z.array(z.string()),
 });
 
-/** Create (no id) or replace/edit (id). `value` is write-only; omitted on edit = keep the stored value. */
+/**
+ * The origin (scheme, host, port) an LLM key is bound to: `https://api.openai.com` for
+ * `https://api.openai.com/v1`, with the default port dropped, so `:443` is the same endpoint.
+ * null for a string that is not a URL.
+ */
+export function endpointOrigin(url: string): string | null {
+  try {
+    const parsed = new URL(url.trim());
+    return parsed.origin === 'null' ? null : parsed.origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Create (no id) or replace/edit (id). `value` is write-only; omitted on edit = keep the stored
+ * value — but only while the kind and the LLM endpoint's origin stay: a key is bound to the
+ * endpoint it was typed for. Moving it to another origin without typing it again needs
+ * `reuseKeyAt` = that new origin, which the UI sends only after the user confirmed
+ * "use the same key at <origin>".
+ */
 export const SecretSave = z.object({
   id: SecretId.optional(),
   name: z.string().trim().min(1, 'name is required').max(128),
   kind: SecretKind,
   value: z.string().min(1, 'the secret is empty').max(16_384).optional(),
   llm: LlmAttributes.nullable().default(null),
+  reuseKeyAt: z.string().max(2100).optional(),
 });
 
 export const SecretRef = z.object({ id: SecretId });
@@ -134,15 +155,55 @@ export const SettingsExport = z.object({
   path: z.string(),
   bytes: z.number().int().nonnegative(),
 });
+/**
+ * Where an item of an import would send things: a server's host, port, user, jump hosts and key
+ * files; a profile's engine and image; and an added server's use of a secret that is in this
+ * vault. A change of any of these is applied only once the user confirmed that item.
+ */
+export const ImportField = z.enum(['host', 'port', 'username', 'jumps', 'identityFiles', 'engineId', 'image', 'passwordSecretId', 'passphraseSecretId']);
+
+export const ImportFieldChange = z.object({
+  field: ImportField,
+  /** The value here now, as text (jump hosts as `user@host:port`, key files comma-separated); null = none. */
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+});
+
+/** An item the import held back: what would change, old → new. `key` goes back in `confirm`. */
+export const ImportPending = z.object({
+  key: z.string().max(200),
+  kind: z.enum(['server', 'profile']),
+  label: z.string(),
+  changes: z.array(ImportFieldChange),
+});
+
+/** A secret reference removed when a confirmed change re-pointed its item: the user attaches it again. */
+export const ImportDetached = z.object({
+  kind: z.enum(['server', 'profile']),
+  label: z.string(),
+  /** `passwordSecretId`, `passphraseSecretId`, or a profile's env name. */
+  field: z.string(),
+  secretId: z.string(),
+});
+
 export const SettingsImportRequest = z.object({
   /** The exported file's text (the renderer reads the file the user picked). */
   text: z.string().min(2).max(4_000_000),
+  /**
+   * Absent: the first pass (everything but the held-back items). Present: the second pass, which
+   * applies only these items (keys from `pending`) after the user confirmed their changes.
+   */
+  confirm: z.array(z.string().max(200)).max(1000).optional(),
 });
 export const SettingsImportResult = z.object({
   imported: z.array(z.string()),
   skipped: z.array(z.string()),
   /** Secrets the imported items refer to that are not in this vault: the user sets them again. */
   missingSecrets: z.array(z.string()),
+  /** Items not applied: their changes wait for the user's confirmation. */
+  pending: z.array(ImportPending).default([]),
+  /** Secret references taken off items whose confirmed change re-pointed them. */
+  detached: z.array(ImportDetached).default([]),
 });
 
 export type SecretKind = z.infer<typeof SecretKind>;
@@ -156,3 +217,6 @@ export type SecretSave = z.infer<typeof SecretSave>;
 export type VaultSetup = z.infer<typeof VaultSetup>;
 export type PasswordStoreChoice = z.infer<typeof PasswordStoreChoice>;
 export type SettingsImportResult = z.infer<typeof SettingsImportResult>;
+export type ImportFieldChange = z.infer<typeof ImportFieldChange>;
+export type ImportPending = z.infer<typeof ImportPending>;
+export type ImportDetached = z.infer<typeof ImportDetached>;

@@ -259,10 +259,11 @@ export const StoreStatus = z.object({
    * `unreadable`: could not be read (a folder, no permission, data folder is a file); defaults in
    * use and the file is never written over. `moved-aside`: not a JSON object; moved to `movedTo`,
    * defaults in use. `fields-reset`: some fields were invalid and use their defaults; the original
-   * file is copied to `movedTo` before the first save.
+   * file is copied to `movedTo` before the first save. `not-writable`: a test write in its folder
+   * (or the last save) failed — read-only, full disk, no permission; `detail` says which.
    */
-  problem: z.enum(['unreadable', 'moved-aside', 'fields-reset']).nullable(),
-  /** False while saving would write over a file that could not be read. */
+  problem: z.enum(['unreadable', 'moved-aside', 'fields-reset', 'not-writable']).nullable(),
+  /** False while saving would write over a file that could not be read, or the folder takes no write. */
   writable: z.boolean(),
   /** English detail, e.g. "EACCES: no permission to read it". */
   detail: z.string().nullable(),

@@ -97,6 +97,8 @@ describe('a secret through whole flows never appears where it must not (canary)'
     expect(readFileSync(`/proc/${child.pid}/environ`, 'latin1').split('\0')).toContain(`OPENAI_API_KEY=${CANARY}`);
 
     // 4. A profile that takes SWANLAB_API_KEY from the vault by id; locked → a clear error naming it.
+    // The same canary saved again as a SwanLab key: a profile's env takes env kinds only (an LLM key goes to its endpoint alone).
+    const swan = await value<SecretMeta>('secrets:save', { name: 'Canary SwanLab', kind: 'swanlab', value: CANARY, llm: null });
     const port = await freePort();
     const added = await value<ProfileView>('profiles:add', {
       label: 'Canary swarm',
@@ -110,7 +112,7 @@ describe('a secret through whole flows never appears where it must not (canary)'
       experimentsDir: null,
       checkpointsDir: null,
       secretEnv: ['SWANLAB_API_KEY'],
-      secretRefs: { SWANLAB_API_KEY: meta.id },
+      secretRefs: { SWANLAB_API_KEY: swan.id },
     });
     const profileId = added.profile.id;
     expect(added.runtime.secretsKnown).toEqual(['SWANLAB_API_KEY']);

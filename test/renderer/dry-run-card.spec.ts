@@ -6,6 +6,7 @@ import { setLocale } from '../../renderer/src/lib/i18n';
 import TrainingDashboard from '../../renderer/src/pages/servers/training/TrainingDashboard.svelte';
 import { FakeApi, makeStatus, makeTrainingView } from './fake-api';
 import { installDryRunFake, makeEpisode, type DryRunFake } from './fakes/dryrun';
+import { installVaultFake, makeSecret } from './fakes/vault';
 
 let api: FakeApi;
 let fake: DryRunFake;
@@ -100,6 +101,23 @@ describe('dry-run card on the Servers page', () => {
     await fireEvent.click(within(c).getByTestId('dryrun-start'));
     expect(within(c).getByTestId('dryrun-error-secret').textContent).toContain('Pick an LLM endpoint from the vault');
     expect(fake.starts).toEqual([]);
+  });
+
+  it('takes the base URL from the chosen vault endpoint and does not let it be edited (its key goes only there)', async () => {
+    installVaultFake(api, { status: 'unlocked', secrets: [makeSecret({ id: 'local-llm', name: 'Local LLM', llm: { baseUrl: 'http://127.0.0.1:8000/v1', model: 'qwen' } })] });
+    render(App);
+    const c = await card();
+    const baseUrl = within(c).getByTestId('dryrun-base-url') as HTMLInputElement;
+    await fireEvent.input(baseUrl, { target: { value: 'http://127.0.0.1:9999/v1' } });
+    await fireEvent.click(within(c).getByTestId('dryrun-key-vault'));
+    const select = (await within(c).findByTestId('secret-picker-select')) as HTMLSelectElement;
+    await waitFor(() => expect([...select.options].map((o) => o.value)).toContain('local-llm'));
+    await fireEvent.change(select, { target: { value: 'local-llm' } });
+    await waitFor(() => expect(baseUrl.value).toBe('http://127.0.0.1:8000/v1'));
+    expect(baseUrl.readOnly).toBe(true);
+    expect(within(c).getByText('Taken from the chosen vault endpoint: its key goes only there. For another URL, type a key for this run.')).toBeTruthy();
+    await fireEvent.click(within(c).getByTestId('dryrun-key-session'));
+    expect(baseUrl.readOnly).toBe(false);
   });
 
   it('shows why a start failed (a locked vault) with its error code', async () => {

@@ -195,6 +195,20 @@ describe('Jobs page: a run in detail', () => {
     await waitFor(() => expect(document.activeElement).toBe(within(row('ds-1')).getByRole('button')));
   });
 
+  it('says when a run is not in the saved history (full disk), in the row and the detail, and clears it once saved', async () => {
+    renderPage();
+    const detail = await openDetail('Test episode · item 3');
+    expect(within(detail).queryByTestId('job-not-saved')).toBeNull();
+    fake.change('ep-2', { notSaved: { code: 'ENOSPC', file: '/data/jobs/history.json' } });
+    const notice = await within(detail).findByTestId('job-not-saved');
+    expect(notice.textContent).toContain('This run is not in the saved history yet');
+    expect(notice.textContent).toContain('Writing /data/jobs/history.json failed: the disk is full.');
+    expect(within(row('ep-2')).getByTestId('job-row-not-saved').textContent).toBe('not saved');
+    fake.change('ep-2', { notSaved: null });
+    await waitFor(() => expect(within(detail).queryByTestId('job-not-saved')).toBeNull());
+    expect(within(row('ep-2')).queryByTestId('job-row-not-saved')).toBeNull();
+  });
+
   it('follows jobs:changed in the detail too', async () => {
     renderPage();
     const detail = await openDetail('Training on gpu-box');

@@ -37,6 +37,17 @@ describe('settings file notice', () => {
     expect(screen.queryByTestId('settings-file-notice-short')).toBeNull();
   });
 
+  it('says when the settings folder takes no write (read-only, full disk), with the cause', async () => {
+    api.settingsStatus = { ...unreadable, problem: 'not-writable', writable: false, detail: 'EROFS: the folder is on a read-only file system: make it writable or choose another data folder' };
+    render(App);
+    const short = await screen.findByTestId('settings-file-notice-short');
+    expect(short.textContent).toContain('Settings cannot be saved');
+    await fireEvent.click(within(short).getByRole('button', { name: 'Details in Settings' }));
+    const full = await screen.findByTestId('settings-file-notice');
+    expect(full.textContent).toContain('Reason: EROFS: the folder is on a read-only file system');
+    expect(full.textContent).toContain('the app tries the write again each time');
+  });
+
   it('names where a damaged file was moved, and which fields were reset', async () => {
     api.settingsStatus = { ...unreadable, problem: 'fields-reset', writable: true, detail: null, movedTo: '/x/settings.json.invalid-1', resetFields: ['language', 'swarm.port'] };
     render(App);

@@ -141,6 +141,30 @@ describe('secrets on Settings: add, test, replace, delete', () => {
     expect(fake.values.get('openai')).toBe(CANARY_2);
   });
 
+  it('moving an endpoint to another origin asks "use the same key at <origin>" and sends that origin only once ticked', async () => {
+    const fake = renderSection({ status: 'unlocked', secrets: [makeSecret()] });
+    fake.values.set('openai', CANARY);
+    await fireEvent.click(within(await row('openai')).getByTestId('secret-edit'));
+    const dialog = await screen.findByTestId('secret-dialog');
+    const baseUrl = within(dialog).getByTestId('secret-form-base-url');
+    // Another path on the same origin: no question.
+    await fireEvent.input(baseUrl, { target: { value: 'https://api.openai.com/v2' } });
+    expect(within(dialog).queryByTestId('secret-form-reuse-key')).toBeNull();
+    await fireEvent.input(baseUrl, { target: { value: 'http://127.0.0.1:8000/v1' } });
+    const reuse = within(dialog).getByTestId('secret-form-reuse-key') as HTMLInputElement;
+    expect(reuse.closest('label')?.textContent).toContain('Use the same key at http://127.0.0.1:8000');
+    expect(reuse.checked).toBe(false);
+    await fireEvent.click(within(dialog).getByTestId('secret-form-submit'));
+    expect(await within(dialog).findByText('Confirm that the key may go to the new endpoint, or type it again with Replace.')).toBeTruthy();
+    expect(api.requestsOn('secrets:save')).toEqual([]);
+    await fireEvent.click(reuse);
+    await fireEvent.click(within(dialog).getByTestId('secret-form-submit'));
+    await waitFor(() => expect(screen.queryByTestId('secret-dialog')).toBeNull());
+    expect(api.requestsOn('secrets:save')).toEqual([
+      { id: 'openai', name: 'OpenAI', kind: 'llm', llm: { baseUrl: 'http://127.0.0.1:8000/v1', model: 'gpt-4o-mini' }, reuseKeyAt: 'http://127.0.0.1:8000' },
+    ]);
+  });
+
   it('asks before deleting and names who uses the secret; Escape cancels', async () => {
     renderSection({ status: 'unlocked', secrets: [makeSecret({ id: 'gpu-pass', name: 'gpu-1 password', kind: 'ssh-password', llm: null, usedBy: ['server gpu-1', 'dry run'] })] });
     const box = await row('gpu-pass');

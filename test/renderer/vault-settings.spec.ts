@@ -186,6 +186,49 @@ describe('Settings → export and import', () => {
   });
 });
 
+describe('Settings → import: changes of where the app connects wait for confirmation', () => {
+  it('lists each held-back change old → new, applies only the checked items, and names the secrets taken off', async () => {
+    const { fake } = renderSection({ status: 'unlocked' });
+    fake.importAnswer = {
+      imported: ['settings'],
+      skipped: [],
+      missingSecrets: [],
+      detached: [],
+      pending: [
+        { key: 'server:prod', kind: 'server', label: 'prod', changes: [{ field: 'port', from: '2222', to: '2291' }, { field: 'jumps', from: null, to: 'me@jump.example.org:22' }] },
+        { key: 'profile:qwen', kind: 'profile', label: 'qwen', changes: [{ field: 'image', from: 'a/agentjet:1', to: 'b/agentjet:2' }] },
+      ],
+    };
+    fake.confirmAnswer = () => ({
+      imported: ['server prod'],
+      skipped: [],
+      missingSecrets: [],
+      pending: [fake.importAnswer.pending[1]!],
+      detached: [{ kind: 'server', label: 'prod', field: 'passwordSecretId', secretId: 'prod-pw' }],
+    });
+    const text = JSON.stringify({ format: 'agentswarm-settings', formatVersion: 1 });
+    await fireEvent.change(await screen.findByTestId('settings-import-file'), { target: { files: [new File([text], 'settings.json')] } });
+    const items = await screen.findAllByTestId('settings-import-pending-item');
+    expect(items.map((item) => [...item.querySelectorAll('li')].map((li) => li.textContent))).toEqual([
+      ['port: 2222 → 2291', 'jump hosts: (none) → me@jump.example.org:22'],
+      ['image: a/agentjet:1 → b/agentjet:2'],
+    ]);
+    expect(items[0]!.textContent).toContain('Server prod');
+    // Nothing checked: Apply does nothing.
+    await fireEvent.click(screen.getByTestId('settings-import-apply'));
+    expect(api.requestsOn('settings:import')).toHaveLength(1);
+    await fireEvent.click(within(items[0]!).getByTestId('settings-import-confirm'));
+    await fireEvent.click(screen.getByTestId('settings-import-apply'));
+    await waitFor(() => expect(api.requestsOn('settings:import')).toHaveLength(2));
+    expect(api.requestsOn('settings:import')[1]).toEqual({ text, confirm: ['server:prod'] });
+    await waitFor(() => expect(screen.getByTestId('settings-imported-list').textContent).toBe('Imported: settings, server prod'));
+    expect(screen.getByTestId('settings-imported-detached').textContent).toBe(
+      'Secrets taken off (attach them again after checking the new target): Server prod: password from the vault (prod-pw)',
+    );
+    expect(screen.getAllByTestId('settings-import-pending-item').map((item) => item.dataset.key)).toEqual(['profile:qwen']);
+  });
+});
+
 describe('Settings → Secrets in Chinese', () => {
   it('shows the section in zh-CN', async () => {
     setLocale('zh-CN');

@@ -12,6 +12,7 @@ import {
 } from '../../shared/schemas-dryrun';
 import type { ContainerEvent, ContainerSummary, FollowLogOptions, LogReadOptions } from '../engines/container-engine';
 import type { EventSink } from '../events';
+import { requireLlmFor } from '../secrets/secret-binding';
 import type { SecretVaultApi } from '../secrets/vault-api';
 import { forgetSecretValue, rememberSecretValue } from '../util/redact';
 import type { Logger } from '../util/logger';
@@ -146,7 +147,10 @@ export class DryRunService implements DryRunRunSource {
     if (secretId === null) {
       return sessionKey ? { apiKey: sessionKey, keySource: 'typed for this run' } : { apiKey: null, keySource: 'none (the debug LLM takes no key)' };
     }
-    const name = this.options.vault.meta(secretId)?.name;
+    const meta = this.options.vault.meta(secretId);
+    const name = meta?.name;
+    // Only an LLM key, and only towards the origin it was saved for: the relay sends it to config.llm.baseUrl.
+    if (meta) requireLlmFor(meta, config.llm.baseUrl, 'The dry run');
     try {
       return { apiKey: await this.options.vault.reveal(secretId), keySource: `vault: ${name ?? secretId}` };
     } catch (error) {

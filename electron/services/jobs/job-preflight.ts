@@ -2,7 +2,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { AppError } from '../../shared/errors';
 import type { JobStart } from '../../shared/schemas-jobs';
-import { llmSecretEnv } from '../secrets/secret-env';
+import { requireLlmFor } from '../secrets/secret-binding';
+import { LLM_ENV_NAMES, llmSecretEnv } from '../secrets/secret-env';
 import type { SecretVaultApi } from '../secrets/vault-api';
 import { installHint, isExecutable, probeInterpreter } from './python-discovery';
 
@@ -119,6 +120,12 @@ export async function jobEnv(
   if (swarmUrl !== null) env.AJET_SWARM_URL = swarmUrl;
   if (request.remoteModelPath !== null) env.REMOTE_MODEL_PATH = request.remoteModelPath;
   if (request.llmSecretId !== null) {
+    const meta = vault.meta(request.llmSecretId);
+    // The key's env overwrites inherited base URLs; one the caller set on purpose to another origin is refused, not silently replaced.
+    for (const name of LLM_ENV_NAMES.baseUrl) {
+      const url = extraEnv[name];
+      if (meta && url !== undefined) requireLlmFor(meta, url, `The job (its ${name})`);
+    }
     Object.assign(env, await llmSecretEnv(vault, request.llmSecretId));
     const model = vault.meta(request.llmSecretId)?.llm?.model;
     if (model) {

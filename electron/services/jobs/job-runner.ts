@@ -8,6 +8,7 @@ import type { Logger } from '../util/logger';
 import { redact } from '../util/redact';
 import type { JobsApi } from './jobs-api';
 import { DEFAULT_MAX_RUNS, JobHistory, pruneRecords, type JobRecordData } from './job-history';
+import { HistorySaveState } from './history-save-state';
 import { JobLog, readLogWindow, type LogLine } from './job-log';
 import { classifyEnd, ResultCandidates, type JobFailureData } from './job-outcome';
 import { checkAjet, checkCwd, checkEngineRestart, checkPython, checkSwarmHealth, jobEnv, resolveScript } from './job-preflight';
@@ -33,6 +34,8 @@ export interface JobRunnerOptions {
   logBatchMs?: number;
   /** The environment jobs start from (default process.env). */
   baseEnv?: NodeJS.ProcessEnv;
+  /** How often a history that could not be written is tried again (default 30 s). */
+  historyRetryMs?: number;
 }
 
 interface LiveJob {
@@ -59,10 +62,12 @@ export class JobRunner implements JobsApi {
   private readonly trainSlots = new Set<string>();
   private readonly listeners = new Set<(job: JobViewData) => void>();
   private readonly history: JobHistory;
+  private readonly saves: HistorySaveState;
   private disposed = false;
 
   constructor(private readonly options: JobRunnerOptions) {
     this.history = new JobHistory(options.dir);
+    this.saves = new HistorySaveState(() => void this.persist().catch(() => undefined), options.historyRetryMs);
   }
 
   async load(): Promise<void> {
@@ -150,6 +155,7 @@ export class JobRunner implements JobsApi {
       failure: null,
       logLines: 0,
       logFile: log.path,
+      notSaved: null,
     };
     const live: LiveJob = { log, candidates, pid: null, stopping: null, ended: Promise.resolve(view), killed: null, batchTimer: null, trainKey };
     this.appendLine(id, live, 'app', `$ ${request.python} ${[scriptPath, ...request.args].join(' ')}   (in ${request.cwd}${swarmUrl ? `, AJET_SWARM_URL=${swarmUrl}` : ''})`);
@@ -256,7 +262,7 @@ export class JobRunner implements JobsApi {
   get(jobId: string): JobViewData {
     const record = this.record(jobId);
     const live = this.live.get(jobId);
-    return { ...structuredClone(record.view), logLines: live ? live.log.lines : record.view.logLines };
+    return { ...structuredClone(record.view), logLines: live ? live.log.lines : record.view.logLines, notSaved: this.saves.of(jobId) };
   }
 
   /** Newest first. */
@@ -298,6 +304,7 @@ export class JobRunner implements JobsApi {
     const timeouts = this.options.disposeKillTimeouts ?? { intMs: 1500, termMs: 1000 };
     await Promise.all([...this.live.keys()].map((id) => this.stop(id, 'app-closed', timeouts).catch(() => undefined)));
     await this.persist().catch(() => undefined);
+    this.saves.dispose();
   }
 
   private record(jobId: string): JobRecordData {
@@ -308,6 +315,14 @@ export class JobRunner implements JobsApi {
 
   /** A state change: the snapshot to listeners and `jobs:changed`, and the history to disk. */
   private changed(jobId: string): void {
+    this.saves.touch(jobId);
+    this.announce(jobId);
+    void this.persist().catch((error: unknown) => this.options.logger.warn('the job history could not be saved', { message: (error as Error).message }));
+  }
+
+  /** The run's snapshot to `jobs:changed` and the listeners (no write). */
+  private announce(jobId: string): void {
+    if (!this.records.has(jobId)) return;
     const view = this.get(jobId);
     this.options.events.emit('jobs:changed', view);
     for (const listener of this.listeners) {
@@ -317,13 +332,26 @@ export class JobRunner implements JobsApi {
         this.options.logger.warn('a job listener failed', { message: (error as Error).message });
       }
     }
-    void this.persist().catch((error: unknown) => this.options.logger.warn('the job history could not be saved', { message: (error as Error).message }));
   }
 
+  /** Writes the history; the runs it carries show `notSaved` while it fails, and lose it once it works. */
   private persist(): Promise<void> {
     const { kept, dropped } = pruneRecords([...this.records.values()], this.options.maxRuns ?? DEFAULT_MAX_RUNS);
-    for (const id of dropped) this.records.delete(id);
-    return this.history.save(kept, dropped);
+    for (const id of dropped) {
+      this.records.delete(id);
+      this.saves.forget(id);
+    }
+    const carried = this.saves.carried();
+    return this.history.save(kept, dropped).then(
+      () => {
+        for (const id of this.saves.saved(carried)) this.announce(id);
+      },
+      (error: unknown) => {
+        const code = (error as NodeJS.ErrnoException).code ?? 'error';
+        for (const id of this.saves.failed(carried, { code, file: this.history.file })) this.announce(id);
+        throw error;
+      },
+    );
   }
 }
 

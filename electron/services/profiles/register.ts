@@ -1,5 +1,6 @@
 import type { DoctorModule } from '../doctor/register';
 import type { DomainModule, ServiceContext } from '../domain';
+import { checkEnvRefKinds } from '../secrets/secret-binding';
 import type { SwarmModule } from '../swarm/register';
 import { ProfileRuntime, secretRefsOf } from './profile-runtime';
 
@@ -37,8 +38,15 @@ export function registerProfiles(context: ServiceContext, deps: { swarm: SwarmMo
     runtime,
     handlers: {
       'profiles:list': async () => runtime.list(),
-      'profiles:add': async (input) => runtime.add(input),
-      'profiles:update': async ({ profileId, profile }) => runtime.update(profileId, profile),
+      // Secret env takes only env kinds: refused at save, so the user hears it before any start.
+      'profiles:add': async (input) => {
+        checkEnvRefKinds(context.vault, input.secretRefs, `Profile ${input.label}`);
+        return runtime.add(input);
+      },
+      'profiles:update': async ({ profileId, profile }) => {
+        checkEnvRefKinds(context.vault, profile.secretRefs, `Profile ${profile.label}`);
+        return runtime.update(profileId, profile);
+      },
       'profiles:remove': async ({ profileId }) => runtime.remove(profileId),
       'profiles:command': async ({ profileId }) => runtime.command(profileId),
       'profiles:start': async (request) => runtime.start(request),

@@ -7,6 +7,7 @@ import { UsageSources } from './vault-support';
 import * as say from './vault-messages';
 import type { SecretUsageSource, SecretVaultApi } from './vault-api';
 import { assertOffered } from './vault-keys';
+import { checkKeptValue } from './secret-binding';
 import { VaultMemory, type SecretVaultOptions } from './vault-memory';
 import { replaceVaultFile, sealNewVault } from './vault-rewrap';
 
@@ -146,6 +147,8 @@ export class SecretVault extends VaultMemory implements SecretVaultApi {
       const isBroken = existing !== undefined && this.broken.has(existing.id);
       // A broken entry can be replaced with a new value (that is how the user repairs it), not edited.
       if (existing && isBroken && request.value === undefined) throw say.secretBroken(existing.id);
+      // A kept value stays bound to its kind and endpoint: a new base URL alone must not carry the key there.
+      if (existing && request.value === undefined) checkKeptValue(existing, request);
       const old = existing && !isBroken ? openEntry(key, existing) : undefined;
       const value = request.value ?? old;
       if (value === undefined) throw new AppError('VALIDATION_FAILED', 'Type the secret: a new secret needs its value.');

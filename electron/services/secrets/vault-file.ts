@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import { LlmAttributes, SecretId, SecretKind, SecretTestResult } from '../../shared/schemas-vault';
 import { AppError } from '../../shared/errors';
-import { writeFileAtomic } from '../util/atomic-file';
+import { writeFailureWords, writeFileAtomic } from '../util/atomic-file';
 import type { Logger } from '../util/logger';
 import { VAULT_FORMAT, VAULT_FORMAT_VERSION, type SealedBox } from './envelope';
 
@@ -114,7 +114,7 @@ export async function vaultWrite(path: string, logger: Logger, write: () => Prom
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     logger.warn('vault: could not write the vault file', { file: path, code });
-    throw new AppError('INTERNAL', `Could not write the vault file ${path} (${code}). Nothing was changed; check that its folder is writable.`, { cause: error });
+    throw new AppError('VAULT_NOT_SAVED', `Could not write the vault file ${path} in ${dirname(path)} (${code}: ${writeFailureWords(code)}). Nothing was changed; try again once that is fixed.`, { cause: error });
   }
 }
 

@@ -25,9 +25,9 @@ export function registerSettings(context: ServiceContext, deps: SettingsDeps): D
     handlers: {
       'settings:get': async () => settings.get(),
       'settings:update': async (patch) => settings.update(patch),
-      'settings:status': async () => settings.status(),
+      'settings:status': () => settings.checkStatus(),
       'settings:export': async () => exportSettings(sources),
-      'settings:import': async ({ text }) => importSettings(sources, text),
+      'settings:import': async ({ text, confirm }) => importSettings(sources, text, confirm),
     },
     async start() {
       await settings.load();

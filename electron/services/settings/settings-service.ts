@@ -71,6 +71,13 @@ export class SettingsService {
     return this.store.status();
   }
 
+  /** `settings:status`: writability tested by writing now, announced when it changed. */
+  async checkStatus(): Promise<StoreStatus> {
+    await this.store.checkStatus();
+    this.announceStatus();
+    return this.store.status();
+  }
+
   /** Saves a patch (any sections, any fields); memory and the `settings:changed` event follow only a successful write. */
   async update(patch: SettingsPatch): Promise<Settings> {
     try {

@@ -5,11 +5,21 @@ import { AppError } from '../../shared/errors';
 import { SettingsPatch, type Settings } from '../../shared/schemas';
 import { Profile, type ProfileInput } from '../../shared/schemas-profiles';
 import { engineIdOfServer, ServerProfile, type ServerProfileInput } from '../../shared/schemas-servers';
-import { LlmAttributes, SecretId, SecretKind, type SecretMeta, type SettingsImportResult } from '../../shared/schemas-vault';
+import { LlmAttributes, SecretId, SecretKind, type ImportDetached, type ImportPending, type SecretMeta, type SettingsImportResult } from '../../shared/schemas-vault';
 import type { SecretVaultApi } from '../secrets/vault-api';
 import { writeFileAtomic } from '../util/atomic-file';
 import { redactText } from '../util/redact';
 import { describeZodError } from '../util/zod-messages';
+import {
+  addedServerSecretUses,
+  detachProfileSecrets,
+  detachServerSecrets,
+  pendingItem,
+  profileKey,
+  profileTargetChanges,
+  serverKey,
+  serverTargetChanges,
+} from './import-changes';
 
 /**
  * Export and import of every NON-SECRET setting: settings.json, SSH servers, swarm profiles, and
@@ -115,14 +125,29 @@ export function parseSettingsFile(text: string): SettingsFile {
  * here and added otherwise; nothing here is deleted. A server or profile that this app refuses
  * (a name or port already taken) is skipped with the reason. Secrets are never imported:
  * `missingSecrets` lists the ones the file knows of (or its items refer to) that this vault lacks.
+ *
+ * Nothing changes where things are sent without the user's word (import-changes.ts): the first
+ * pass (`confirm` absent) holds back every item that would re-point a server or a profile and
+ * lists its changes in `pending`; the second pass applies only the items in `confirm`, dropping
+ * their secret references (`detached`) so that no saved password follows a new host by itself.
  */
-export async function importSettings(sources: TransferSources, text: string): Promise<SettingsImportResult> {
+export async function importSettings(sources: TransferSources, text: string, confirm?: readonly string[]): Promise<SettingsImportResult> {
   const file = parseSettingsFile(text);
   const targets = sources.targets();
+  const secondPass = confirm !== undefined;
+  const confirmed = new Set(confirm ?? []);
   const imported: string[] = [];
   const skipped: string[] = [];
+  const pending: ImportPending[] = [];
+  const detached: ImportDetached[] = [];
+  const inVault = new Set(sources.vault.list().map((s) => s.id));
+  /** Apply now, hold back (first pass), or leave alone (second pass, not confirmed). */
+  const decide = (key: string, held: boolean): 'apply' | 'hold' | 'leave' => {
+    if (secondPass) return confirmed.has(key) ? 'apply' : held ? 'hold' : 'leave';
+    return held ? 'hold' : 'apply';
+  };
 
-  if (file.settings && Object.keys(file.settings).length > 0) {
+  if (!secondPass && file.settings && Object.keys(file.settings).length > 0) {
     try {
       await sources.settings.update(file.settings);
       imported.push('settings');
@@ -134,35 +159,56 @@ export async function importSettings(sources: TransferSources, text: string): Pr
   // A server added here may get another id than it had (its id comes from its label): profiles on
   // its engine are re-pointed to the new engine id.
   const engineIds = new Map<string, string>();
-  const serversHere = new Set((await targets.servers.list()).map((s) => s.id));
+  const serversHere = await targets.servers.list();
+  const serverById = new Map(serversHere.map((s) => [s.id, s]));
   for (const server of file.servers) {
     const { id, ...input } = server;
+    const here = serverById.get(id);
+    const changes = here ? serverTargetChanges(here, input) : addedServerSecretUses(input, inVault);
+    const decision = decide(serverKey(id), changes.length > 0);
+    if (decision !== 'apply') {
+      if (decision === 'hold') pending.push(pendingItem('server', serverKey(id), server.label, changes));
+      // Applied by the first pass: profiles confirmed now still find its engine.
+      const known = here ?? serversHere.find((s) => s.label === server.label);
+      if (known && decision === 'leave') engineIds.set(engineIdOfServer(id), engineIdOfServer(known.id));
+      continue;
+    }
+    const detach = changes.length > 0 ? detachServerSecrets(server.label, input, here) : { input, detached: [] };
     try {
-      const saved = serversHere.has(id) ? await targets.servers.update(id, input) : await targets.servers.add(input);
+      const saved = here ? await targets.servers.update(id, detach.input) : await targets.servers.add(detach.input);
       engineIds.set(engineIdOfServer(id), engineIdOfServer(saved.id));
       imported.push(`server ${saved.label}`);
+      detached.push(...detach.detached);
     } catch (error) {
       skipped.push(`server ${server.label}: ${messageOf(error)}`);
     }
   }
 
-  const profilesHere = new Set((await targets.profiles.list()).map((p) => p.id));
+  const profileById = new Map((await targets.profiles.list()).map((p) => [p.id, p]));
   for (const profile of file.profiles) {
     const { id, createdAt: _createdAt, updatedAt: _updatedAt, ...rest } = profile;
     const input: ProfileInput = { ...rest, engineId: engineIds.get(rest.engineId) ?? rest.engineId };
+    const here = profileById.get(id);
+    const changes = here ? profileTargetChanges(here, input) : [];
+    const decision = decide(profileKey(id), changes.length > 0);
+    if (decision !== 'apply') {
+      if (decision === 'hold') pending.push(pendingItem('profile', profileKey(id), profile.label, changes));
+      continue;
+    }
+    const detach = changes.length > 0 ? detachProfileSecrets(profile.label, input) : { input, detached: [] };
     try {
-      const saved = profilesHere.has(id) ? await targets.profiles.update(id, input) : await targets.profiles.add(input);
+      const saved = here ? await targets.profiles.update(id, detach.input) : await targets.profiles.add(detach.input);
       imported.push(`profile ${saved.label}`);
+      detached.push(...detach.detached);
     } catch (error) {
       skipped.push(`profile ${profile.label}: ${messageOf(error)}`);
     }
   }
 
-  const inVault = new Set(sources.vault.list().map((s) => s.id));
   const named = new Map(file.secrets.map((s) => [s.id, s.name]));
   const wanted = new Set([...file.secrets.map((s) => s.id), ...secretIdsIn(file.servers), ...secretIdsIn(file.profiles)]);
   const missingSecrets = [...wanted].filter((id) => !inVault.has(id)).map((id) => (named.has(id) ? `${named.get(id)} (${id})` : id));
-  return { imported, skipped, missingSecrets };
+  return { imported, skipped, missingSecrets, pending, detached };
 }
 
 /**

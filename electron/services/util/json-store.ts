@@ -1,10 +1,10 @@
 import { constants } from 'node:fs';
 import { copyFile, open, rename } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { z } from 'zod';
 import { AppError, type ErrorCode } from '../../shared/errors';
 import type { StoreStatus } from '../../shared/schemas';
-import { writeFileAtomic } from './atomic-file';
+import { probeWritable, writeFailureWords, writeFileAtomic } from './atomic-file';
 import type { Logger } from './logger';
 import { isPlainObject } from './merge';
 import { assertMigrationChain, migrate, VERSION_KEY, versionOf, type Migration, type Versioning } from './migrations';
@@ -77,7 +77,7 @@ export class JsonStore<S extends z.ZodObject> {
       text = await readRegularFile(file);
     } catch (error) {
       const code = errnoCode(error);
-      if (code === 'ENOENT') return this.reset(okStatus(file), {});
+      if (code === 'ENOENT') return this.reset(await this.withWritability(okStatus(file)), {});
       return this.reset(
         { ...okStatus(file), problem: 'unreadable', writable: false, detail: `${code}: ${readFailure(code)}` },
         {},
@@ -102,11 +102,28 @@ export class JsonStore<S extends z.ZodObject> {
     const { value, resetFields } = fieldwise(this.options.schema, migrated, this.options.defaults);
     const whole = this.options.schema.safeParse(value);
     this.backupPending = resetFields.length > 0;
-    return this.reset(
-      resetFields.length > 0 ? { ...okStatus(file), problem: 'fields-reset', resetFields, detail: 'invalid values replaced by defaults' } : okStatus(file),
-      migrated,
-      whole.success ? whole.data : undefined,
-    );
+    const status: StoreStatus = resetFields.length > 0 ? { ...okStatus(file), problem: 'fields-reset', resetFields, detail: 'invalid values replaced by defaults' } : okStatus(file);
+    return this.reset(await this.withWritability(status), migrated, whole.success ? whole.data : undefined);
+  }
+
+  /**
+   * The status with writability tested by writing a file next to it now (a read-only mount or a
+   * full disk are found only that way). Re-tested by `checkStatus` when the UI asks.
+   */
+  private async withWritability(status: StoreStatus): Promise<StoreStatus> {
+    const code = await probeWritable(dirname(this.options.file));
+    if (code === null) return status;
+    return { ...status, problem: 'not-writable', writable: false, detail: `${code}: ${writeFailureWords(code)}` };
+  }
+
+  /** `status()` after testing again whether the folder takes a write (an unreadable file stays so until the next load). */
+  async checkStatus(): Promise<StoreStatus> {
+    const { problem } = this.state;
+    if (problem === null || problem === 'not-writable') {
+      const base: StoreStatus = problem === 'not-writable' ? { ...this.state, problem: null, writable: true, detail: null } : this.state;
+      this.state = await this.withWritability(base);
+    }
+    return this.status();
   }
 
   /** Brings an older file's object up to the current version (a copy; the file is untouched until a write). */
@@ -138,7 +155,8 @@ export class JsonStore<S extends z.ZodObject> {
     const { file, schema, errors } = this.options;
     // Maybe the user has fixed the file since start (chmod, moved a folder): read it again first.
     if (!this.state.writable) await this.load();
-    if (!this.state.writable) {
+    // A folder that took no write at load is tried anyway (it may be fixed); a file that could not be read is never written over.
+    if (this.state.problem === 'unreadable') {
       throw new AppError(
         errors.notSaved,
         `Not saved: ${file} could not be read (${this.state.detail ?? 'unknown error'}), so the app will not write over it. Fix or move that file, then save again.`,
@@ -166,12 +184,14 @@ export class JsonStore<S extends z.ZodObject> {
     } catch (error) {
       const code = errnoCode(error);
       this.options.logger?.warn(`could not write ${basename(file)}`, { file, code });
+      this.state = { ...this.state, problem: 'not-writable', writable: false, detail: `${code}: ${writeFailureWords(code)}` };
       throw new AppError(
         errors.notSaved,
-        `Not saved: could not write ${file} (${code}). Nothing was changed. Check that the folder exists, is a folder, and is writable.`,
+        `Not saved: could not write ${file} in ${dirname(file)} (${code}: ${writeFailureWords(code)}). Nothing was changed.`,
         { cause: error },
       );
     }
+    if (this.state.problem === 'not-writable') this.state = { ...this.state, problem: null, writable: true, detail: null };
     this.current = parsed.data;
     this.onDisk = content;
     return this.get();

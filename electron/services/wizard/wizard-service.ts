@@ -15,6 +15,7 @@ import type { Handlers } from '../ipc/handlers';
 import type { JobsApi } from '../jobs/jobs-api';
 import type { ProfileStore } from '../profiles/profile-store';
 import { generateTrainingCode, previewTrainingCode, type GeneratedName } from '../project/training-code';
+import { requireKind } from '../secrets/secret-binding';
 import type { SecretVaultApi } from '../secrets/vault-api';
 import type { JsonStore } from '../util/json-store';
 import type { Logger } from '../util/logger';
@@ -172,7 +173,8 @@ export class WizardService {
   async setLlm(secretId: string): Promise<WizardStateData> {
     const meta = this.options.vault.meta(secretId);
     if (!meta) throw new AppError('SECRET_NOT_FOUND', `No secret with id "${secretId}" in the vault. Save the LLM endpoint in Settings → Secrets (or in this step), then choose it.`);
-    if (meta.kind !== 'llm' || !meta.llm) {
+    requireKind(meta, ['llm'], 'The wizard’s debug LLM');
+    if (!meta.llm) {
       throw new AppError('VALIDATION_FAILED', `"${meta.name}" is not an LLM endpoint with a base URL and model. Choose an LLM endpoint, or edit this one to add them.`);
     }
     const llm = meta.llm;

@@ -56,3 +56,15 @@ export function rewardText(reward: number | null | undefined): string | null {
   if (reward === null || reward === undefined) return null;
   return reward.toLocaleString(getLocale(), { maximumFractionDigits: 4 });
 }
+
+/** The cause of a failed write in the user's language (the backend sends the errno code only). */
+export function writeFailureText(code: string): string {
+  const known = ['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM'];
+  return known.includes(code) ? t(`writeFailure.${code}` as MessageKey) : t('writeFailure.other', { code });
+}
+
+/** "Not in the saved history yet" for a run whose record could not be written; null once it is on disk. */
+export function notSavedText(job: Pick<JobViewData, 'notSaved'>): string | null {
+  if (!job.notSaved) return null;
+  return t('jobs.notSaved.detail', { file: job.notSaved.file, cause: writeFailureText(job.notSaved.code) });
+}

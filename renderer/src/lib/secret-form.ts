@@ -1,4 +1,4 @@
-import { LlmAttributes, type SecretKind, type SecretMeta, type SecretSave, type VaultBackend } from '../../../electron/shared/schemas-vault';
+import { endpointOrigin, LlmAttributes, type SecretKind, type SecretMeta, type SecretSave, type VaultBackend } from '../../../electron/shared/schemas-vault';
 import { tick } from 'svelte';
 import type { MessageKey } from './i18n';
 
@@ -15,18 +15,31 @@ export interface SecretDraft {
   value: string;
   baseUrl: string;
   model: string;
+  /** Edit only: the user confirmed that the stored key may be used at the new base URL's origin. */
+  reuseKey: boolean;
 }
 
 export type SecretField = keyof SecretDraft;
-export const SECRET_FIELD_ORDER: readonly SecretField[] = ['name', 'baseUrl', 'model', 'value'];
+export const SECRET_FIELD_ORDER: readonly SecretField[] = ['name', 'baseUrl', 'model', 'reuseKey', 'value'];
 
 export function emptySecretDraft(kind: SecretKind): SecretDraft {
-  return { name: '', value: '', baseUrl: kind === 'llm' ? 'https://api.openai.com/v1' : '', model: '' };
+  return { name: '', value: '', baseUrl: kind === 'llm' ? 'https://api.openai.com/v1' : '', model: '', reuseKey: false };
 }
 
 /** The draft of an existing secret: its plain attributes, and never its value. */
 export function draftFromSecret(secret: SecretMeta): SecretDraft {
-  return { name: secret.name, value: '', baseUrl: secret.llm?.baseUrl ?? '', model: secret.llm?.model ?? '' };
+  return { name: secret.name, value: '', baseUrl: secret.llm?.baseUrl ?? '', model: secret.llm?.model ?? '', reuseKey: false };
+}
+
+/**
+ * Edit of an LLM endpoint: the new origin when the base URL moved to another scheme, host or port
+ * (the stored key is bound to its origin: the form then asks "use the same key at <origin>?"),
+ * else null.
+ */
+export function movedOrigin(draft: SecretDraft, mode: SecretFormMode, kind: SecretKind, existing: SecretMeta | null): string | null {
+  if (mode !== 'edit' || kind !== 'llm' || !existing?.llm) return null;
+  const to = endpointOrigin(draft.baseUrl);
+  return to !== null && to !== endpointOrigin(existing.llm.baseUrl) ? to : null;
 }
 
 export function fieldsOf(mode: SecretFormMode, kind: SecretKind): SecretField[] {
@@ -34,6 +47,8 @@ export function fieldsOf(mode: SecretFormMode, kind: SecretKind): SecretField[] 
   return SECRET_FIELD_ORDER.filter((field) => {
     if (field === 'name') return mode !== 'replace';
     if (field === 'value') return mode !== 'edit';
+    // Shown only when the origin moved (movedOrigin); listed so errors and focus know its place.
+    if (field === 'reuseKey') return llm && mode === 'edit';
     return llm;
   });
 }
@@ -60,6 +75,8 @@ export function checkSecretDraft(
       }
     } else llm = parsed.data;
   }
+  const moved = movedOrigin(draft, mode, kind, existing);
+  if (moved !== null && !draft.reuseKey) errors.reuseKey = 'vault.form.reuseKeyMissing';
   if (Object.keys(errors).length > 0) return { errors, request: null };
   const request: SecretSave = {
     ...(existing ? { id: existing.id } : {}),
@@ -67,6 +84,7 @@ export function checkSecretDraft(
     kind,
     llm: kind === 'llm' ? llm : null,
     ...(fields.includes('value') ? { value: draft.value } : {}),
+    ...(moved !== null ? { reuseKeyAt: moved } : {}),
   };
   return { errors, request };
 }

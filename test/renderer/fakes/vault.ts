@@ -28,6 +28,8 @@ export interface VaultFake {
   /** What secrets:test answers for an LLM endpoint. */
   testAnswer: (secret: SecretMeta) => SecretTestResult;
   importAnswer: SettingsImportResult;
+  /** The answer to a second pass (`confirm` given); unset: importAnswer again. */
+  confirmAnswer?: (confirm: string[]) => SettingsImportResult;
   /** The `--password-store` choices sent, in order. */
   readonly passwordStores: (string | null)[];
   /** Sends both snapshots, as the backend does after every change. */
@@ -96,7 +98,7 @@ export function installVaultFake(api: FakeApi, options: VaultFakeOptions = {}): 
     values: new Map(),
     passphrase: options.passphrase ?? null,
     testAnswer: () => ({ ok: true, at: '2026-12-03T12:00:00.000Z', status: 200, latencyMs: 42, method: 'models', message: '3 models, gpt-4o-mini listed' }),
-    importAnswer: { imported: ['settings', 'server gpu-1'], skipped: ['profile qwen-7b (exists)'], missingSecrets: ['openai'] },
+    importAnswer: { imported: ['settings', 'server gpu-1'], skipped: ['profile qwen-7b (exists)'], missingSecrets: ['openai'], pending: [], detached: [] },
     passwordStores: [],
     push() {
       fake.state.secretCount = fake.secrets.length;
@@ -199,6 +201,8 @@ export function installVaultFake(api: FakeApi, options: VaultFakeOptions = {}): 
     } catch {
       throw fail('SETTINGS_IMPORT_INVALID', 'The file is not JSON.');
     }
+    // The second pass answers what was confirmed (the test sets it), the first pass importAnswer.
+    if (request?.confirm !== undefined && fake.confirmAnswer) return structuredClone(fake.confirmAnswer(request.confirm));
     return structuredClone(fake.importAnswer);
   });
   return fake;

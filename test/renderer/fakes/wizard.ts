@@ -66,6 +66,7 @@ export function makeJobView(overrides: Partial<JobViewData> = {}): JobViewData {
     failure: null,
     logLines: 0,
     logFile: `/data/jobs/${id}.log`,
+    notSaved: null,
     ...overrides,
   };
 }

@@ -170,6 +170,8 @@ describe('settings import', () => {
       imported: ['settings', 'server GPU box', 'profile qwen 7b'],
       skipped: [],
       missingSecrets: ['OpenAI key (openai)', 'SwanLab (swan)'],
+      pending: [],
+      detached: [],
     });
     expect(b.settings.get()).toEqual(a.settings.get());
     expect(b.servers.list()).toEqual(a.servers.list());
@@ -189,6 +191,9 @@ describe('settings import', () => {
     b.vault.put({ id: 'openai', name: 'OpenAI key', kind: 'llm', llm: null }, 'another value');
     const result = await importSettings(b.sources, text);
     expect(result.missingSecrets).toEqual(['SwanLab (swan)']);
+    // A new host for an existing server waits for the user's confirmation (issue 29, item 4).
+    expect(result.pending.map((p) => [p.key, p.changes])).toEqual([['server:gpu-box', [{ field: 'host', from: 'old.example.org', to: 'gpu.example.org' }]]]);
+    await importSettings(b.sources, text, ['server:gpu-box']);
     expect(b.servers.list().map((s) => [s.id, s.host])).toEqual([
       [kept.id, 'other.example.org'],
       ['gpu-box', 'gpu.example.org'],
@@ -273,5 +278,91 @@ describe('secretIdsIn (references found by field name, so later schema fields ar
     expect(result.missingSecrets.sort()).toEqual(['SwanLab (swan)', 'gpu-pw']);
     expect(b.servers.list()[0]?.passwordSecretId).toBe('gpu-pw');
     expect(b.profiles.list()[0]?.secretRefs).toEqual({ SWANLAB_API_KEY: 'swan' });
+  });
+});
+
+describe('an import shows what it would re-point and applies it only once confirmed (issue 29, item 4)', () => {
+  const prod = (port: number, extra: Partial<ServerProfileInput> = {}) =>
+    ServerProfileInput.parse({ label: 'prod', host: 'prod.example.org', port, username: 'deploy', passwordSecretId: 'prod-pw', ...extra });
+
+  it('a server moved from port 2222 to 2291 is held back, listed old → new, and keeps nothing of its password once confirmed', async () => {
+    await b.servers.add(prod(2222));
+    b.vault.put({ id: 'prod-pw', name: 'prod password', kind: 'ssh-password', llm: null }, `${CANARY}-pw`);
+    await a.servers.add(prod(2291, { label: 'prod', identityFiles: ['~/.ssh/id_prod'] }));
+    await a.settings.update({ language: 'zh-CN' });
+    const text = await readFile((await exportSettings(a.sources)).path, 'utf8');
+    const id = b.servers.list()[0]!.id;
+
+    const first = await importSettings(b.sources, text);
+    expect(first.pending).toEqual([
+      {
+        key: `server:${id}`,
+        kind: 'server',
+        label: 'prod',
+        changes: [
+          { field: 'port', from: '2222', to: '2291' },
+          { field: 'identityFiles', from: null, to: '~/.ssh/id_prod' },
+        ],
+      },
+    ]);
+    expect(first.imported).toEqual(['settings']);
+    expect(first.detached).toEqual([]);
+    expect(b.servers.list()[0]).toMatchObject({ port: 2222, passwordSecretId: 'prod-pw', identityFiles: [] });
+
+    // The second pass applies only what was confirmed (nothing else is applied twice).
+    const second = await importSettings(b.sources, text, [`server:${id}`]);
+    expect(second).toMatchObject({ imported: ['server prod'], pending: [], detached: [{ kind: 'server', label: 'prod', field: 'passwordSecretId', secretId: 'prod-pw' }] });
+    expect(b.servers.list()[0]).toMatchObject({ port: 2291, identityFiles: ['~/.ssh/id_prod'], passwordSecretId: null, passphraseSecretId: null });
+    expect(b.vault.revealCalls).toBe(0);
+  });
+
+  it('a second pass without the item confirmed leaves it as it is and lists it again', async () => {
+    await b.servers.add(prod(2222));
+    await a.servers.add(prod(2222, { host: 'evil.example.org', username: 'root' }));
+    const text = await readFile((await exportSettings(a.sources)).path, 'utf8');
+    const second = await importSettings(b.sources, text, []);
+    expect(second.imported).toEqual([]);
+    expect(second.pending[0]?.changes).toEqual([
+      { field: 'host', from: 'prod.example.org', to: 'evil.example.org' },
+      { field: 'username', from: 'deploy', to: 'root' },
+    ]);
+    expect(b.servers.list()[0]).toMatchObject({ host: 'prod.example.org', username: 'deploy' });
+  });
+
+  it('a change that re-points nothing (a new label on the same host) is applied at once and keeps its secrets', async () => {
+    await b.servers.add(prod(2222));
+    const id = b.servers.list()[0]!.id;
+    const file = { format: SETTINGS_EXPORT_FORMAT, formatVersion: 1, servers: [{ ...b.servers.list()[0], label: 'prod (eu)', tunnelLocalPort: 10099 }] };
+    const result = await importSettings(b.sources, JSON.stringify(file));
+    expect(result).toMatchObject({ imported: ['server prod (eu)'], pending: [], detached: [] });
+    expect(b.servers.get(id)).toMatchObject({ label: 'prod (eu)', tunnelLocalPort: 10099, passwordSecretId: 'prod-pw' });
+  });
+
+  it('an added server that would use a password of this vault is held until confirmed; one this vault lacks is not', async () => {
+    b.vault.put({ id: 'prod-pw', name: 'prod password', kind: 'ssh-password', llm: null }, `${CANARY}-pw`);
+    await a.servers.add(prod(22, { label: 'new box', host: 'new.example.org' }));
+    await a.servers.add(ServerProfileInput.parse({ label: 'other', host: 'other.example.org', username: 'u', passwordSecretId: 'not-here' }));
+    const text = await readFile((await exportSettings(a.sources)).path, 'utf8');
+    const first = await importSettings(b.sources, text);
+    expect(first.imported).toEqual(['settings', 'server other']);
+    expect(first.pending).toEqual([{ key: expect.stringMatching(/^server:/), kind: 'server', label: 'new box', changes: [{ field: 'passwordSecretId', from: null, to: 'prod-pw' }] }]);
+    const second = await importSettings(b.sources, text, [first.pending[0]!.key]);
+    expect(second.imported).toEqual(['server new box']);
+    // Confirmed: that use of the password is what the user agreed to.
+    expect(b.servers.list().find((s) => s.label === 'new box')).toMatchObject({ host: 'new.example.org', passwordSecretId: 'prod-pw' });
+  });
+
+  it("a profile's new engine or image is held back; confirmed, its vault env references are detached", async () => {
+    await b.profiles.add(ProfileInput.parse({ label: 'qwen', engineId: 'local', image: '127.0.0.1:5000/agentjet:1', secretEnv: ['SWANLAB_API_KEY'], secretRefs: { SWANLAB_API_KEY: 'swan' } }));
+    const here = b.profiles.list()[0]!;
+    const file = { format: SETTINGS_EXPORT_FORMAT, formatVersion: 1, profiles: [{ ...here, image: 'docker.io/someone/agentjet:latest', gpus: { mode: 'none' } }] };
+    const first = await importSettings(b.sources, JSON.stringify(file));
+    expect(first.pending).toEqual([
+      { key: `profile:${here.id}`, kind: 'profile', label: 'qwen', changes: [{ field: 'image', from: '127.0.0.1:5000/agentjet:1', to: 'docker.io/someone/agentjet:latest' }] },
+    ]);
+    expect(b.profiles.list()[0]).toMatchObject({ image: '127.0.0.1:5000/agentjet:1', gpus: { mode: 'all' } });
+    const second = await importSettings(b.sources, JSON.stringify(file), [`profile:${here.id}`]);
+    expect(second.detached).toEqual([{ kind: 'profile', label: 'qwen', field: 'SWANLAB_API_KEY', secretId: 'swan' }]);
+    expect(b.profiles.list()[0]).toMatchObject({ image: 'docker.io/someone/agentjet:latest', secretRefs: {} });
   });
 });

@@ -12,6 +12,7 @@ export const enDryrun = {
   'dryrun.form.title': 'Start a dry run',
   'dryrun.form.baseUrl': 'Debug LLM base URL',
   'dryrun.form.baseUrlHint': 'Any OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1',
+  'dryrun.form.baseUrlFromVault': 'Taken from the chosen vault endpoint: its key goes only there. For another URL, type a key for this run.',
   'dryrun.form.model': 'Model',
   'dryrun.form.keyMode': 'API key',
   'dryrun.form.keyVault': 'From the vault',

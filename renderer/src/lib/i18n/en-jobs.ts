@@ -97,4 +97,13 @@ export const enJobs = {
   'jobs.log.stderrLabel': 'error output (stderr)',
   'jobs.log.appMark': 'APP',
   'jobs.log.appLabel': 'a message from AgentSwarm Desktop',
+  'jobs.notSaved.title': 'This run is not in the saved history yet',
+  'jobs.notSaved.badge': 'not saved',
+  'jobs.notSaved.detail': 'Writing {file} failed: {cause}. The run is kept in memory and written again every 30 s and at the next change; if the app quits before that works, it is not in the history afterwards.',
+  'writeFailure.ENOSPC': 'the disk is full',
+  'writeFailure.EDQUOT': 'the disk quota is used up',
+  'writeFailure.EROFS': 'the folder is on a read-only file system',
+  'writeFailure.EACCES': 'no permission to write there',
+  'writeFailure.EPERM': 'no permission to write there',
+  'writeFailure.other': 'error {code}',
 } as const;

@@ -14,6 +14,7 @@ export const zhCNDryrun: Record<keyof typeof enDryrun, string> = {
   'dryrun.form.title': '启动试运行',
   'dryrun.form.baseUrl': '调试 LLM 的 Base URL',
   'dryrun.form.baseUrlHint': '任何兼容 OpenAI 的端点，例如 https://api.openai.com/v1 或 http://127.0.0.1:11434/v1',
+  'dryrun.form.baseUrlFromVault': '取自所选的密钥库端点：其密钥只会发送到那里。如需其他 URL，请为本次运行输入密钥。',
   'dryrun.form.model': '模型',
   'dryrun.form.keyMode': 'API 密钥',
   'dryrun.form.keyVault': '来自密钥库',

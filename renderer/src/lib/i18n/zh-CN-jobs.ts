@@ -97,4 +97,13 @@ export const zhCNJobs: Record<keyof typeof enJobs, string> = {
   'jobs.log.stderrLabel': '错误输出（stderr）',
   'jobs.log.appMark': 'APP',
   'jobs.log.appLabel': '来自 AgentSwarm Desktop 的消息',
+  'jobs.notSaved.title': '此运行尚未保存到历史记录',
+  'jobs.notSaved.badge': '未保存',
+  'jobs.notSaved.detail': '写入 {file} 失败：{cause}。该运行保留在内存中，每 30 秒及下次变化时会重新写入；如果在写入成功前退出应用，历史记录中将没有它。',
+  'writeFailure.ENOSPC': '磁盘已满',
+  'writeFailure.EDQUOT': '磁盘配额已用完',
+  'writeFailure.EROFS': '文件夹位于只读文件系统上',
+  'writeFailure.EACCES': '没有写入权限',
+  'writeFailure.EPERM': '没有写入权限',
+  'writeFailure.other': '错误 {code}',
 };

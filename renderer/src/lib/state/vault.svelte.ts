@@ -128,8 +128,9 @@ export class VaultState {
     return this.api.settingsFile.export({});
   }
 
-  importSettings(text: string): Promise<Result<SettingsImportResult>> {
-    return this.api.settingsFile.import({ text });
+  /** `confirm`: the second pass, applying only the held-back items the user checked. */
+  importSettings(text: string, confirm?: string[]): Promise<Result<SettingsImportResult>> {
+    return this.api.settingsFile.import(confirm === undefined ? { text } : { text, confirm });
   }
 
   private async vaultCall(call: () => Promise<Result<VaultStatus>>): Promise<AppErrorShape | null> {

@@ -18,7 +18,7 @@ function record(id: string, state: JobViewData['state']): JobRecordData {
   const request = JobStartRequest.parse({ kind: 'script', cwd: '/p', script: 'x.py', python: '/usr/bin/python3' });
   const view: JobViewData = {
     id, kind: 'script', label: null, state, cwd: '/p', script: 'x.py', args: [], python: '/usr/bin/python3', swarm: null, swarmUrl: null, llmSecretId: null,
-    startedAt: '2026-01-01T00:00:00.000Z', endedAt: null, durationMs: null, exitCode: null, signal: null, pid: 1, result: null, failure: null, logLines: 0, logFile: join(dir, `${id}.log`),
+    startedAt: '2026-01-01T00:00:00.000Z', endedAt: null, durationMs: null, exitCode: null, signal: null, pid: 1, result: null, failure: null, logLines: 0, logFile: join(dir, `${id}.log`), notSaved: null,
   };
   return { view, request, extraEnv: {} };
 }

@@ -99,6 +99,7 @@ describe('jobEnv', () => {
       API_KEY: 'sk-unit-env-0123456789',
       OPENAI_BASE_URL: 'https://api.example/v1',
       BASE_URL: 'https://api.example/v1',
+      OPENAI_API_BASE: 'https://api.example/v1',
       OPENAI_MODEL: 'm-1',
       AJET_DEBUG_MODEL: 'm-1',
     });
@@ -115,10 +116,26 @@ describe('jobEnv', () => {
     const vault = new MemoryVault();
     await vault.save({ id: 'ssh-key', name: 'SSH', kind: 'ssh-password', value: 'hunter2-hunter2', llm: null });
     await expect(jobEnv(request({ llmSecretId: 'nope' }), vault, null, {})).rejects.toMatchObject({ code: 'SECRET_NOT_FOUND' });
-    await expect(jobEnv(request({ llmSecretId: 'ssh-key' }), vault, null, {})).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(jobEnv(request({ llmSecretId: 'ssh-key' }), vault, null, {})).rejects.toMatchObject({ code: 'SECRET_WRONG_KIND', message: expect.stringContaining('"SSH" is an SSH password') });
     await vault.save({ id: 'llm', name: 'LLM', kind: 'llm', value: 'sk-unit-env-0123456789', llm: { baseUrl: 'https://api.example/v1', model: 'm' } });
     await vault.lock();
     await expect(jobEnv(request({ llmSecretId: 'llm' }), vault, null, {})).rejects.toMatchObject({ code: 'VAULT_LOCKED' });
+  });
+});
+
+describe('jobEnv: the key goes only to its own endpoint', () => {
+  it('overwrites inherited base URLs, refuses one the caller set to another origin, and allows the same origin', async () => {
+    const vault = new MemoryVault();
+    await vault.save({ id: 'llm', name: 'LLM', kind: 'llm', value: 'sk-unit-env-0123456789', llm: { baseUrl: 'https://api.example/v1', model: 'm' } });
+    const inherited = await jobEnv(request({ llmSecretId: 'llm' }), vault, null, {}, { OPENAI_API_BASE: 'http://127.0.0.1:9/v1', BASE_URL: 'http://elsewhere/' });
+    expect([inherited.OPENAI_BASE_URL, inherited.BASE_URL, inherited.OPENAI_API_BASE]).toEqual(['https://api.example/v1', 'https://api.example/v1', 'https://api.example/v1']);
+    await expect(jobEnv(request({ llmSecretId: 'llm' }), vault, null, { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' })).rejects.toMatchObject({
+      code: 'SECRET_ENDPOINT_MISMATCH',
+      message: expect.stringContaining('The job (its OPENAI_BASE_URL) would send the key "LLM" to http://127.0.0.1:9, but it was saved for https://api.example'),
+    });
+    expect(vault.reveals).toBe(1);
+    const same = await jobEnv(request({ llmSecretId: 'llm' }), vault, null, { BASE_URL: 'https://api.example:443/other' });
+    expect(same.BASE_URL).toBe('https://api.example/v1');
   });
 });
 

@@ -16,12 +16,13 @@ describe('secret-env: secrets reach child processes as env only', () => {
       API_KEY: 'sk-env-canary-000000000000',
       OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
       BASE_URL: 'http://127.0.0.1:9/v1',
+      OPENAI_API_BASE: 'http://127.0.0.1:9/v1',
     });
   });
 
   it('refuses a secret that is not an LLM endpoint, and a missing one', async () => {
     const v = await vault();
-    await expect(llmSecretEnv(v, 'swan')).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('not an LLM endpoint') });
+    await expect(llmSecretEnv(v, 'swan')).rejects.toMatchObject({ code: 'SECRET_WRONG_KIND', message: expect.stringContaining('takes an LLM endpoint key, and "SwanLab" is a SwanLab key') });
     await expect(llmSecretEnv(v, 'gone')).rejects.toMatchObject({ code: 'SECRET_NOT_FOUND' });
   });
 
@@ -29,6 +30,10 @@ describe('secret-env: secrets reach child processes as env only', () => {
     const v = await vault();
     expect(await revealRefs(v, { SWANLAB_API_KEY: 'swan' }, '"p"')).toEqual({ SWANLAB_API_KEY: 'swan-value-1' });
     await expect(revealRefs(v, { X_KEY: 'gone' }, '"p"')).rejects.toMatchObject({ code: 'SECRET_NOT_FOUND', message: expect.stringContaining('Choose another secret for X_KEY') });
+    // An LLM key is not env: a container could send it anywhere. Refused before it is read.
+    const reveals = v.reveals;
+    await expect(revealRefs(v, { OPENAI_API_KEY: 'llm' }, 'Profile p')).rejects.toMatchObject({ code: 'SECRET_WRONG_KIND', message: expect.stringContaining("Profile p's OPENAI_API_KEY takes a SwanLab key or a secret env value") });
+    expect(v.reveals).toBe(reveals);
     v.locked = true;
     await expect(revealRefs(v, { SWANLAB_API_KEY: 'swan' }, '"p"')).rejects.toMatchObject({ code: 'VAULT_LOCKED', message: expect.stringContaining('"p" takes SWANLAB_API_KEY') });
   });
