@@ -43,6 +43,33 @@ describe('logs panel', () => {
     expect(within(stdoutRow).queryByTitle('stderr')).toBeNull();
   });
 
+  it("badges and colours a line by the level it states, not by its stream (loguru writes INFO to stderr)", async () => {
+    const texts: [string, 'stdout' | 'stderr'][] = [
+      ['12:00:00 | INFO     | Synced train config to Swarm server', 'stderr'],
+      ['12:00:01 | WARNING  | Engine is syncing weights', 'stderr'],
+      ["ModuleNotFoundError: No module named 'verl'", 'stderr'],
+      ['a plain line on stderr', 'stderr'],
+      ['2026-12-05 12:00:02,000 - ray - ERROR - worker died', 'stdout'],
+    ];
+    api.answer('logs:read', () => ({
+      total: texts.length,
+      matching: texts.length,
+      from: 0,
+      lines: texts.map(([text, stream], n) => ({ n, stream, time: '2026-12-03T15:00:00.000000000Z', text })),
+      following: false,
+    }));
+    renderPanel();
+    await waitFor(() => expect(screen.getAllByTestId('log-row').length).toBe(5));
+    const rows = screen.getAllByTestId('log-row');
+    expect(rows.map((row) => row.dataset.level ?? null)).toEqual(['info', 'warning', 'error', null, 'error']);
+    expect(rows.map((row) => within(row).queryByTestId('log-level')?.textContent ?? null)).toEqual([null, 'WARN', 'ERROR', null, 'ERROR']);
+    // An INFO line on stderr is not painted as an error; a line that states no level keeps its stream's colour.
+    expect(rows.map((row) => row.classList.contains('stderr'))).toEqual([false, false, false, true, false]);
+    expect(rows.map((row) => row.classList.contains('level-error'))).toEqual([false, false, true, false, true]);
+    // The stream's own badge stays on every stderr line.
+    expect(rows.map((row) => within(row).queryByTitle('stderr') !== null)).toEqual([true, true, true, true, false]);
+  });
+
   it('adds lines from logs:appended without a round trip and counts them', async () => {
     api.logTotal = 5;
     renderPanel();
