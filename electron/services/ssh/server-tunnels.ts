@@ -13,6 +13,9 @@ interface Entry {
   lease: Promise<TunnelLease>;
   openError: string | null;
   probe: ProbeResult | null;
+  /** When the tunnel was asked for (its server's start, or its rediscovery), and whether a probe ever got an answer. */
+  openedAt: number;
+  answered: boolean;
   /** Whether the last channel to the remote port opened: something listens there (the container's server). */
   remote: { ok: boolean; detail: string } | null;
 }
@@ -23,7 +26,13 @@ export interface ServerTunnelsOptions {
   /** A channel to 127.0.0.1:<remotePort> on the server over the current connection (waits briefly during a reconnect). */
   openChannel: (remotePort: number) => Promise<Duplex>;
   onChange: () => void;
+  /** How long a new tunnel's server may not answer before that degrades the server (default 20 s). */
+  startGraceMs?: number;
+  now?: () => number;
 }
+
+/** A swarm server's first seconds: its port opens once `ajet-swarm start` has imported its stack (2–4 s measured). */
+const START_GRACE_MS = 20_000;
 
 /**
  * The swarm tunnels of one server, one per remote port, kept for the life of the session: their
@@ -34,8 +43,11 @@ export class ServerTunnels {
   private readonly entries = new Map<number, Entry>();
   private readonly set: TunnelSet;
 
+  private readonly now: () => number;
+
   constructor(private readonly options: ServerTunnelsOptions) {
     this.set = new TunnelSet((remotePort) => this.channel(remotePort));
+    this.now = options.now ?? Date.now;
   }
 
   get size(): number {
@@ -51,7 +63,7 @@ export class ServerTunnels {
       // as long as it watches; `release` (its server stopped or removed) gives it back.
       const lease = this.set.acquire(remotePort, requested);
       const opening = lease.then((held) => held.tunnel);
-      entry = { remotePort, requestedLocalPort: requested, tunnel: null, opening, lease, openError: null, probe: null, remote: null };
+      entry = { remotePort, requestedLocalPort: requested, tunnel: null, opening, lease, openError: null, probe: null, openedAt: this.now(), answered: false, remote: null };
       this.entries.set(remotePort, entry);
       const current = entry;
       opening.then(
@@ -108,6 +120,7 @@ export class ServerTunnels {
     const results = await Promise.all(
       entries.map(async (entry) => {
         entry.probe = await probeSwarm(entry.tunnel!.url);
+        if (entry.probe.ok) entry.answered = true;
         return entry.probe.ok;
       }),
     );
@@ -115,10 +128,17 @@ export class ServerTunnels {
     return results.every(Boolean);
   }
 
-  /** The first failing probe, to say why the server is degraded. */
+  /**
+   * The first failing probe, to say why the server is degraded. A tunnel whose server has not answered yet within
+   * `startGraceMs` of being asked for is starting, not failing: the first probe after a Start runs before the server
+   * listens (every Start over SSH read "Degraded (ECONNRESET)" for about 5 s).
+   */
   firstFailure(): { remotePort: number; error: string } | null {
+    const now = this.now();
     for (const entry of this.entries.values()) {
-      if (entry.probe && !entry.probe.ok) return { remotePort: entry.remotePort, error: entry.probe.error ?? 'no answer' };
+      if (!entry.probe || entry.probe.ok) continue;
+      if (!entry.answered && now - entry.openedAt < (this.options.startGraceMs ?? START_GRACE_MS)) continue;
+      return { remotePort: entry.remotePort, error: entry.probe.error ?? 'no answer' };
     }
     return null;
   }
