@@ -143,7 +143,7 @@ export const LinkState = z.enum(['disconnected', 'connecting', 'up', 'degraded',
 
 export const ErrorShape = z.object({ code: z.enum(ErrorCodes), message: z.string() });
 
-/** A host key the app has to ask about (unknown) or refuses (changed / revoked). */
+/** A host key the app has to ask about (unknown) or refuses (changed / other-type / revoked). */
 export const HostKeyQuestion = z.object({
   /** `user@host:port` of the hop or target that showed it; `hop` is its index in the chain (target last). */
   target: z.string(),
@@ -153,9 +153,15 @@ export const HostKeyQuestion = z.object({
   keyType: z.string(),
   /** `SHA256:…` exactly as `ssh-keygen -l` prints it. */
   fingerprint: z.string(),
-  status: z.enum(['unknown', 'changed', 'revoked']),
-  /** For `changed`: the fingerprints known_hosts trusts for this host. */
+  /**
+   * `other-type`: known_hosts trusts keys of other types for this host and the server, asked for those
+   * first, showed none of them; refused like `changed` ("used to present ED25519 …; now only ECDSA …").
+   */
+  status: z.enum(['unknown', 'changed', 'other-type', 'revoked']),
+  /** For `changed` and `other-type`: the fingerprints known_hosts trusts for this host. */
   knownFingerprints: z.array(z.string()),
+  /** For `other-type`: the trusted keys with their types, in known_hosts order. */
+  knownKeys: z.array(z.object({ keyType: z.string(), fingerprint: z.string() })).default([]),
 });
 
 /** A secret the backend waits for (passphrase, password, keyboard-interactive answer); never holds the answer. */

@@ -8,7 +8,7 @@ import { missingUserSocketDetail } from '../engines/podman-socket';
 import { rootlessServiceDown } from '../engines/podman-wording';
 import { agentForTransport, dockerOptionsOverAgent, transportOfAccess, transportPlace } from '../engines/ssh-docker';
 import { SecretMemory, type SecretRequest, type SshAuthOutcome } from './ssh-auth';
-import { connectHop, hopError, hopTarget, streamToHop, type ChainHop } from './ssh-chain';
+import { connectHop, hopError, hopTarget, streamToHop, type ChainHop, type SshChainOptions } from './ssh-chain';
 import type { HostKeyInfo, SshConnection } from './ssh-connection';
 import { checkDockerAccess, checkGpus } from './remote-checks';
 import { checkSlurm } from './slurm-check';
@@ -25,6 +25,8 @@ export interface DiagnosticsOptions {
   docker: { engine?: 'docker' | 'podman' | 'slurm'; transport: 'socket' | 'dial-stdio' | 'user-socket'; socketPath: string };
   askSecret: (hop: number, request: SecretRequest) => Promise<string | null>;
   verifyHostKey: (hop: number, info: HostKeyInfo) => Promise<boolean>;
+  /** The host key types known_hosts trusts for a hop, asked for first (as for the real connection). */
+  knownKeyTypes?: SshChainOptions['knownKeyTypes'];
   /** Per stage that waits on the network (TCP, banner, login, each remote command). Default 15 s. */
   readyTimeoutMs?: number;
   /** Secrets already typed for this server, so the test does not ask again. */
@@ -181,6 +183,7 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
           hops,
           askSecret: options.askSecret,
           readyTimeoutMs: timeoutMs,
+          ...(options.knownKeyTypes ? { knownKeyTypes: options.knownKeyTypes } : {}),
           verifyHostKey: async (hopIndex, info) => {
             keySeen = info;
             // The key exchange and the check (the user's answer included) count as host-key; login after it as auth.

@@ -159,6 +159,7 @@ export class ServerManager {
       memory: session.memory,
       askSecret: (hop, request) => session.askSecret(hop === hops.length - 1, request),
       verifyHostKey: (hop, info) => session.hostKeys.verify(hop, hopTarget(hops[hop]!), info),
+      knownKeyTypes: (_hop, host, port) => session.hostKeys.knownKeyTypes(host, port),
     });
   }
 

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { AppError } from '../../shared/errors';
 import type { AskSecret, SecretRequest, SshAuthAttempt, SshAuthOutcome } from './ssh-auth';
 import { SecretMemory } from './ssh-auth';
+import { withHostKeyOrder } from './host-key-algorithms';
 import { SshConnection, type HostKeyInfo, type SshConnectionOptions } from './ssh-connection';
 
 /** One machine of a ProxyJump chain; the target is the last hop. */
@@ -29,6 +30,11 @@ export interface SshChainOptions {
   onAuthAttempt?: (hop: number, outcome: SshAuthOutcome) => void;
   /** ssh2 algorithm preferences (cipher order …), used for every hop. */
   algorithms?: SshConnectionOptions['algorithms'];
+  /**
+   * The host key types known_hosts trusts for a hop: asked for first when negotiating (host-key-algorithms.ts),
+   * so a server that has a known key shows it and one that shows another type has none of them.
+   */
+  knownKeyTypes?: (hop: number, host: string, port: number) => Promise<string[]>;
 }
 
 /** `user@host:port` of a hop, as messages and prompts name it. */
@@ -86,6 +92,13 @@ export async function streamToHop(previous: SshConnection, hops: readonly ChainH
 export async function connectHop(options: SshChainOptions, index: number, previous: SshConnection | undefined, memory: SecretMemory): Promise<SshConnection> {
   const hops = options.hops;
   const hop = hops[index]!;
+  let knownKeyTypes: string[];
+  try {
+    knownKeyTypes = options.knownKeyTypes ? await options.knownKeyTypes(index, hop.host, hop.port) : [];
+  } catch (error) {
+    throw hopError(error, index, hops);
+  }
+  const algorithms = withHostKeyOrder(options.algorithms, knownKeyTypes);
   const sock = previous ? await streamToHop(previous, hops, index) : undefined;
   const askSecret: AskSecret = (request) => options.askSecret(index, request);
   try {
@@ -101,7 +114,7 @@ export async function connectHop(options: SshChainOptions, index: number, previo
       ...(options.readyTimeoutMs !== undefined ? { readyTimeoutMs: options.readyTimeoutMs } : {}),
       ...(options.keepaliveIntervalMs !== undefined ? { keepaliveIntervalMs: options.keepaliveIntervalMs } : {}),
       ...(options.keepaliveCountMax !== undefined ? { keepaliveCountMax: options.keepaliveCountMax } : {}),
-      ...(options.algorithms ? { algorithms: options.algorithms } : {}),
+      ...(algorithms ? { algorithms } : {}),
       ...(options.onAuthAttempt ? { onAuthAttempt: (outcome: SshAuthOutcome) => options.onAuthAttempt!(index, outcome) } : {}),
     });
   } catch (error) {

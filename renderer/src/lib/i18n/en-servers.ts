@@ -36,6 +36,7 @@ export const enServers = {
   'server.hostKeyPending.unknown': 'The connection waits for your decision on the server’s host key.',
   'server.hostKeyPending.changed': 'The server’s host key changed: the app refused to connect.',
   'server.hostKeyPending.revoked': 'The server’s host key is revoked: the app refused to connect.',
+  'server.hostKeyPending.other-type': 'The server no longer shows the host key the app trusts, only a key of another type: the app refused to connect.',
   'server.reviewHostKey': 'Show host key',
   'server.connect': 'Connect',
   'server.connecting': 'Connecting…',
@@ -97,6 +98,12 @@ export const enServers = {
   'hostKey.changed.title': 'The host key of {target} changed',
   'hostKey.changed.body':
     'The app refused to connect and sent nothing. The server shows another key than the one known_hosts trusts. That is expected after a reinstall; otherwise someone may be intercepting the connection.',
+  'hostKey.other-type.title': '{target} shows a host key of another type',
+  'hostKey.other-type.body':
+    'The app refused to connect and sent nothing. This server used to present {before}; now it presents only {now}. A server keeps its keys when it is updated, so this happens after a reinstall or a change of its sshd settings; otherwise someone may be intercepting the connection.',
+  'hostKey.other-type.accept': 'Trust the new key',
+  'hostKey.other-type.warning':
+    'Trusting adds the new key to known_hosts; the keys trusted until now stay. If you do not know why the server stopped presenting its old key, do not trust the new one: talk to its administrator first.',
   'hostKey.revoked.title': 'The host key of {target} is revoked',
   'hostKey.revoked.body':
     'known_hosts marks this key @revoked, so the app does not connect with it and sent nothing. Ask the server’s administrator for its current key.',

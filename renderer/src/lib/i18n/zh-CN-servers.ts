@@ -32,6 +32,7 @@ export const zhCNServers: Record<keyof typeof enServers, string> = {
   'server.hostKeyPending.unknown': '连接正在等待你对服务器主机密钥的决定。',
   'server.hostKeyPending.changed': '服务器的主机密钥已变更：应用拒绝了连接。',
   'server.hostKeyPending.revoked': '服务器的主机密钥已被吊销：应用拒绝了连接。',
+  'server.hostKeyPending.other-type': '服务器不再出示应用信任的主机密钥，只出示另一种类型的密钥：应用拒绝了连接。',
   'server.reviewHostKey': '查看主机密钥',
   'server.connect': '连接',
   'server.connecting': '正在连接…',
@@ -91,6 +92,11 @@ export const zhCNServers: Record<keyof typeof enServers, string> = {
   'hostKey.changed.title': '{target} 的主机密钥已变更',
   'hostKey.changed.body':
     '应用拒绝了连接，没有发送任何内容。服务器出示的密钥与 known_hosts 信任的不同。重装系统后会这样；否则可能有人在拦截连接。',
+  'hostKey.other-type.title': '{target} 出示了另一种类型的主机密钥',
+  'hostKey.other-type.body':
+    '应用拒绝了连接，没有发送任何内容。这台服务器以前出示 {before}；现在只出示 {now}。服务器升级时会保留它的密钥，所以这通常发生在重装系统或修改 sshd 设置之后；否则可能有人在拦截连接。',
+  'hostKey.other-type.accept': '信任新密钥',
+  'hostKey.other-type.warning': '信任会把新密钥加入 known_hosts，此前信任的密钥仍会保留。如果你不知道服务器为何不再出示旧密钥，请不要信任新密钥，先联系其管理员。',
   'hostKey.revoked.title': '{target} 的主机密钥已被吊销',
   'hostKey.revoked.body': 'known_hosts 把这个密钥标记为 @revoked，所以应用不会用它连接，也没有发送任何内容。请向服务器管理员索取当前密钥。',
   'hostKey.keyType': '密钥类型',
