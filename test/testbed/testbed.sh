@@ -48,7 +48,7 @@ NATIVE_ACTIVATE='export PATH="$HOME/.local/bin:$PATH"'
 # podman: runc named so the runtime is the one measured (podman depends on crun | runc), catatonit for Init:true
 # (a recommends, and skipped when tini is installed), uidmap/slirp4netns/fuse-overlayfs for the rootless user.
 PACKAGES=(docker.io openssh-server docker-registry chromium curl ca-certificates fonts-wqy-microhei python3 python3-venv
-  podman runc catatonit uidmap slirp4netns fuse-overlayfs)
+  podman runc catatonit uidmap slirp4netns fuse-overlayfs netcat-openbsd) # nc: the `ProxyCommand nc 127.0.0.1 %p` test
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 secs() { awk -v ms="$1" 'BEGIN { printf "%.2fs", ms / 1000 }'; }

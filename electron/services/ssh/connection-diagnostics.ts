@@ -10,6 +10,7 @@ import { agentForTransport, dockerOptionsOverAgent, transportOfAccess, transport
 import { SecretMemory, type SecretRequest, type SshAuthOutcome } from './ssh-auth';
 import { connectHop, hopError, hopTarget, streamToHop, type ChainHop, type SshChainOptions } from './ssh-chain';
 import type { HostKeyInfo, SshConnection } from './ssh-connection';
+import { ProxyCommandProcess, proxyCommandError } from './proxy-command';
 import { checkDockerAccess, checkGpus } from './remote-checks';
 import { checkSlurm } from './slurm-check';
 
@@ -156,20 +157,25 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
     results.clear();
     let t = Date.now();
     let probe: Duplex;
+    // A ProxyCommand hop has no TCP of ours: the probe is a run of the command, read up to the server's banner.
+    const proxy = !previous && hop.proxyCommand ? new ProxyCommandProcess(hop.proxyCommand) : null;
     try {
-      probe = previous ? await streamToHop(previous, hops, index) : await tcpConnect(hop.host, hop.port, timeoutMs);
+      probe = proxy ? proxy.stream : previous ? await streamToHop(previous, hops, index) : await tcpConnect(hop.host, hop.port, timeoutMs);
     } catch (error) {
       return fail('tcp', t, hopError(error, index, hops), `Check the host name and port${previous ? ` as seen from ${previous.target}` : ''}, that sshd runs there, and that no firewall blocks the port.`);
     }
-    record('tcp', t, { status: 'pass', detail: `${hop.host}:${hop.port} answered in ${Date.now() - t} ms${via}` });
+    record('tcp', t, { status: 'pass', detail: proxy ? `${hop.host}:${hop.port} through its ProxyCommand` : `${hop.host}:${hop.port} answered in ${Date.now() - t} ms${via}` });
     t = Date.now();
     try {
       const banner = await readBanner(probe, timeoutMs);
       record('handshake', t, { status: 'pass', detail: banner.replace(/^SSH-2\.0-/, '') });
     } catch (error) {
+      const exit = proxy ? await proxy.exitedWithin(2000) : null;
+      if (exit) return fail('handshake', t, hopError(proxyCommandError(exit, hopTarget(hop)), index, hops), 'Fix the ProxyCommand in the server settings; run it in a terminal with %h and %p filled in to see why it stops.');
       return fail('handshake', t, hopError(error, index, hops), 'Check that this port is an SSH server (sshd) and that it accepts more connections (MaxStartups).');
     } finally {
       probe.destroy();
+      proxy?.stop();
     }
 
     t = Date.now();

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerProfile, SshAuthMethod } from '../../shared/schemas-servers';
 import type { SshAuthAttempt } from './ssh-auth';
+import { expandProxyCommand } from './proxy-command';
 import type { ChainHop } from './ssh-chain';
 
 /** The Windows OpenSSH agent's named pipe (the Windows "OpenSSH Authentication Agent" service). */
@@ -102,10 +103,17 @@ export function hopsOfProfile(
     username,
     ...attemptsFor(profile.authMethods, { identityFiles, identitiesOnly: profile.identitiesOnly }, env, homeDir, platform, exists),
   });
-  return [
-    ...profile.jumps.map((j) => hop(j.host, j.port, j.username, j.identityFiles)),
-    hop(profile.host, profile.port, profile.username, profile.identityFiles),
-  ];
+  const target = hop(profile.host, profile.port, profile.username, profile.identityFiles);
+  if (profile.proxyCommand && profile.jumps.length === 0) {
+    target.proxyCommand = expandProxyCommand(profile.proxyCommand, {
+      host: profile.host,
+      port: profile.port,
+      user: profile.username,
+      alias: profile.importedFrom ?? profile.host,
+      homeDir,
+    });
+  }
+  return [...profile.jumps.map((j) => hop(j.host, j.port, j.username, j.identityFiles)), target];
 }
 
 const SHELL_SAFE = /^[A-Za-z0-9_@%+=:,./-]+$/;
