@@ -23,6 +23,7 @@ export const enServers = {
     'It listens on port {port} of the server. A tunnel brings it to this computer: your training code uses the address shown on the server card.',
 
   'server.via': 'via {hops}',
+  'server.viaProxyCommand': 'through the ProxyCommand',
   'server.importedFrom': 'From ~/.ssh/config (Host {alias})',
   'server.stateLabel': 'Connection of {label}',
   'server.state.disconnected': 'Not connected',
@@ -153,6 +154,9 @@ export const enServers = {
   'serverForm.vaultSecretsHint': 'Used before the app asks you. While the vault is locked, the app asks instead.',
   'serverForm.jumps': 'Jump hosts (ProxyJump), one per line, first hop first',
   'serverForm.jumpsHint': 'user@host:port; user and port are optional (the server’s user and 22).',
+  'serverForm.proxyCommand': 'ProxyCommand (instead of jump hosts)',
+  'serverForm.proxyCommandHint':
+    'A command whose input and output carry the SSH connection, run by your shell as OpenSSH does, e.g. ssh -W %h:%p bastion or cloudflared access ssh --hostname %h. %h, %p, %r and %n are the host, port, user and name. Empty: connect directly.',
   'serverForm.engine': 'Container engine on the server',
   'serverForm.engine.docker': 'Docker',
   'serverForm.engine.podman': 'Podman',
@@ -190,6 +194,8 @@ export const enServers = {
   'serverForm.error.authMethods': 'Ways to log in: choose at least one.',
   'serverForm.error.identityFiles': 'Key files: at most 8, each an absolute path or starting with ~/.',
   'serverForm.error.jumps': 'Jump hosts: at most 8 lines, each user@host:port with a valid host.',
+  'serverForm.error.proxyCommand': 'ProxyCommand: one line, using only the tokens %h, %p, %r, %n, %d, %u and %%.',
+  'serverForm.error.proxyAndJumps': 'Use jump hosts or a ProxyCommand, not both: clear one of the two fields.',
   'serverForm.error.socketPath': 'Docker socket path: an absolute path on the server, e.g. /var/run/docker.sock.',
   'serverForm.error.socketPathPodman': 'Podman socket path: an absolute path on the server, e.g. /run/user/1000/podman/podman.sock.',
   'serverForm.error.accessDocker': 'How the app reaches Docker: choose the Docker socket or dial-stdio (the user socket is rootless Podman’s).',
