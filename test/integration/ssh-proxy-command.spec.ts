@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerProfileInput, type ServerView } from '../../electron/shared/schemas-servers';
-import { freePort } from '../support/helpers';
+import { freePort, waitForEvent } from '../support/helpers';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { loadTestbedWithJump } from '../testbed/testbed';
 
@@ -65,7 +65,9 @@ describe('ProxyCommand against the test bed', () => {
       // TEST DOUBLE of `nc host port` for machines without netcat: stdin/stdout to a TCP port.
       "const s = require('net').connect(Number(process.argv[3]), process.argv[2]);\n" +
         'process.stdin.pipe(s).pipe(process.stdout);\n' +
-        "s.on('error', (e) => { console.error(e.message); process.exit(1); });\n",
+        "s.on('error', (e) => { console.error(e.message); process.exit(1); });\n" +
+        // The test's way of making the command die mid-connection, with something on stderr.
+        "process.on('SIGUSR2', () => { console.error('relay: told to stop'); process.exit(3); });\n",
     );
     app = await startTestApp({ ssh: { tuning } });
   });
@@ -106,9 +108,17 @@ describe('ProxyCommand against the test bed', () => {
     await app.handlers['servers:remove']({ serverId: server.profile.id });
   });
 
-  it('connects through a relay command of ours given `127.0.0.1 %p`', async () => {
-    const server = await add('via-relay', `${process.execPath} ${join(scratch, 'relay.cjs')} 127.0.0.1 %p`);
+  it('connects through a relay command of ours given `127.0.0.1 %p`, and names its exit when it dies mid-connection', async () => {
+    const relay = join(scratch, 'relay.cjs');
+    const server = await add('via-relay', `${process.execPath} ${relay} 127.0.0.1 %p`);
     expect(await connectTrusting(server.profile.id)).toMatchObject({ state: 'up' });
+    const [pid] = processesWith(relay);
+    expect(pid).toBeDefined();
+    const lost = waitForEvent(app.hub, 'servers:changed', (views) => views.some((v) => v.profile.id === server.profile.id && v.reason !== null));
+    process.kill(pid!, 'SIGUSR2');
+    const view = (await lost).find((v) => v.profile.id === server.profile.id)!;
+    expect(view.state).toBe('reconnecting');
+    expect(view.reason).toMatchObject({ code: 'SSH_PROXY_COMMAND_FAILED', message: expect.stringContaining('exited 3: relay: told to stop') });
     await app.handlers['servers:remove']({ serverId: server.profile.id });
   });
 

@@ -1,8 +1,47 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { homedir, userInfo } from 'node:os';
-import { Duplex } from 'node:stream';
+import { Duplex, PassThrough, type Readable, type Writable } from 'node:stream';
 import { AppError } from '../../shared/errors';
 import { redactText } from '../util/redact';
+
+/**
+ * The command's stdin and stdout as one stream for ssh2. Unlike Duplex.from, a stdin that closes when the
+ * command dies is no stream error ("Premature close" would hide the exit code): the stream just ends, once
+ * the output does, and the connection's close asks ProxyCommandProcess.failure() why.
+ */
+class CommandStream extends Duplex {
+  constructor(
+    private readonly stdin: Writable,
+    private readonly output: Readable,
+  ) {
+    // Not half-open: when the command's output ends, the SSH side is done too (ssh2 then sees 'close').
+    super({ allowHalfOpen: false });
+    output.on('data', (chunk: Buffer) => {
+      if (!this.push(chunk)) output.pause();
+    });
+    output.once('end', () => this.push(null));
+  }
+
+  override _read(): void {
+    this.output.resume();
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+    if (this.stdin.destroyed || !this.stdin.writable) return done();
+    this.stdin.write(chunk, () => done());
+  }
+
+  override _final(done: () => void): void {
+    this.stdin.end();
+    done();
+  }
+
+  override _destroy(error: Error | null, done: (error?: Error | null) => void): void {
+    this.stdin.destroy();
+    this.output.destroy();
+    done(error);
+  }
+}
 
 /** What the percent tokens of a ProxyCommand stand for (OpenSSH's names). */
 export interface ProxyCommandTokens {
@@ -88,8 +127,17 @@ export class ProxyCommandProcess {
     });
     // Writing to a command that already died raises EPIPE on its stdin: the exit says more, so it is not thrown.
     this.child.stdin!.on('error', () => undefined);
-    this.stream = Duplex.from({ readable: this.child.stdout!, writable: this.child.stdin! });
-    this.stream.on('error', () => undefined);
+    // The SSH side sees the end of the command's output only once the command has exited, so whoever
+    // reports the closed connection can already name the exit code and stderr (failure()).
+    const output = new PassThrough();
+    this.child.stdout!.pipe(output, { end: false });
+    void this.exited.then(() => output.end());
+    this.stream = new CommandStream(this.child.stdin!, output);
+  }
+
+  /** The error to report when the command ended by itself (before or during the connection); null while it runs or after stop(). */
+  failure(target: string): AppError | null {
+    return this.exit && !this.stopped ? proxyCommandError(this.exit, target) : null;
   }
 
   /** The exit, if the command ended by itself within `waitMs` (null when it still runs or we stopped it). */

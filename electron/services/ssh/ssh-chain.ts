@@ -115,6 +115,7 @@ export async function connectHop(options: SshChainOptions, index: number, previo
       verifyHostKey: (info) => options.verifyHostKey(index, info),
       memory,
       ...(sock ? { sock } : {}),
+      ...(proxy ? { transportError: () => proxy.failure(hopTarget(hop)) } : {}),
       ...(options.readyTimeoutMs !== undefined ? { readyTimeoutMs: options.readyTimeoutMs } : {}),
       ...(options.keepaliveIntervalMs !== undefined ? { keepaliveIntervalMs: options.keepaliveIntervalMs } : {}),
       ...(options.keepaliveCountMax !== undefined ? { keepaliveCountMax: options.keepaliveCountMax } : {}),
