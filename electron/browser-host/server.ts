@@ -36,6 +36,10 @@ export const SERVER_LIMITS = {
    * the token and the event WebSockets of those do not count.
    */
   maxUnauthenticated: 32,
+  /** A new connection is never closed to make room before this: time for it to send its request. */
+  unauthenticatedGraceMs: 500,
+  /** Young connections may exceed `maxUnauthenticated` up to this many; past it the oldest goes whatever its age. */
+  maxUnauthenticatedBurst: 256,
   /** A connection that has not shown the token must send its first request's headers within this time. */
   unauthenticatedHeadersTimeoutMs: 3_000,
   /** How often Node checks the two request timeouts (its default, 30 s, would let them slip). */

@@ -51,6 +51,13 @@ describe('browser host limits (real server, raw sockets)', () => {
     return host;
   }
 
+  /** Sends GET / on `socket` and resolves with the start of the answer (so: the server kept it open). */
+  function served200(socket: Socket, port: number): Promise<string> {
+    const answer = new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+    socket.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    return answer;
+  }
+
   function open(port: number): Promise<Socket> {
     return new Promise((resolve, reject) => {
       const socket = connect({ host: '127.0.0.1', port }, () => resolve(socket));
@@ -73,6 +80,8 @@ describe('browser host limits (real server, raw sockets)', () => {
       keepAliveTimeoutMs: 5_000,
       maxUnauthenticated: 32,
       unauthenticatedHeadersTimeoutMs: 3_000,
+      unauthenticatedGraceMs: 500,
+      maxUnauthenticatedBurst: 256,
     });
   });
 
@@ -117,7 +126,7 @@ describe('browser host limits (real server, raw sockets)', () => {
   });
 
   it('makes room for a newcomer by closing the oldest connection that has not shown the token', async () => {
-    const { port } = await start({ maxUnauthenticated: 4 });
+    const { port } = await start({ maxUnauthenticated: 4, unauthenticatedGraceMs: 0 });
     const idle = await Promise.all(Array.from({ length: 4 }, () => open(port)));
     const oldestClosed = closed(idle[0]!);
     const newcomer = await open(port);
@@ -125,8 +134,18 @@ describe('browser host limits (real server, raw sockets)', () => {
     const served = new Promise<string>((resolve) => newcomer.once('data', (chunk: Buffer) => resolve(chunk.toString())));
     newcomer.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
     expect(await served).toMatch(/^HTTP\/1\.1 200/);
-    // The other three are still open.
-    for (const socket of idle.slice(1)) expect(socket.destroyed).toBe(false);
+    // The other three are still open and served.
+    for (const socket of idle.slice(1)) expect(await served200(socket, port)).toMatch(/^HTTP\/1\.1 200/);
+  });
+
+  it('spares connections younger than the grace until the burst limit, then closes the oldest', async () => {
+    const { port } = await start({ maxUnauthenticated: 2, unauthenticatedGraceMs: 60_000, maxUnauthenticatedBurst: 4 });
+    const young = await Promise.all(Array.from({ length: 4 }, () => open(port)));
+    const oldestClosed = closed(young[0]!);
+    // Four young ones stay, though the cap is 2; the fifth is past the burst limit: the oldest goes.
+    const fifth = await open(port);
+    expect((await oldestClosed).received).toBe('');
+    for (const socket of [...young.slice(1), fifth]) expect(await served200(socket, port)).toMatch(/^HTTP\/1\.1 200/);
   });
 
   it('never counts or evicts an authenticated event WebSocket or a connection that showed the token', async () => {
