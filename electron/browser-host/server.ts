@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { invokeContract, isInvokeChannel, type EventChannel } from '../shared/contract';
 import { buildCsp } from '../shared/csp';
@@ -11,6 +11,7 @@ import { runHandler } from '../services/ipc/run-handler';
 import { describeThrown, type Logger } from '../services/util/logger';
 import { isLoopbackAddress } from '../services/util/loopback';
 import { redactText } from '../services/util/redact';
+import { ConnectionGuard } from './connection-guard';
 import { bearerToken, requestComesFromUs, tokenMatches } from './guards';
 import { serveStatic } from './static-files';
 
@@ -18,8 +19,9 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * Node's defaults let a client hold a connection for 300 s and open as many as it likes. This
- * server has one user and one page: short timeouts and a small cap keep a stuck or hostile
- * local client (a slow-loris socket, a runaway script) from tying it up.
+ * server has one user and one page: short timeouts and a small cap on connections that have not
+ * shown the token keep a stuck or hostile local client (a slow-loris socket, a runaway script)
+ * from tying it up, and never keep the user's own page out (connection-guard.ts).
  */
 export const SERVER_LIMITS = {
   /** All request headers must arrive within this time. */
@@ -28,8 +30,18 @@ export const SERVER_LIMITS = {
   requestTimeoutMs: 30_000,
   /** An idle keep-alive connection is closed after this time. */
   keepAliveTimeoutMs: 5_000,
-  /** Open connections at once, event sockets included; more are closed on arrival. */
-  maxConnections: 64,
+  /**
+   * Connections that have not shown the token yet (the page's own files, anything else local), at once.
+   * A newcomer is always let in: the oldest of them is closed to make room. Connections that showed
+   * the token and the event WebSockets of those do not count.
+   */
+  maxUnauthenticated: 32,
+  /** A new connection is never closed to make room before this: time for it to send its request. */
+  unauthenticatedGraceMs: 500,
+  /** Young connections may exceed `maxUnauthenticated` up to this many; past it the oldest goes whatever its age. */
+  maxUnauthenticatedBurst: 256,
+  /** A connection that has not shown the token must send its first request's headers within this time. */
+  unauthenticatedHeadersTimeoutMs: 3_000,
   /** How often Node checks the two request timeouts (its default, 30 s, would let them slip). */
   checkIntervalMs: 1_000,
 };
@@ -131,6 +143,8 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       connectionsCheckingInterval: limits.checkIntervalMs,
     },
     (request, response) => {
+      guard.requestStarted(request.socket, tokenMatches(token, bearerToken(request)));
+      response.once('close', () => guard.requestEnded(request.socket));
       void handleRequest(request, response).catch((error: unknown) => {
         logger?.error?.('browser host: request failed', { url: request.url?.split('?')[0], ...describeThrown(error) });
         if (!response.headersSent) sendJson(response, 500, fail({ code: 'INTERNAL', message: 'request failed' }), headers);
@@ -138,8 +152,8 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       });
     },
   );
-  // Beyond the cap Node closes a new connection at once (its 'drop' event), before any byte is read.
-  server.maxConnections = limits.maxConnections;
+  const guard = new ConnectionGuard(limits);
+  server.on('connection', (socket: Socket) => guard.admit(socket));
 
   async function handleRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (!requestComesFromUs(request, allowedHosts)) {
@@ -191,6 +205,8 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
       return;
     }
+    // Out of the guard before the handshake: an event stream of ours is never evicted as "unauthenticated".
+    guard.upgraded(socket as Socket);
     wss.handleUpgrade(request, socket, head, (ws) => {
       sockets.add(ws);
       ws.on('close', () => sockets.delete(ws));

@@ -36,6 +36,8 @@ export const ErrorCodes = [
   // SSH connections to remote servers (electron/services/ssh/ssh-connection.ts).
   /** TCP to the server failed: refused, no route, unknown host name. */
   'SSH_UNREACHABLE',
+  /** The server's ProxyCommand failed to start or exited before or during the SSH connection (its exit code and stderr in the message). */
+  'SSH_PROXY_COMMAND_FAILED',
   /** The server answered but the SSH handshake or login did not finish within readyTimeout. */
   'SSH_TIMEOUT',
   /** The host-key check said no; no credential was sent. */

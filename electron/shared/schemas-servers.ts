@@ -50,6 +50,24 @@ export const LocalFilePath = z
   .max(1024)
   .regex(/^(~\/|\/|[A-Za-z]:[\\/])/, 'key file must be an absolute path or start with ~/');
 
+/** The percent tokens a ProxyCommand may use (OpenSSH's meaning): host, port, remote user, alias, local home, local user, a literal %. */
+export const PROXY_COMMAND_TOKENS = ['h', 'p', 'r', 'n', 'd', 'u', '%'] as const;
+
+/**
+ * OpenSSH's ProxyCommand: run through the user's shell with the tokens expanded; its stdin/stdout carry
+ * the SSH connection (e.g. `cloudflared access ssh --hostname %h`, `ssh -W %h:%p bastion`).
+ */
+export const ProxyCommand = z
+  .string()
+  .trim()
+  .min(1, 'ProxyCommand is empty: clear the field to connect directly')
+  .max(2048)
+  .refine((command) => !/[\r\n\0]/.test(command), 'ProxyCommand must be one line')
+  .refine(
+    (command) => [...command.matchAll(/%(.?)/g)].every((m) => (PROXY_COMMAND_TOKENS as readonly string[]).includes(m[1] ?? '')),
+    'ProxyCommand may use only the tokens %h, %p, %r, %n, %d, %u and %%',
+  );
+
 /** The ways of logging in, tried in the order the profile lists them. */
 export const SshAuthMethod = z.enum(['agent', 'key', 'password', 'keyboard-interactive']);
 
@@ -122,6 +140,11 @@ export const ServerProfileInput = z.object({
   /** Like OpenSSH's IdentitiesOnly: offer only the listed key files, not every key in the agent. */
   identitiesOnly: z.boolean().default(false),
   jumps: z.array(SshJumpHost).max(8).default([]),
+  /**
+   * A command whose stdin/stdout is the way to the server instead of TCP (OpenSSH's ProxyCommand); absent or
+   * null: direct, or through `jumps`. A profile uses one or the other (checkProxy), as OpenSSH takes the first.
+   */
+  proxyCommand: ProxyCommand.nullable().optional(),
   docker: RemoteDockerAccess.default({ engine: 'docker', transport: 'socket', socketPath: '/var/run/docker.sock' }),
   /** The local port the swarm tunnel prefers (10086); when taken, the next free one is used and shown. */
   tunnelLocalPort: z.number().int().min(1024).max(PORT_MAX).default(SWARM_DEFAULT_PORT),
@@ -135,6 +158,17 @@ export const ServerProfileInput = z.object({
 
 export const ServerProfile = ServerProfileInput.extend({ id: ServerId });
 
+/**
+ * Why a profile cannot be saved as it is, or null: jump hosts and a ProxyCommand exclude each other
+ * (OpenSSH uses whichever the config gives first; a profile says which). A check of its own, because a
+ * refinement on ServerProfileInput would stop `.extend` above.
+ */
+export function proxyConflict(profile: Pick<z.output<typeof ServerProfileInput>, 'jumps' | 'proxyCommand'>): string | null {
+  return profile.proxyCommand && profile.jumps.length > 0
+    ? 'A server is reached through jump hosts or through a ProxyCommand, not both: clear one of the two fields.'
+    : null;
+}
+
 export const ServerRef = z.object({ serverId: ServerId });
 export const ServerUpdate = z.object({ serverId: ServerId, profile: ServerProfileInput });
 
@@ -143,7 +177,7 @@ export const LinkState = z.enum(['disconnected', 'connecting', 'up', 'degraded',
 
 export const ErrorShape = z.object({ code: z.enum(ErrorCodes), message: z.string() });
 
-/** A host key the app has to ask about (unknown) or refuses (changed / revoked). */
+/** A host key the app has to ask about (unknown) or refuses (changed / other-type / revoked). */
 export const HostKeyQuestion = z.object({
   /** `user@host:port` of the hop or target that showed it; `hop` is its index in the chain (target last). */
   target: z.string(),
@@ -153,9 +187,15 @@ export const HostKeyQuestion = z.object({
   keyType: z.string(),
   /** `SHA256:…` exactly as `ssh-keygen -l` prints it. */
   fingerprint: z.string(),
-  status: z.enum(['unknown', 'changed', 'revoked']),
-  /** For `changed`: the fingerprints known_hosts trusts for this host. */
+  /**
+   * `other-type`: known_hosts trusts keys of other types for this host and the server, asked for those
+   * first, showed none of them; refused like `changed` ("used to present ED25519 …; now only ECDSA …").
+   */
+  status: z.enum(['unknown', 'changed', 'other-type', 'revoked']),
+  /** For `changed` and `other-type`: the fingerprints known_hosts trusts for this host. */
   knownFingerprints: z.array(z.string()),
+  /** For `other-type`: the trusted keys with their types, in known_hosts order. */
+  knownKeys: z.array(z.object({ keyType: z.string(), fingerprint: z.string() })).default([]),
 });
 
 /** A secret the backend waits for (passphrase, password, keyboard-interactive answer); never holds the answer. */

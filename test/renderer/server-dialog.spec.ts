@@ -182,6 +182,57 @@ describe('Add server dialog: import from ~/.ssh/config', () => {
     });
   });
 
+  it('imports a ProxyCommand into its editable field, sends it, and refuses it together with jump hosts', async () => {
+    const proxyCommand = 'cloudflared access ssh --hostname %h';
+    api.sshConfigListing = {
+      path: '/home/u/.ssh/config',
+      exists: true,
+      hosts: [
+        {
+          alias: 'cf',
+          problem: null,
+          profile: {
+            label: 'cf',
+            host: 'gpu.example.org',
+            port: 22,
+            username: 'alice',
+            authMethods: ['agent', 'key', 'password', 'keyboard-interactive'],
+            identityFiles: [],
+            identitiesOnly: false,
+            jumps: [],
+            proxyCommand,
+            docker: { engine: 'docker', transport: 'socket', socketPath: '/var/run/docker.sock' },
+            tunnelLocalPort: 10086,
+            importedFrom: 'cf',
+          },
+        },
+      ],
+    };
+    const dialog = await openAddDialog();
+    await fireEvent.click(within(dialog).getByTestId('server-dialog-import'));
+    const [host] = await within(dialog).findAllByTestId('ssh-config-host');
+    expect(within(host!).getByTestId('ssh-config-proxy-command').textContent).toContain(proxyCommand);
+    await fireEvent.click(within(host!).getByTestId('ssh-config-use'));
+    const field = within(dialog).getByTestId('server-form-proxy-command') as HTMLInputElement;
+    expect(field.value).toBe(proxyCommand);
+
+    // Both ways at once: refused in the form, named on the ProxyCommand field, nothing sent.
+    await type(dialog, 'server-form-jumps', 'alice@bastion');
+    await fireEvent.click(within(dialog).getByTestId('server-form-submit'));
+    expect(within(dialog).getByText('Use jump hosts or a ProxyCommand, not both: clear one of the two fields.')).toBeTruthy();
+    expect(field.getAttribute('aria-invalid')).toBe('true');
+    await type(dialog, 'server-form-proxy-command', 'nc %h %x');
+    await fireEvent.click(within(dialog).getByTestId('server-form-submit'));
+    expect(within(dialog).getByText(/ProxyCommand: one line, using only the tokens/)).toBeTruthy();
+    expect(api.requestsOn('servers:add')).toEqual([]);
+
+    await type(dialog, 'server-form-jumps', '');
+    await type(dialog, 'server-form-proxy-command', 'ssh -W %h:%p bastion');
+    await fireEvent.click(within(dialog).getByTestId('server-form-submit'));
+    await waitFor(() => expect(api.requestsOn('servers:add')).toHaveLength(1));
+    expect(api.requestsOn('servers:add')[0]).toMatchObject({ host: 'gpu.example.org', jumps: [], proxyCommand: 'ssh -W %h:%p bastion', importedFrom: 'cf' });
+  });
+
   it('says so when there is no ~/.ssh/config', async () => {
     api.sshConfigListing = { path: '/home/u/.ssh/config', exists: false, hosts: [] };
     const dialog = await openAddDialog();

@@ -20,6 +20,7 @@ function question(overrides: Partial<HostKeyQuestion> = {}): HostKeyQuestion {
     fingerprint: NEW_FP,
     status: 'unknown',
     knownFingerprints: [],
+    knownKeys: [],
     ...overrides,
   };
 }
@@ -111,6 +112,27 @@ describe('host-key dialog', () => {
     expect(card.textContent).toContain('host key changed');
     await fireEvent.click(within(card).getByTestId('server-review-host-key'));
     expect(await screen.findByTestId('host-key-dialog')).toBeTruthy();
+  });
+
+  it('key of another type: refused like a changed key, says what it used to present, no plain Trust', async () => {
+    const otherType = question({
+      status: 'other-type',
+      keyType: 'ecdsa-sha2-nistp256',
+      knownFingerprints: [OLD_FP],
+      knownKeys: [{ keyType: 'ssh-ed25519', fingerprint: OLD_FP }],
+    });
+    api.serverViews = [makeServerView({}, { state: 'down', hostKey: otherType })];
+    render(App);
+    const dialog = await screen.findByTestId('host-key-dialog');
+    expect(within(dialog).getByTestId('host-key-other-type').textContent).toContain(`used to present ED25519 ${OLD_FP}; now it presents only ECDSA ${NEW_FP}`);
+    expect(within(dialog).queryByTestId('host-key-trust')).toBeNull();
+    expect(within(dialog).getByTestId('host-key-check-command').textContent).toContain('ssh_host_ecdsa_key.pub');
+    const accept = within(dialog).getByTestId('host-key-replace') as HTMLButtonElement;
+    expect(accept.textContent?.trim()).toBe('Trust the new key');
+    expect(accept.disabled).toBe(true);
+    await fireEvent.click(within(dialog).getByTestId('host-key-replace-check'));
+    await fireEvent.click(accept);
+    await waitFor(() => expect(api.requestsOn('servers:replace-host-key')).toEqual([{ serverId: 'gpu-box', fingerprint: NEW_FP }]));
   });
 
   it('revoked key: explains, offers neither Trust nor Replace', async () => {

@@ -49,7 +49,8 @@ NATIVE_ACTIVATE='export PATH="$HOME/.local/bin:$PATH"'
 # (a recommends, and skipped when tini is installed), uidmap/slirp4netns/fuse-overlayfs for the rootless user.
 # iproute2 (ss) and procps (pgrep, pkill): finding who serves a port and which processes a test user still has.
 PACKAGES=(docker.io openssh-server docker-registry chromium curl ca-certificates fonts-wqy-microhei python3 python3-venv
-  podman runc catatonit uidmap slirp4netns fuse-overlayfs iproute2 procps)
+  podman runc catatonit uidmap slirp4netns fuse-overlayfs iproute2 procps
+  netcat-openbsd) # nc: the `ProxyCommand nc 127.0.0.1 %p` test
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 secs() { awk -v ms="$1" 'BEGIN { printf "%.2fs", ms / 1000 }'; }

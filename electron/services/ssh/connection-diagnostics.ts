@@ -8,8 +8,9 @@ import { missingUserSocketDetail } from '../engines/podman-socket';
 import { rootlessServiceDown } from '../engines/podman-wording';
 import { agentForTransport, dockerOptionsOverAgent, transportOfAccess, transportPlace } from '../engines/ssh-docker';
 import { SecretMemory, type SecretRequest, type SshAuthOutcome } from './ssh-auth';
-import { connectHop, hopError, hopTarget, streamToHop, type ChainHop } from './ssh-chain';
+import { connectHop, hopError, hopTarget, streamToHop, type ChainHop, type SshChainOptions } from './ssh-chain';
 import type { HostKeyInfo, SshConnection } from './ssh-connection';
+import { ProxyCommandProcess, proxyCommandError } from './proxy-command';
 import { checkDockerAccess, checkGpus } from './remote-checks';
 import { checkSlurm } from './slurm-check';
 
@@ -25,6 +26,8 @@ export interface DiagnosticsOptions {
   docker: { engine?: 'docker' | 'podman' | 'slurm'; transport: 'socket' | 'dial-stdio' | 'user-socket'; socketPath: string };
   askSecret: (hop: number, request: SecretRequest) => Promise<string | null>;
   verifyHostKey: (hop: number, info: HostKeyInfo) => Promise<boolean>;
+  /** The host key types known_hosts trusts for a hop, asked for first (as for the real connection). */
+  knownKeyTypes?: SshChainOptions['knownKeyTypes'];
   /** Per stage that waits on the network (TCP, banner, login, each remote command). Default 15 s. */
   readyTimeoutMs?: number;
   /** Secrets already typed for this server, so the test does not ask again. */
@@ -154,20 +157,25 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
     results.clear();
     let t = Date.now();
     let probe: Duplex;
+    // A ProxyCommand hop has no TCP of ours: the probe is a run of the command, read up to the server's banner.
+    const proxy = !previous && hop.proxyCommand ? new ProxyCommandProcess(hop.proxyCommand) : null;
     try {
-      probe = previous ? await streamToHop(previous, hops, index) : await tcpConnect(hop.host, hop.port, timeoutMs);
+      probe = proxy ? proxy.stream : previous ? await streamToHop(previous, hops, index) : await tcpConnect(hop.host, hop.port, timeoutMs);
     } catch (error) {
       return fail('tcp', t, hopError(error, index, hops), `Check the host name and port${previous ? ` as seen from ${previous.target}` : ''}, that sshd runs there, and that no firewall blocks the port.`);
     }
-    record('tcp', t, { status: 'pass', detail: `${hop.host}:${hop.port} answered in ${Date.now() - t} ms${via}` });
+    record('tcp', t, { status: 'pass', detail: proxy ? `${hop.host}:${hop.port} through its ProxyCommand` : `${hop.host}:${hop.port} answered in ${Date.now() - t} ms${via}` });
     t = Date.now();
     try {
       const banner = await readBanner(probe, timeoutMs);
       record('handshake', t, { status: 'pass', detail: banner.replace(/^SSH-2\.0-/, '') });
     } catch (error) {
+      const exit = proxy ? await proxy.exitedWithin(2000) : null;
+      if (exit) return fail('handshake', t, hopError(proxyCommandError(exit, hopTarget(hop)), index, hops), 'Fix the ProxyCommand in the server settings; run it in a terminal with %h and %p filled in to see why it stops.');
       return fail('handshake', t, hopError(error, index, hops), 'Check that this port is an SSH server (sshd) and that it accepts more connections (MaxStartups).');
     } finally {
       probe.destroy();
+      proxy?.stop();
     }
 
     t = Date.now();
@@ -181,6 +189,7 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
           hops,
           askSecret: options.askSecret,
           readyTimeoutMs: timeoutMs,
+          ...(options.knownKeyTypes ? { knownKeyTypes: options.knownKeyTypes } : {}),
           verifyHostKey: async (hopIndex, info) => {
             keySeen = info;
             // The key exchange and the check (the user's answer included) count as host-key; login after it as auth.

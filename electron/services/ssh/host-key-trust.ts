@@ -46,7 +46,8 @@ export class HostKeyTrust {
         keyType: info.keyType,
         fingerprint: info.fingerprint,
         status: verdict.status,
-        knownFingerprints: verdict.status === 'changed' ? verdict.oldFingerprints : [],
+        knownFingerprints: verdict.status === 'changed' ? verdict.oldFingerprints : verdict.status === 'other-type' ? verdict.knownKeys.map((k) => k.fingerprint) : [],
+        knownKeys: verdict.status === 'other-type' ? verdict.knownKeys : [],
       },
     });
     throw hostKeyError(verdict, info.host, info.port, info.keyBlob);
@@ -59,7 +60,16 @@ export class HostKeyTrust {
     this.set(null);
   }
 
-  /** The explicit "this server was reinstalled" action for a changed key: the old line goes, the new one is written. */
+  /** The key types known_hosts trusts for `host`:`port`, which the connect asks the server for first. */
+  knownKeyTypes(host: string, port: number): Promise<string[]> {
+    return this.knownHosts.knownKeyTypes(host, port);
+  }
+
+  /**
+   * The explicit "I compared it with the server" action for a changed key (the old line of that type
+   * goes, the new one is written) or for a key of another type than the trusted ones (the new key is
+   * added; the keys of other types stay, as OpenSSH keeps them: they prove nothing an attacker could use).
+   */
   async replace(fingerprint: string): Promise<void> {
     const question = this.expect(fingerprint, 'changed');
     await this.knownHosts.replace(question.view.host, question.view.port, question.keyBlob);
@@ -71,6 +81,8 @@ export class HostKeyTrust {
   }
 
   private expect(fingerprint: string, status: 'unknown' | 'changed'): Question {
+    // A key of another type is replaced through the same explicit, checked action as a changed one.
+    const seen = (s: HostKeyQuestion['status']): 'unknown' | 'changed' | 'revoked' => (s === 'other-type' ? 'changed' : s);
     const question = this.question;
     if (!question) {
       throw new AppError('VALIDATION_FAILED', 'There is no host key waiting for a decision for this server. Connect first to see its key.');
@@ -81,11 +93,11 @@ export class HostKeyTrust {
         `The server's key is ${question.view.fingerprint}, not the ${fingerprint} you confirmed. Nothing was written: look at the key again before trusting it.`,
       );
     }
-    if (question.view.status !== status) {
+    if (seen(question.view.status) !== status) {
       const why =
         question.view.status === 'revoked'
           ? 'it is marked @revoked in known_hosts and cannot be trusted from the app; ask the server administrator for its new key'
-          : question.view.status === 'changed'
+          : question.view.status !== 'unknown'
             ? 'it replaces a key known_hosts already trusts: use "Replace key" if the server was reinstalled'
             : 'it is not in known_hosts yet: use "Trust" instead';
       throw new AppError('VALIDATION_FAILED', `The host key ${fingerprint} cannot be ${status === 'unknown' ? 'trusted' : 'replaced'} this way: ${why}.`);

@@ -14,10 +14,20 @@ import {
 
 export type HostKeyVerdict =
   | { status: 'trusted' }
-  /** `knownKeyTypes`: keys of other types already trusted for this host (prefer them when negotiating). */
-  | { status: 'unknown'; knownKeyTypes: string[] }
+  | { status: 'unknown' }
   | { status: 'changed'; oldFingerprints: string[]; newFingerprint: string }
+  /**
+   * known_hosts trusts keys of other types for this host, and the server showed none of them. The
+   * connect asks for the known types first (host-key-algorithms.ts), so a server that still had one
+   * would have shown it: like OpenSSH's "key of a different type" warning, but refused like a change.
+   */
+  | { status: 'other-type'; knownKeys: KnownKey[]; newFingerprint: string }
   | { status: 'revoked' };
+
+export interface KnownKey {
+  keyType: string;
+  fingerprint: string;
+}
 
 /** SSH-protocol host key algorithm names that use an `ssh-rsa` key. */
 function normaliseKeyType(keyType: string): string {
@@ -64,7 +74,26 @@ export class KnownHostsFile {
       const oldFingerprints = [...new Set(sameType.map((e) => fingerprintSha256(e.key)))];
       return { status: 'changed', oldFingerprints, newFingerprint: fingerprintSha256(key) };
     }
-    return { status: 'unknown', knownKeyTypes: [...new Set(trusted.map((e) => e.keyType))] };
+    if (trusted.length === 0) return { status: 'unknown' };
+    const seen = new Set<string>();
+    const knownKeys: KnownKey[] = [];
+    for (const e of trusted) {
+      const fingerprint = fingerprintSha256(e.key);
+      if (seen.has(fingerprint)) continue;
+      seen.add(fingerprint);
+      knownKeys.push({ keyType: e.keyType, fingerprint });
+    }
+    return { status: 'other-type', knownKeys, newFingerprint: fingerprintSha256(key) };
+  }
+
+  /**
+   * The key types known_hosts trusts for this host, in file order (OpenSSH's order_hostkeyalgs reads
+   * them the same way): what the connect asks the server for first. `@revoked` lines do not count.
+   */
+  async knownKeyTypes(host: string, port: number): Promise<string[]> {
+    const name = hostKeyName(host, port);
+    const types = (await this.read()).entries.filter((e) => e.marker === null && patternsMatch(e.patterns, name)).map((e) => e.keyType);
+    return [...new Set(types)];
   }
 
   /** Appends an entry; hashed when asked or when the file already hashes its names. */
@@ -124,6 +153,10 @@ export function hostKeyError(verdict: Exclude<HostKeyVerdict, { status: 'trusted
       return new AppError('SSH_HOST_KEY_UNKNOWN', `${where} is not a known host. Its ${type} key is ${fp}: compare it with \`ssh-keygen -lf\` on the server before trusting it.`);
     case 'changed':
       return new AppError('SSH_HOST_KEY_CHANGED', `The ${type} host key of ${where} changed: it was ${verdict.oldFingerprints.join(', ')}, now ${fp}. Nothing was sent. If the server was reinstalled, replace the key explicitly; otherwise someone may be intercepting the connection.`);
+    case 'other-type': {
+      const before = verdict.knownKeys.map((k) => `${k.keyType} ${k.fingerprint}`).join(', ');
+      return new AppError('SSH_HOST_KEY_CHANGED', `${where} used to present ${before}; now it presents only ${type} ${fp}. Nothing was sent. Compare the new key with \`ssh-keygen -lf\` on the server and trust it explicitly only if it matches; otherwise someone may be intercepting the connection.`);
+    }
     case 'revoked':
       return new AppError('SSH_HOST_KEY_REVOKED', `The ${type} host key ${fp} of ${where} is marked @revoked in known_hosts. Nothing was sent. Ask the server's administrator for its new key.`);
   }

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerProfile, SshAuthMethod } from '../../shared/schemas-servers';
 import type { SshAuthAttempt } from './ssh-auth';
+import { expandProxyCommand } from './proxy-command';
 import type { ChainHop } from './ssh-chain';
 
 /** The Windows OpenSSH agent's named pipe (the Windows "OpenSSH Authentication Agent" service). */
@@ -102,10 +103,17 @@ export function hopsOfProfile(
     username,
     ...attemptsFor(profile.authMethods, { identityFiles, identitiesOnly: profile.identitiesOnly }, env, homeDir, platform, exists),
   });
-  return [
-    ...profile.jumps.map((j) => hop(j.host, j.port, j.username, j.identityFiles)),
-    hop(profile.host, profile.port, profile.username, profile.identityFiles),
-  ];
+  const target = hop(profile.host, profile.port, profile.username, profile.identityFiles);
+  if (profile.proxyCommand && profile.jumps.length === 0) {
+    target.proxyCommand = expandProxyCommand(profile.proxyCommand, {
+      host: profile.host,
+      port: profile.port,
+      user: profile.username,
+      alias: profile.importedFrom ?? profile.host,
+      homeDir,
+    });
+  }
+  return [...profile.jumps.map((j) => hop(j.host, j.port, j.username, j.identityFiles)), target];
 }
 
 const SHELL_SAFE = /^[A-Za-z0-9_@%+=:,./-]+$/;
@@ -127,13 +135,16 @@ function hostPort(host: string, port: number): string {
 
 /**
  * The OpenSSH command that does what the app's tunnel does, for the user to copy:
- * `ssh -N -L 127.0.0.1:<local>:127.0.0.1:<remote> [-J u@h:p,…] [-o IdentitiesOnly=yes] [-i key] -p <port> user@host`.
+ * `ssh -N -L 127.0.0.1:<local>:127.0.0.1:<remote> [-J u@h:p,… | -o 'ProxyCommand=…'] [-o IdentitiesOnly=yes] [-i key] -p <port> user@host`.
  * Jump hosts' own key files cannot be given to -J; OpenSSH then uses the agent and its defaults for them.
  */
 export function sshCommandOf(profile: ServerProfile, localPort: number, remotePort: number): string {
   const words = ['ssh', '-N', '-L', `127.0.0.1:${localPort}:127.0.0.1:${remotePort}`];
   if (profile.jumps.length > 0) {
     words.push('-J', shellQuote(profile.jumps.map((j) => `${j.username}@${hostPort(j.host, j.port)}`).join(',')));
+  } else if (profile.proxyCommand) {
+    // The command as the profile keeps it, tokens and all: ssh fills them in the same way the app does.
+    words.push('-o', shellQuote(`ProxyCommand=${profile.proxyCommand}`));
   }
   if (profile.identitiesOnly) words.push('-o', 'IdentitiesOnly=yes');
   for (const file of profile.identityFiles) words.push('-i', quotePath(file));

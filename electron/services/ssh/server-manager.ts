@@ -1,5 +1,5 @@
 import { AppError } from '../../shared/errors';
-import type { DiagnosticsReport, ServerProfileInput, ServerView, SshConfigListing } from '../../shared/schemas-servers';
+import { proxyConflict, type DiagnosticsReport, type ServerProfileInput, type ServerView, type SshConfigListing } from '../../shared/schemas-servers';
 import type { EngineRegistry } from '../engines/engine-registry';
 import type { EventSink } from '../events';
 import type { SecretVaultApi } from '../secrets/vault-api';
@@ -79,6 +79,7 @@ export class ServerManager {
   }
 
   async add(input: ServerProfileInput): Promise<ServerView> {
+    checkProxy(input);
     const profile = await this.store.add(input);
     const session = this.open(profile);
     this.changed();
@@ -88,6 +89,7 @@ export class ServerManager {
   /** Saves the new profile and starts a fresh session with it (same id, same engine id); reconnects if it was connected. */
   async update(serverId: string, input: ServerProfileInput): Promise<ServerView> {
     const old = this.session(serverId);
+    checkProxy(input);
     const profile = await this.store.update(serverId, input);
     const wasWanted = old.view().state !== 'disconnected';
     await this.close(old);
@@ -159,6 +161,7 @@ export class ServerManager {
       memory: session.memory,
       askSecret: (hop, request) => session.askSecret(hop === hops.length - 1, request),
       verifyHostKey: (hop, info) => session.hostKeys.verify(hop, hopTarget(hops[hop]!), info),
+      knownKeyTypes: (_hop, host, port) => session.hostKeys.knownKeyTypes(host, port),
     });
   }
 
@@ -223,4 +226,10 @@ export class ServerManager {
       this.options.events.emit('servers:changed', views);
     });
   }
+}
+
+/** Jump hosts and a ProxyCommand exclude each other: refused before anything is saved. */
+function checkProxy(input: ServerProfileInput): void {
+  const conflict = proxyConflict(input);
+  if (conflict) throw new AppError('VALIDATION_FAILED', conflict);
 }

@@ -253,6 +253,7 @@ export class ServerSession {
         memory: this.memory,
         askSecret: (hop, request) => this.askSecret(hop === hops.length - 1, request),
         verifyHostKey: (hop, info) => this.hostKeys.verify(hop, hopTarget(hops[hop]!), info),
+        knownKeyTypes: (_hop, host, port) => this.hostKeys.knownKeyTypes(host, port),
         ...(this.options.readyTimeoutMs !== undefined ? { readyTimeoutMs: this.options.readyTimeoutMs } : {}),
         ...(this.options.keepaliveIntervalMs !== undefined ? { keepaliveIntervalMs: this.options.keepaliveIntervalMs } : {}),
         ...(this.options.onAuthAttempt ? { onAuthAttempt: this.options.onAuthAttempt } : {}),

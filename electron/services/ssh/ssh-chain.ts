@@ -2,6 +2,8 @@ import { EventEmitter } from 'node:events';
 import { AppError } from '../../shared/errors';
 import type { AskSecret, SecretRequest, SshAuthAttempt, SshAuthOutcome } from './ssh-auth';
 import { SecretMemory } from './ssh-auth';
+import { withHostKeyOrder } from './host-key-algorithms';
+import { ProxyCommandProcess, proxyCommandError } from './proxy-command';
 import { SshConnection, type HostKeyInfo, type SshConnectionOptions } from './ssh-connection';
 
 /** One machine of a ProxyJump chain; the target is the last hop. */
@@ -13,6 +15,8 @@ export interface ChainHop {
   auth: SshAuthAttempt[];
   /** Ways of logging in the profile asked for but that cannot be tried here, with why (e.g. no ssh-agent). */
   skippedAuth?: string[];
+  /** The first hop only: a ProxyCommand (tokens expanded) whose stdin/stdout replace TCP. */
+  proxyCommand?: string;
 }
 
 export interface SshChainOptions {
@@ -29,6 +33,11 @@ export interface SshChainOptions {
   onAuthAttempt?: (hop: number, outcome: SshAuthOutcome) => void;
   /** ssh2 algorithm preferences (cipher order …), used for every hop. */
   algorithms?: SshConnectionOptions['algorithms'];
+  /**
+   * The host key types known_hosts trusts for a hop: asked for first when negotiating (host-key-algorithms.ts),
+   * so a server that has a known key shows it and one that shows another type has none of them.
+   */
+  knownKeyTypes?: (hop: number, host: string, port: number) => Promise<string[]>;
 }
 
 /** `user@host:port` of a hop, as messages and prompts name it. */
@@ -86,10 +95,18 @@ export async function streamToHop(previous: SshConnection, hops: readonly ChainH
 export async function connectHop(options: SshChainOptions, index: number, previous: SshConnection | undefined, memory: SecretMemory): Promise<SshConnection> {
   const hops = options.hops;
   const hop = hops[index]!;
-  const sock = previous ? await streamToHop(previous, hops, index) : undefined;
+  let knownKeyTypes: string[];
+  try {
+    knownKeyTypes = options.knownKeyTypes ? await options.knownKeyTypes(index, hop.host, hop.port) : [];
+  } catch (error) {
+    throw hopError(error, index, hops);
+  }
+  const algorithms = withHostKeyOrder(options.algorithms, knownKeyTypes);
+  const proxy = !previous && hop.proxyCommand ? new ProxyCommandProcess(hop.proxyCommand) : null;
+  const sock = proxy ? proxy.stream : previous ? await streamToHop(previous, hops, index) : undefined;
   const askSecret: AskSecret = (request) => options.askSecret(index, request);
   try {
-    return await SshConnection.connect({
+    const connection = await SshConnection.connect({
       host: hop.host,
       port: hop.port,
       username: hop.username,
@@ -98,16 +115,32 @@ export async function connectHop(options: SshChainOptions, index: number, previo
       verifyHostKey: (info) => options.verifyHostKey(index, info),
       memory,
       ...(sock ? { sock } : {}),
+      ...(proxy ? { transportError: () => proxy.failure(hopTarget(hop)) } : {}),
       ...(options.readyTimeoutMs !== undefined ? { readyTimeoutMs: options.readyTimeoutMs } : {}),
       ...(options.keepaliveIntervalMs !== undefined ? { keepaliveIntervalMs: options.keepaliveIntervalMs } : {}),
       ...(options.keepaliveCountMax !== undefined ? { keepaliveCountMax: options.keepaliveCountMax } : {}),
-      ...(options.algorithms ? { algorithms: options.algorithms } : {}),
+      ...(algorithms ? { algorithms } : {}),
       ...(options.onAuthAttempt ? { onAuthAttempt: (outcome: SshAuthOutcome) => options.onAuthAttempt!(index, outcome) } : {}),
     });
+    // The command lives as long as its connection: stopped when it closes, whoever closed it.
+    if (proxy) connection.once('closed', () => proxy.stop());
+    return connection;
   } catch (error) {
     sock?.destroy();
-    throw hopError(error, index, hops);
+    throw hopError(proxy ? await proxyFailure(proxy, error, hopTarget(hop)) : error, index, hops);
   }
+}
+
+/**
+ * What to report when a connect through a ProxyCommand failed: our own refusal (host key, login) as it
+ * is; otherwise, when the command ended by itself, its exit code and stderr, which say far more than
+ * "connection closed during login". Either way the command is stopped.
+ */
+async function proxyFailure(proxy: ProxyCommandProcess, error: unknown, target: string): Promise<unknown> {
+  const ours = error instanceof AppError && /^SSH_(HOST_KEY|AUTH|PASSPHRASE|KNOWN_HOSTS)/.test(error.code);
+  const exit = ours ? null : await proxy.exitedWithin(2000);
+  proxy.stop();
+  return exit ? proxyCommandError(exit, target) : error;
 }
 
 /**

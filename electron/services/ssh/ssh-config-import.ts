@@ -13,10 +13,18 @@ export interface SshHop {
   identitiesOnly: boolean;
 }
 
-/** A resolved Host alias; `jumps` is the ProxyJump chain in connection order (first hop first). */
+/**
+ * A resolved Host alias; `jumps` is the ProxyJump chain in connection order (first hop first), `proxyCommand`
+ * its ProxyCommand as written (tokens not expanded: they are filled in at connect time). At most one of the
+ * two is set: the one the config gives first, as OpenSSH does.
+ */
 export interface SshHostConfig extends SshHop {
   jumps: SshHop[];
+  proxyCommand: string | null;
 }
+
+/** Marks former ProxyJump lines in the copy of the config that tells which of the two comes first. */
+const JUMP_MARK = '\u0000proxyjump\u0000';
 
 export interface SshConfigOptions {
   /** The config file (default ~/.ssh/config); tests pass a temp file. */
@@ -73,12 +81,16 @@ export class SshConfigImport {
   private readonly home: string;
   private readonly localUser: string;
   private readonly config;
+  /** The config with every ProxyJump turned into a marked ProxyCommand: its first ProxyCommand is the first of the two. */
+  private readonly proxyOrder;
 
   constructor(options: SshConfigOptions = {}) {
     this.home = options.homeDir ?? homedir();
     this.localUser = options.localUser ?? userInfo().username;
     const path = resolve(options.path ?? join(this.home, '.ssh', 'config'));
-    this.config = parse(readWithIncludes(path, this.home));
+    const text = readWithIncludes(path, this.home);
+    this.config = parse(text);
+    this.proxyOrder = parse(text.replace(/^([ \t]*)proxyjump(?=[ \t=])/gim, `$1ProxyCommand ${JUMP_MARK}`));
   }
 
   /** Host aliases a user can pick: every name in a `Host` line except patterns (`*`, `?`, `!`). */
@@ -96,7 +108,18 @@ export class SshConfigImport {
   /** Resolves an alias like `ssh -G` would for the fields we use, including its ProxyJump chain. */
   resolve(alias: string): SshHostConfig {
     const hop = this.hop(alias);
-    return { ...hop, jumps: this.jumpChain(alias, [alias]) };
+    const first = this.firstProxy(alias);
+    if (first === 'jump') return { ...hop, jumps: this.jumpChain(alias, [alias]), proxyCommand: null };
+    // `ProxyCommand none` first: direct, and a later ProxyJump is ignored too (OpenSSH's parse_jump).
+    return { ...hop, jumps: [], proxyCommand: first === null || first.toLowerCase() === 'none' ? null : first };
+  }
+
+  /** Which of ProxyJump and ProxyCommand the config gives first for `alias`: 'jump', the command, or null for neither. */
+  private firstProxy(alias: string): 'jump' | string | null {
+    const raw = this.proxyOrder.compute(alias, { ignoreCase: true, matchExec: false })['proxycommand'];
+    const value = Array.isArray(raw) ? raw.join(' ') : raw;
+    if (value === undefined || value === '') return null;
+    return value.startsWith(JUMP_MARK) ? 'jump' : value;
   }
 
   private computed(alias: string): Record<string, string | string[]> {

@@ -25,6 +25,7 @@ function profileDraft(alias: string, config: SshHostConfig, homeDir: string) {
       username: j.user,
       identityFiles: j.identityFiles.map((f) => homeRelative(f, homeDir)),
     })),
+    ...(config.proxyCommand ? { proxyCommand: config.proxyCommand } : {}),
     importedFrom: alias,
   };
 }

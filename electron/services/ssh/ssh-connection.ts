@@ -39,8 +39,13 @@ export interface SshConnectionOptions {
   keepaliveCountMax?: number;
   /** Secrets typed for this server, kept across reconnects (memory only). */
   memory?: SecretMemory;
-  /** A ready stream to the server instead of TCP (the next ProxyJump hop). */
+  /** A ready stream to the server instead of TCP (the next ProxyJump hop, a ProxyCommand). */
   sock?: Duplex;
+  /**
+   * Why the stream under the connection ended, when it knows better than ssh2 (a ProxyCommand that
+   * exited: its code and stderr); null when it has nothing to say. Asked when the connection closes.
+   */
+  transportError?: () => AppError | null;
   onAuthAttempt?: (outcome: SshAuthOutcome) => void;
   /**
    * Algorithm preferences passed to ssh2 (cipher order etc.); default: ssh2's own order, which
@@ -147,6 +152,7 @@ export class SshConnection extends EventEmitter<{ closed: [reason: AppError | nu
     /** What each auth attempt did, for diagnostics. */
     readonly authOutcomes: readonly SshAuthOutcome[],
     readonly hostKey: HostKeyInfo,
+    private readonly transportError?: () => AppError | null,
   ) {
     super();
     this.target = target;
@@ -155,7 +161,7 @@ export class SshConnection extends EventEmitter<{ closed: [reason: AppError | nu
     });
     client.on('close', () => {
       this.open = false;
-      const reason = this.closing ? null : (this.closedReason ?? closeReason(undefined, target));
+      const reason = this.closing ? null : (this.transportError?.() ?? this.closedReason ?? closeReason(undefined, target));
       this.emit('closed', reason);
     });
   }
@@ -232,7 +238,7 @@ export class SshConnection extends EventEmitter<{ closed: [reason: AppError | nu
         coalesceWrites(client);
         deadline.stop();
         client.removeAllListeners('error');
-        resolve(new SshConnection(client, target, plan.outcomes, hostKey!));
+        resolve(new SshConnection(client, target, plan.outcomes, hostKey!, options.transportError));
       });
       client.on('error', (error: Error & { level?: string }) => {
         if (hostKeyError) return fail(hostKeyError);

@@ -2,6 +2,8 @@ import { PORT_MAX, SWARM_DEFAULT_PORT } from '../../../electron/shared/defaults'
 import {
   LocalFilePath,
   PODMAN_ROOTFUL_SOCKET,
+  ProxyCommand,
+  proxyConflict,
   RemoteDockerAccess,
   ServerProfileInput,
   SshHostName,
@@ -30,6 +32,8 @@ export interface ServerDraft {
   identitiesOnly: boolean;
   /** One hop a line, `user@host:port` (user and port optional), first hop first. */
   jumps: string;
+  /** OpenSSH's ProxyCommand, tokens unexpanded (`ssh -W %h:%p bastion`); empty: none. Excludes `jumps`. */
+  proxyCommand: string;
   /** What the user says the server runs (the engine's `/version` has the last word on the engine card); `slurm`: a login node. */
   engine: RemoteEngineProduct;
   /** How the app reaches that engine; which choices exist depends on `engine` (ACCESS_CHOICES). */
@@ -73,6 +77,7 @@ export type ServerField =
   | 'authMethods'
   | 'identityFiles'
   | 'jumps'
+  | 'proxyCommand'
   | 'access'
   | 'socketPath'
   | 'tunnelLocalPort';
@@ -91,6 +96,7 @@ export function emptyDraft(): ServerDraft {
     identityFiles: '',
     identitiesOnly: false,
     jumps: '',
+    proxyCommand: '',
     engine: 'docker',
     access: 'socket',
     socketPath: DOCKER_DEFAULT_SOCKET,
@@ -123,6 +129,7 @@ export function draftFromProfile(profile: ServerProfileInput): ServerDraft {
     identityFiles: profile.identityFiles.join('\n'),
     identitiesOnly: profile.identitiesOnly,
     jumps: profile.jumps.map(formatJump).join('\n'),
+    proxyCommand: profile.proxyCommand ?? '',
     engine: profile.docker.engine,
     access: accessOfProfile(profile.docker),
     socketPath: shownPath(profile.docker),
@@ -259,6 +266,9 @@ export function checkDraft(draft: ServerDraft, keepJumps: readonly SshJumpHost[]
   }
   const jumps = parseJumps(draft.jumps, draft.username, keepJumps);
   if (jumps === null || jumps.length > 8) errors.jumps = 'serverForm.error.jumps';
+  const proxyCommand = draft.proxyCommand.trim();
+  if (proxyCommand !== '' && !ProxyCommand.safeParse(proxyCommand).success) errors.proxyCommand = 'serverForm.error.proxyCommand';
+  else if (proxyCommand !== '' && jumps !== null && proxyConflict({ jumps, proxyCommand })) errors.proxyCommand = 'serverForm.error.proxyAndJumps';
   const docker = accessOfDraft(draft);
   if ('field' in docker) errors[docker.field] = docker.error;
   const tunnelLocalPort = parseWhole(draft.tunnelLocalPort);
@@ -274,6 +284,7 @@ export function checkDraft(draft: ServerDraft, keepJumps: readonly SshJumpHost[]
     identityFiles,
     identitiesOnly: draft.identitiesOnly,
     jumps: jumps ?? [],
+    ...(proxyCommand !== '' ? { proxyCommand } : {}),
     docker: docker.docker,
     tunnelLocalPort,
     importedFrom: draft.importedFrom,
@@ -293,6 +304,7 @@ export const FIELD_ORDER: readonly ServerField[] = [
   'authMethods',
   'identityFiles',
   'jumps',
+  'proxyCommand',
   'access',
   'socketPath',
   'tunnelLocalPort',

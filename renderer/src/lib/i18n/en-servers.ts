@@ -23,6 +23,7 @@ export const enServers = {
     'It listens on port {port} of the server. A tunnel brings it to this computer: your training code uses the address shown on the server card.',
 
   'server.via': 'via {hops}',
+  'server.viaProxyCommand': 'through the ProxyCommand',
   'server.importedFrom': 'From ~/.ssh/config (Host {alias})',
   'server.stateLabel': 'Connection of {label}',
   'server.state.disconnected': 'Not connected',
@@ -36,6 +37,7 @@ export const enServers = {
   'server.hostKeyPending.unknown': 'The connection waits for your decision on the server’s host key.',
   'server.hostKeyPending.changed': 'The server’s host key changed: the app refused to connect.',
   'server.hostKeyPending.revoked': 'The server’s host key is revoked: the app refused to connect.',
+  'server.hostKeyPending.other-type': 'The server no longer shows the host key the app trusts, only a key of another type: the app refused to connect.',
   'server.reviewHostKey': 'Show host key',
   'server.connect': 'Connect',
   'server.connecting': 'Connecting…',
@@ -97,6 +99,12 @@ export const enServers = {
   'hostKey.changed.title': 'The host key of {target} changed',
   'hostKey.changed.body':
     'The app refused to connect and sent nothing. The server shows another key than the one known_hosts trusts. That is expected after a reinstall; otherwise someone may be intercepting the connection.',
+  'hostKey.other-type.title': '{target} shows a host key of another type',
+  'hostKey.other-type.body':
+    'The app refused to connect and sent nothing. This server used to present {before}; now it presents only {now}. A server keeps its keys when it is updated, so this happens after a reinstall or a change of its sshd settings; otherwise someone may be intercepting the connection.',
+  'hostKey.other-type.accept': 'Trust the new key',
+  'hostKey.other-type.warning':
+    'Trusting adds the new key to known_hosts; the keys trusted until now stay. If you do not know why the server stopped presenting its old key, do not trust the new one: talk to its administrator first.',
   'hostKey.revoked.title': 'The host key of {target} is revoked',
   'hostKey.revoked.body':
     'known_hosts marks this key @revoked, so the app does not connect with it and sent nothing. Ask the server’s administrator for its current key.',
@@ -146,6 +154,9 @@ export const enServers = {
   'serverForm.vaultSecretsHint': 'Used before the app asks you. While the vault is locked, the app asks instead.',
   'serverForm.jumps': 'Jump hosts (ProxyJump), one per line, first hop first',
   'serverForm.jumpsHint': 'user@host:port; user and port are optional (the server’s user and 22).',
+  'serverForm.proxyCommand': 'ProxyCommand (instead of jump hosts)',
+  'serverForm.proxyCommandHint':
+    'A command whose input and output carry the SSH connection, run by your shell as OpenSSH does, e.g. ssh -W %h:%p bastion or cloudflared access ssh --hostname %h. %h, %p, %r and %n are the host, port, user and name. Empty: connect directly.',
   'serverForm.engine': 'Container engine on the server',
   'serverForm.engine.docker': 'Docker',
   'serverForm.engine.podman': 'Podman',
@@ -183,6 +194,8 @@ export const enServers = {
   'serverForm.error.authMethods': 'Ways to log in: choose at least one.',
   'serverForm.error.identityFiles': 'Key files: at most 8, each an absolute path or starting with ~/.',
   'serverForm.error.jumps': 'Jump hosts: at most 8 lines, each user@host:port with a valid host.',
+  'serverForm.error.proxyCommand': 'ProxyCommand: one line, using only the tokens %h, %p, %r, %n, %d, %u and %%.',
+  'serverForm.error.proxyAndJumps': 'Use jump hosts or a ProxyCommand, not both: clear one of the two fields.',
   'serverForm.error.socketPath': 'Docker socket path: an absolute path on the server, e.g. /var/run/docker.sock.',
   'serverForm.error.socketPathPodman': 'Podman socket path: an absolute path on the server, e.g. /run/user/1000/podman/podman.sock.',
   'serverForm.error.accessDocker': 'How the app reaches Docker: choose the Docker socket or dial-stdio (the user socket is rootless Podman’s).',

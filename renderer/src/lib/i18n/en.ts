@@ -253,6 +253,7 @@ export const en = {
   'errors.BACKEND_UNREACHABLE': 'The app backend is not reachable.',
   // SSH (one block, so the host-key codes of the trust step merge beside it)
   'errors.SSH_UNREACHABLE': 'The server could not be reached over SSH. The details below say what to check.',
+  'errors.SSH_PROXY_COMMAND_FAILED': 'The server’s ProxyCommand failed. The details below show its exit code and what it printed.',
   'errors.SSH_TIMEOUT': 'The server did not finish the SSH login in time.',
   'errors.SSH_HOST_KEY_REJECTED': "The server's host key was not accepted, so nothing was sent to it.",
   'errors.SSH_AUTH_FAILED': 'The server refused the login.',
@@ -328,6 +329,7 @@ export const en = {
   'errorHelp.INTERNAL': 'An unexpected error inside the app. The app log has the details.',
   'errorHelp.BACKEND_UNREACHABLE':
     'The page lost its connection to the app backend. Start the app again, then reload this page.',
+  'errorHelp.SSH_PROXY_COMMAND_FAILED': 'The app reaches this server through the command in its ProxyCommand field, and that command stopped. Run it in a terminal with %h and %p filled in to see why, then fix it in the server settings.',
   'errorHelp.SSH_UNREACHABLE': "No SSH connection could be opened to the server's address and port. Check the host name, the port and that sshd runs there.",
   'errorHelp.SSH_TIMEOUT': 'The server accepted the connection but the SSH handshake or login took too long. Check the network, or a firewall that holds connections open.',
   'errorHelp.SSH_HOST_KEY_REJECTED': "The app stopped before sending any password or key because the server's identity was not confirmed. Compare the fingerprint with the one the server's administrator gives you.",

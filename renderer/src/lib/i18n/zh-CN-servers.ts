@@ -19,6 +19,7 @@ export const zhCNServers: Record<keyof typeof enServers, string> = {
   'start.urlHintRemote': '它监听服务器的 {port} 端口。隧道把它带到本机：你的训练代码使用服务器卡片上显示的地址。',
 
   'server.via': '经由 {hops}',
+  'server.viaProxyCommand': '通过 ProxyCommand',
   'server.importedFrom': '来自 ~/.ssh/config（Host {alias}）',
   'server.stateLabel': '{label} 的连接',
   'server.state.disconnected': '未连接',
@@ -32,6 +33,7 @@ export const zhCNServers: Record<keyof typeof enServers, string> = {
   'server.hostKeyPending.unknown': '连接正在等待你对服务器主机密钥的决定。',
   'server.hostKeyPending.changed': '服务器的主机密钥已变更：应用拒绝了连接。',
   'server.hostKeyPending.revoked': '服务器的主机密钥已被吊销：应用拒绝了连接。',
+  'server.hostKeyPending.other-type': '服务器不再出示应用信任的主机密钥，只出示另一种类型的密钥：应用拒绝了连接。',
   'server.reviewHostKey': '查看主机密钥',
   'server.connect': '连接',
   'server.connecting': '正在连接…',
@@ -91,6 +93,11 @@ export const zhCNServers: Record<keyof typeof enServers, string> = {
   'hostKey.changed.title': '{target} 的主机密钥已变更',
   'hostKey.changed.body':
     '应用拒绝了连接，没有发送任何内容。服务器出示的密钥与 known_hosts 信任的不同。重装系统后会这样；否则可能有人在拦截连接。',
+  'hostKey.other-type.title': '{target} 出示了另一种类型的主机密钥',
+  'hostKey.other-type.body':
+    '应用拒绝了连接，没有发送任何内容。这台服务器以前出示 {before}；现在只出示 {now}。服务器升级时会保留它的密钥，所以这通常发生在重装系统或修改 sshd 设置之后；否则可能有人在拦截连接。',
+  'hostKey.other-type.accept': '信任新密钥',
+  'hostKey.other-type.warning': '信任会把新密钥加入 known_hosts，此前信任的密钥仍会保留。如果你不知道服务器为何不再出示旧密钥，请不要信任新密钥，先联系其管理员。',
   'hostKey.revoked.title': '{target} 的主机密钥已被吊销',
   'hostKey.revoked.body': 'known_hosts 把这个密钥标记为 @revoked，所以应用不会用它连接，也没有发送任何内容。请向服务器管理员索取当前密钥。',
   'hostKey.keyType': '密钥类型',
@@ -138,6 +145,9 @@ export const zhCNServers: Record<keyof typeof enServers, string> = {
   'serverForm.vaultSecretsHint': '在询问你之前先使用。保险库锁定时，应用会改为询问你。',
   'serverForm.jumps': '跳板机（ProxyJump），每行一个，第一跳在前',
   'serverForm.jumpsHint': 'user@host:port；用户和端口可省略（默认为服务器的用户和 22）。',
+  'serverForm.proxyCommand': 'ProxyCommand（代替跳板机）',
+  'serverForm.proxyCommandHint':
+    '一条命令，它的输入和输出承载 SSH 连接，像 OpenSSH 一样由你的 shell 运行，例如 ssh -W %h:%p bastion 或 cloudflared access ssh --hostname %h。%h、%p、%r 和 %n 分别是主机、端口、用户和名称。留空则直接连接。',
   'serverForm.engine': '服务器上的容器引擎',
   'serverForm.engine.docker': 'Docker',
   'serverForm.engine.podman': 'Podman',
@@ -174,6 +184,8 @@ export const zhCNServers: Record<keyof typeof enServers, string> = {
   'serverForm.error.authMethods': '登录方式：至少选择一种。',
   'serverForm.error.identityFiles': '密钥文件：最多 8 个，每个都必须是绝对路径或以 ~/ 开头。',
   'serverForm.error.jumps': '跳板机：最多 8 行，每行为 user@host:port，主机必须有效。',
+  'serverForm.error.proxyCommand': 'ProxyCommand：只能写一行，且只能使用 %h、%p、%r、%n、%d、%u 和 %% 这些占位符。',
+  'serverForm.error.proxyAndJumps': '跳板机和 ProxyCommand 只能选一个：请清空其中一个字段。',
   'serverForm.error.socketPath': 'Docker socket 路径：服务器上的绝对路径，例如 /var/run/docker.sock。',
   'serverForm.error.socketPathPodman': 'Podman socket 路径：服务器上的绝对路径，例如 /run/user/1000/podman/podman.sock。',
   'serverForm.error.accessDocker': '应用如何连接 Docker：请选择 Docker socket 或 dial-stdio（用户 socket 属于 rootless Podman）。',

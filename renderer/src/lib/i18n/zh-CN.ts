@@ -251,6 +251,7 @@ export const zhCN: Record<MessageKey, string> = {
   'errors.BACKEND_UNREACHABLE': '无法连接应用后端。',
   // SSH (one block, so the host-key codes of the trust step merge beside it)
   'errors.SSH_UNREACHABLE': '无法通过 SSH 连接到服务器。请按下方详情检查。',
+  'errors.SSH_PROXY_COMMAND_FAILED': '服务器的 ProxyCommand 执行失败。下方详情显示了它的退出码和输出。',
   'errors.SSH_TIMEOUT': '服务器未能及时完成 SSH 登录。',
   'errors.SSH_HOST_KEY_REJECTED': '服务器的主机密钥未被接受，因此未向其发送任何内容。',
   'errors.SSH_AUTH_FAILED': '服务器拒绝了登录。',
@@ -285,6 +286,7 @@ export const zhCN: Record<MessageKey, string> = {
   'errorHelp.LOG_UNAVAILABLE': '无法在此显示应用日志。请按其路径直接打开文件。',
   'errorHelp.INTERNAL': '应用内部发生了意外错误。详细信息见应用日志。',
   'errorHelp.BACKEND_UNREACHABLE': '页面与应用后端的连接已断开。请重新启动应用，然后重新加载此页面。',
+  'errorHelp.SSH_PROXY_COMMAND_FAILED': '应用通过服务器设置中 ProxyCommand 字段的命令连接这台服务器，而该命令已经停止。请在终端中填入 %h 和 %p 后运行它查看原因，然后在服务器设置中修正。',
   'errorHelp.SSH_UNREACHABLE': '无法与服务器的地址和端口建立 SSH 连接。请检查主机名、端口，以及服务器上 sshd 是否在运行。',
   'errorHelp.SSH_TIMEOUT': '服务器接受了连接，但 SSH 握手或登录耗时过长。请检查网络，或是否有防火墙拦住了连接。',
   'errorHelp.SSH_HOST_KEY_REJECTED': '由于服务器身份未被确认，应用在发送任何密码或密钥之前就已停止。请将指纹与服务器管理员提供的指纹进行核对。',

@@ -46,7 +46,7 @@ describe('KnownHostsFile (real files, keys from ssh-keygen)', () => {
     expect(await kh.lookup('10.0.0.1', 22, 'ssh-ed25519', a.blob)).toEqual({ status: 'trusted' });
     expect(await kh.lookup('beta', 2200, 'ssh-ed25519', b.blob)).toEqual({ status: 'trusted' });
     // Port matters: beta on 22 is another host name for OpenSSH.
-    expect(await kh.lookup('beta', 22, 'ssh-ed25519', b.blob)).toEqual({ status: 'unknown', knownKeyTypes: [] });
+    expect(await kh.lookup('beta', 22, 'ssh-ed25519', b.blob)).toEqual({ status: 'unknown' });
     // The real ssh-keygen -H hashes the file in place; lookups must still work.
     execFileSync('ssh-keygen', ['-H', '-f', file], { stdio: 'ignore' });
     const hashedText = await readFile(file, 'utf8');
@@ -54,7 +54,7 @@ describe('KnownHostsFile (real files, keys from ssh-keygen)', () => {
     expect(hashedText).toMatch(/^\|1\|/);
     expect(await kh.lookup('alpha', 22, 'ssh-ed25519', a.blob)).toEqual({ status: 'trusted' });
     expect(await kh.lookup('beta', 2200, 'ssh-ed25519', b.blob)).toEqual({ status: 'trusted' });
-    expect(await kh.lookup('gamma', 22, 'ssh-ed25519', a.blob)).toEqual({ status: 'unknown', knownKeyTypes: [] });
+    expect(await kh.lookup('gamma', 22, 'ssh-ed25519', a.blob)).toEqual({ status: 'unknown' });
   });
 
   it('reports a changed key with the old fingerprints, and revoked keys even when also trusted', async () => {
@@ -72,6 +72,28 @@ describe('KnownHostsFile (real files, keys from ssh-keygen)', () => {
     expect(isAppError(err) && err.code).toBe('SSH_HOST_KEY_CHANGED');
     expect(err.message).toContain(old.fp);
     expect(err.message).toContain(fresh.fp);
+  });
+
+  it('a key of another type than the trusted ones is "other-type" (not a routine unknown), listing the trusted keys', async () => {
+    const ed = makeKey(dir, 'ed');
+    const ec = makeKey(dir, 'ec', 'ecdsa');
+    const [, eb64] = ed.line.split(' ');
+    await writeFile(file, `[h]:2200 ssh-ed25519 ${eb64}\n@revoked [h]:2200 ${ec.line}\nother ${ec.line}\n`);
+    const kh = new KnownHostsFile(file);
+    expect(await kh.knownKeyTypes('h', 2200)).toEqual(['ssh-ed25519']);
+    expect(await kh.knownKeyTypes('other', 22)).toEqual(['ecdsa-sha2-nistp256']);
+    expect(await kh.knownKeyTypes('nobody', 22)).toEqual([]);
+    const fresh = makeKey(dir, 'ec2', 'ecdsa');
+    const verdict = await kh.lookup('h', 2200, 'ecdsa-sha2-nistp256', fresh.blob);
+    expect(verdict).toEqual({ status: 'other-type', knownKeys: [{ keyType: 'ssh-ed25519', fingerprint: ed.fp }], newFingerprint: fresh.fp });
+    if (verdict.status !== 'other-type') throw new Error('expected other-type');
+    const err = hostKeyError(verdict, 'h', 2200, fresh.blob);
+    expect(err.code).toBe('SSH_HOST_KEY_CHANGED');
+    expect(err.message).toContain(`used to present ssh-ed25519 ${ed.fp}; now it presents only ecdsa-sha2-nistp256 ${fresh.fp}`);
+    // Trusting it explicitly (replace) adds the new type and keeps the old key.
+    await kh.replace('h', 2200, fresh.blob);
+    expect(await kh.lookup('h', 2200, 'ecdsa-sha2-nistp256', fresh.blob)).toEqual({ status: 'trusted' });
+    expect(await kh.lookup('h', 2200, 'ssh-ed25519', ed.blob)).toEqual({ status: 'trusted' });
   });
 
   it('skips and counts @cert-authority, unknown markers and garbage without failing', async () => {
@@ -114,7 +136,7 @@ describe('KnownHostsFile (real files, keys from ssh-keygen)', () => {
   it('a missing file is empty, and concurrent adds both land', async () => {
     const a = makeKey(dir, 'a');
     const kh = new KnownHostsFile(join(dir, 'sub', 'known_hosts'));
-    expect(await kh.lookup('x', 22, 'ssh-ed25519', a.blob)).toEqual({ status: 'unknown', knownKeyTypes: [] });
+    expect(await kh.lookup('x', 22, 'ssh-ed25519', a.blob)).toEqual({ status: 'unknown' });
     await Promise.all([kh.add('x', 22, a.blob), kh.add('y', 22, a.blob)]);
     expect((await kh.read()).entries).toHaveLength(2);
   });

@@ -96,6 +96,11 @@ describe('sshCommandOf', () => {
     expect(sshCommandOf(profile(), 10086, 10086)).toBe('ssh -N -L 127.0.0.1:10086:127.0.0.1:10086 -p 22 alice@gpu.example.org');
   });
 
+  it('passes a ProxyCommand as -o, quoted once for the shell, tokens left for ssh', () => {
+    const p = profile({ proxyCommand: "ssh -W %h:%p 'bastion host'" });
+    expect(sshCommandOf(p, 10086, 10086)).toBe(`ssh -N -L 127.0.0.1:10086:127.0.0.1:10086 -o 'ProxyCommand=ssh -W %h:%p '\\''bastion host'\\''' -p 22 alice@gpu.example.org`);
+  });
+
   it('adds -J for the jumps (port only when not 22, IPv6 in brackets), IdentitiesOnly and -i', () => {
     const p = profile({
       port: 2222,

@@ -34,9 +34,38 @@ Host *
     expect(cfg.aliases()).toEqual(['gpu', 'gpu-alt', 'plain']);
     expect(cfg.resolve('gpu')).toEqual({
       alias: 'gpu', hostName: '10.0.0.5', port: 2200, user: 'alice', identitiesOnly: true,
-      identityFiles: [`${home}/.ssh/10.0.0.5_alice`, `${home}/keys/me`], jumps: [],
+      identityFiles: [`${home}/.ssh/10.0.0.5_alice`, `${home}/keys/me`], jumps: [], proxyCommand: null,
     });
     expect(cfg.resolve('plain')).toMatchObject({ hostName: 'plain', port: 22, user: 'alice', identityFiles: [] });
+  });
+
+  it('keeps a ProxyCommand as written (tokens filled in at connect time), and takes whichever of ProxyJump and ProxyCommand comes first', async () => {
+    const cfg = await load(`Host ssm
+  HostName i-0abc
+  ProxyCommand aws ssm start-session --target %h --document-name AWS-StartSSHSession --parameters "portNumber=%p"
+Host cmd-first
+  ProxyCommand cloudflared access ssh --hostname %h
+  ProxyJump bastion
+Host jump-first
+  ProxyJump bastion
+Host jump-first cmd-first
+  ProxyCommand ssh -W %h:%p other
+Host direct
+  ProxyCommand none
+Host bastion
+  HostName 10.0.0.1
+  ProxyJump none
+Host *
+  ProxyJump bastion
+`);
+    expect(cfg.resolve('ssm')).toMatchObject({
+      hostName: 'i-0abc', jumps: [], proxyCommand: 'aws ssm start-session --target %h --document-name AWS-StartSSHSession --parameters "portNumber=%p"',
+    });
+    expect(cfg.resolve('cmd-first')).toMatchObject({ jumps: [], proxyCommand: 'cloudflared access ssh --hostname %h' });
+    expect(cfg.resolve('jump-first')).toMatchObject({ proxyCommand: null });
+    expect(cfg.resolve('jump-first').jumps.map((j) => j.hostName)).toEqual(['10.0.0.1']);
+    // ProxyCommand none first: direct, and the ProxyJump of Host * after it is ignored too.
+    expect(cfg.resolve('direct')).toMatchObject({ jumps: [], proxyCommand: null });
   });
 
   it('resolves ProxyJump hops through the config, chains a,b and user@host:port', async () => {
