@@ -2,18 +2,11 @@
 // "Degraded (ECONNRESET)" for about 5 s, because the first probe ran before the server listened). The tunnel here is
 // real (a loopback listener whose sockets open a TCP channel to the "remote" port, as ssh2's forwardOut would), and
 // so is the probe (GET /get_engine_status through it); only the clock is the test's, to cross the grace exactly.
-import { createServer, connect, type Server } from 'node:net';
+import { connect } from 'node:net';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerTunnels } from '../../../../electron/services/ssh/server-tunnels';
-
-async function freePort(): Promise<number> {
-  const server: Server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { freePort } from '../../../support/helpers';
 
 /** The swarm server on the "remote" port: answers GET /get_engine_status as upstream does. */
 async function swarmServer(port: number): Promise<HttpServer> {
