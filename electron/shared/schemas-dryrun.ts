@@ -10,6 +10,16 @@ import { SecretId } from './schemas-vault';
 export const DRY_RUN_ENGINE_ID = 'dry-run';
 export const DRY_RUN_CONTAINER_ID = 'dry-run';
 
+/**
+ * How long the simulated training step (WEIGHT_SYNCING after a batch) lasts. SwarmClient.agree_sync_weight() waits for
+ * ROLLING_POST or WEIGHT_SYNCING by reading its cached status every ENGINE_STATUS_POLL_INTERVAL = 5 s (reference §2),
+ * and that cache is up to 1 s old: a shorter step is never seen, the next step needs a new agreement, and the client
+ * waits for ever. So at least poll period + cache age (the minimum below), and by default 2 s more. Shorter steps are
+ * allowed (tests, jobs collecting by count only) and the card warns about them.
+ */
+export const DRY_RUN_MIN_TRAINING_STEP_MS = 6000;
+export const DRY_RUN_TRAINING_STEP_MS = 8000;
+
 export const DryRunConfig = z.object({
   /** null: 10086 when free, else the next free port (the view says which). */
   port: z.number().int().min(1024).max(65535).nullable().default(null),
@@ -21,6 +31,8 @@ export const DryRunConfig = z.object({
   }),
   /** BOOTING time before the first ROLLING (a real server loads the model for minutes). */
   bootDelayMs: z.number().int().min(0).max(600_000).default(3000),
+  /** The simulated training step after each batch: WEIGHT_SYNCING this long (see DRY_RUN_TRAINING_STEP_MS). */
+  trainingStepMs: z.number().int().min(0).max(600_000).default(DRY_RUN_TRAINING_STEP_MS),
   spend: z
     .object({
       maxCallsPerEpisode: z.number().int().min(1).max(10_000).default(50),

@@ -46,6 +46,8 @@ describe('dry run end to end (Chromium + browser host)', () => {
     await card.getByTestId('dryrun-key-session').check();
     await card.getByTestId('dryrun-session-key').fill(KEY);
     await card.getByTestId('dryrun-boot-delay').fill('0.5');
+    // Short simulated training steps: this test does not test the poll-period default (the conformance suite does).
+    await card.getByTestId('dryrun-training-step').fill('0.3');
     await card.getByTestId('dryrun-start').click();
 
     const envLine = card.getByTestId('dryrun-env-line');

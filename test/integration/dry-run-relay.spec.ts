@@ -370,7 +370,7 @@ describe('dry-run relay and trace store inside the dry-run server', () => {
     const trace = new TraceStore();
     const spend = new SpendGuard({ maxCallsPerEpisode: 5, maxCalls: 100, maxTokens: 100_000 });
     const relay = new DebugLlmRelay({ baseUrl: llm.url, model: 'debug-model', apiKey: KEY, spend, calls: trace });
-    const server = await startDryRunServer({ port: 0, trainer: 'auto', bootDelayMs: 10, weightSyncDelayMs: 10, relay, trace });
+    const server = await startDryRunServer({ port: 0, trainer: 'auto', bootDelayMs: 10, trainingStepMs: 10, relay, trace });
     try {
       const call = async (path: string, body: unknown, headers: Record<string, string> = {}) =>
         (await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })).json() as Promise<Record<string, unknown>>;

@@ -22,13 +22,14 @@ async function card(): Promise<HTMLElement> {
   return screen.findByTestId('dryrun-card');
 }
 
-async function fillAndStart(options: { key?: string } = {}): Promise<HTMLElement> {
+async function fillAndStart(options: { key?: string; trainingStep?: string } = {}): Promise<HTMLElement> {
   render(App);
   const c = await card();
   await fireEvent.input(within(c).getByTestId('dryrun-base-url'), { target: { value: 'http://127.0.0.1:9999/v1' } });
   await fireEvent.input(within(c).getByTestId('dryrun-model'), { target: { value: 'fake-debug-model' } });
   await fireEvent.click(within(c).getByTestId('dryrun-key-session'));
   await fireEvent.input(await within(c).findByTestId('dryrun-session-key'), { target: { value: options.key ?? 'sk-typed-for-this-run-123456' } });
+  if (options.trainingStep !== undefined) await fireEvent.input(within(c).getByTestId('dryrun-training-step'), { target: { value: options.trainingStep } });
   await fireEvent.click(within(c).getByTestId('dryrun-start'));
   return c;
 }
@@ -52,13 +53,23 @@ describe('dry-run card on the Servers page', () => {
     expect(fake.starts).toHaveLength(1);
     expect(fake.starts[0]).toMatchObject({
       sessionKey: 'sk-typed-for-this-run-123456',
-      config: { port: null, llm: { baseUrl: 'http://127.0.0.1:9999/v1', model: 'fake-debug-model', secretId: null }, bootDelayMs: 3000 },
+      config: { port: null, llm: { baseUrl: 'http://127.0.0.1:9999/v1', model: 'fake-debug-model', secretId: null }, bootDelayMs: 3000, trainingStepMs: 8000 },
     });
+    // The simulated training step is said, at its default long enough for a client's 5 s poll: no warning.
+    expect(within(c).getByTestId('dryrun-training-step').textContent).toContain('A simulated training step takes 8 s');
+    expect(within(c).queryByTestId('dryrun-training-step-short')).toBeNull();
     expect(within(c).getByTestId('dryrun-port-note').textContent).toContain('port 10086 is taken (by python3 (pid 4242)), using 10087');
     expect(within(c).getByTestId('dryrun-llm').textContent).toContain('key: typed for this run');
     expect(within(c).queryByTestId('dryrun-start-form')).toBeNull();
     expect(document.body.innerHTML).not.toContain('sk-typed-for-this-run-123456');
     expect(within(c).getByTestId('dryrun-state').textContent).toBe('Running');
+  });
+
+  it('a training step shorter than a client poll period is sent as typed and warned about', async () => {
+    const c = await fillAndStart({ trainingStep: '2.5' });
+    await waitFor(() => expect(within(c).getByTestId('dryrun-training-step').textContent).toContain('takes 2.5 s'));
+    expect(fake.starts[0]?.config.trainingStepMs).toBe(2500);
+    expect(within(c).getByTestId('dryrun-training-step-short').textContent).toContain('agree_sync_weight()');
   });
 
   it('shows the same monitor row as a real server, and Stop ends the run but keeps its traces', async () => {
@@ -178,6 +189,13 @@ describe('training dashboard of a dry run', () => {
     api.trainingSeries = [series('dry-run')];
     render(TrainingDashboard, { props: { api, engineId: 'dry-run', containerId: 'dry-run' } });
     expect((await screen.findByTestId('reward-baseline')).textContent).toContain('debug LLM baseline — nothing is trained');
+  });
+
+  it('says that a dry run’s WEIGHT_SYNCING is its simulated training step', async () => {
+    api.trainingViews = [makeTrainingView('dry-run', { engineId: 'dry-run', engineStatus: 'ENGINE.WEIGHT_SYNCING' })];
+    api.trainingSeries = [series('dry-run')];
+    render(TrainingDashboard, { props: { api, engineId: 'dry-run', containerId: 'dry-run' } });
+    expect((await screen.findByTestId('training-help')).textContent).toContain('Simulated training step');
   });
 
   it('does not label a real server’s chart so', async () => {

@@ -3,7 +3,8 @@
  * no weights. In mode 'auto' it plays upstream's trainer (trainer_verl.py / native_parallel_worker.py): BOOTING
  * for bootDelayMs, then each step ROLLING with batch_size × num_repeat registered episodes (a finished episode's
  * slot gets a new one), the step's finished episodes counted by the job's sample collection method, and when the
- * batch is complete ROLLING_POST (in-flight episodes may finish) → WEIGHT_SYNCING → ROLLING at global_step + 1.
+ * batch is complete ROLLING_POST (in-flight episodes may finish) → WEIGHT_SYNCING for the simulated training step
+ * (trainingStepMs, long enough for a client's status poll to see it) → ROLLING at global_step + 1.
  * In mode 'external' nothing moves after /start_engine: a test plays the trainer through the trainer routes.
  */
 import { randomBytes } from 'node:crypto';
@@ -20,7 +21,8 @@ export type TrainerMode = 'auto' | 'external';
 export interface TrainerOptions {
   mode: TrainerMode;
   bootDelayMs: number;
-  weightSyncDelayMs: number;
+  /** WEIGHT_SYNCING time after each batch: the simulated policy update + weight push. */
+  trainingStepMs: number;
   /** The base URL registered episodes point their agents at: this server + /v1. */
   baseUrl: () => string;
   /** Where the experiment dir is said to be (nothing is written: no checkpoints, no logs). */
@@ -195,10 +197,13 @@ export class DryRunTrainer {
     if (!step) return;
     const inFlight = [...this.state.episodes.values()].some((record) => record.episode_status === 'claimed');
     if (inFlight) return;
+    // Upstream's GPU step (policy update, weights pushed to vLLM) takes minutes; 0 ms here would be unobservable to
+    // SwarmClient.agree_sync_weight(), which waits to see ROLLING_POST or WEIGHT_SYNCING by polling every 5 s.
+    const seconds = Math.round(this.options.trainingStepMs / 100) / 10;
     this.state.updateStatus(STATUS.WEIGHT_SYNCING, {
-      reason: `step ${step.globalStep} collected; weight sync for ${this.options.weightSyncDelayMs} ms (dry run: no weights change)`,
+      reason: `step ${step.globalStep} collected; simulated training step: WEIGHT_SYNCING for ${seconds} s (dry run: nothing is trained, no weights change)`,
     });
-    this.later(this.options.weightSyncDelayMs, () => {
+    this.later(this.options.trainingStepMs, () => {
       if (this.state.status === STATUS.WEIGHT_SYNCING && this.step === step) this.beginStep(step.globalStep + 1);
     });
   }

@@ -5,6 +5,7 @@
  * as on the GPU server, so a client script that works here works there.
  */
 import http from 'node:http';
+import { DRY_RUN_TRAINING_STEP_MS } from '../../shared/schemas-dryrun';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { DryRunTrainer, type TrainerMode } from './auto-trainer';
@@ -27,8 +28,11 @@ export interface DryRunServerOptions {
   trainer: TrainerMode;
   /** BOOTING time before ROLLING (auto trainer). */
   bootDelayMs?: number;
-  /** WEIGHT_SYNCING time between steps (auto trainer). */
-  weightSyncDelayMs?: number;
+  /**
+   * The simulated training step (auto trainer): WEIGHT_SYNCING this long after each batch. Default
+   * DRY_RUN_TRAINING_STEP_MS, long enough for a client's 5 s status poll to see it; tests that do not test that use less.
+   */
+  trainingStepMs?: number;
   /** Janitor period (upstream: 10 s). */
   janitorIntervalMs?: number;
   /** CLIENT_ACTIVE_TIMEOUT in seconds (upstream: 600). */
@@ -118,7 +122,7 @@ export async function startDryRunServer(options: DryRunServerOptions): Promise<D
   const trainer = new DryRunTrainer(state, {
     mode: options.trainer,
     bootDelayMs: options.bootDelayMs ?? 3000,
-    weightSyncDelayMs: options.weightSyncDelayMs ?? 500,
+    trainingStepMs: options.trainingStepMs ?? DRY_RUN_TRAINING_STEP_MS,
     baseUrl: () => `http://127.0.0.1:${port}/v1`,
     experimentBaseDir: join(workDir, 'saved_experiments'),
     log,

@@ -42,7 +42,7 @@ afterEach(async () => {
 
 async function start(overrides: Partial<DryRunServerOptions> = {}): Promise<{ server: DryRunServer; trace: RecordingTrace; client: ClientSequences }> {
   const trace = new RecordingTrace();
-  server = await startDryRunServer({ port: 0, trainer: 'auto', bootDelayMs: 30, weightSyncDelayMs: 30, trace, relay: createEchoRelay(), ...overrides });
+  server = await startDryRunServer({ port: 0, trainer: 'auto', bootDelayMs: 30, trainingStepMs: 30, trace, relay: createEchoRelay(), ...overrides });
   return { server, trace, client: new ClientSequences(server.url) };
 }
 
@@ -177,7 +177,7 @@ describe('dry-run trainer (auto), driven by the client call sequences', () => {
   });
 
   it('ROLLING_POST waits for an in-flight episode; its end still counts, and a late end during the sync is dropped by the client', async () => {
-    const { trace, client } = await start({ weightSyncDelayMs: 300 });
+    const { trace, client } = await start({ trainingStepMs: 300 });
     await client.autoSyncTrainConfigAndStartEngine(jobYaml('rollout_until_finish_enough_episodes'));
     const inFlight = await client.beginEpisode();
     const late = new ClientSequences(client.serverUrl);

@@ -32,7 +32,7 @@ describe('dry run: server + relay + trace store + fake LLM', () => {
   it('two episodes with chat calls (plain, a 429, streamed) complete a step; the trace holds rewards, calls and the walk', async () => {
     const trace = new TraceStore();
     relay = new DebugLlmRelay({ baseUrl: llm.url, model: 'debug-model', apiKey: KEY, spend: new SpendGuard({ maxCallsPerEpisode: 10, maxCalls: 100, maxTokens: 100_000 }), calls: trace });
-    server = await startDryRunServer({ port: 0, trainer: 'auto', bootDelayMs: 10, weightSyncDelayMs: 10, relay, trace });
+    server = await startDryRunServer({ port: 0, trainer: 'auto', bootDelayMs: 10, trainingStepMs: 10, relay, trace });
     const client = new ClientSequences(server.url);
     await client.autoSyncTrainConfigAndStartEngine(YAML);
 
