@@ -19,6 +19,7 @@ const SLICE = {
   contentType: 'a JSON body with Content-Type text/plain, or with none, is not parsed',
   failCause: 'the fail_cause of each status',
   dropAfter500: 'the keep-alive connection is dropped',
+  syncVisible: 'the weight sync stays visible for the configured training step',
 } as const;
 type SliceTest = keyof typeof SLICE;
 
@@ -28,6 +29,7 @@ const CAUGHT_BY: Record<Leniency, SliceTest[]> = {
   'json-whatever-content-type': ['contentType'],
   'generic-fail-cause': ['failCause'],
   'keeps-connection-after-500': ['dropAfter500'],
+  'syncs-in-0-ms': ['syncVisible'],
 };
 
 interface JsonReport {

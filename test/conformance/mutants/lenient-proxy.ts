@@ -3,7 +3,7 @@
 // server (test/conformance/lenient-fakes-are-caught.spec.ts); never a target the suite should pass.
 import http from 'node:http';
 import { startFakeSwarmServer } from '../../fixtures/fake-swarm/server.mjs';
-import type { SwarmStartOptions, SwarmUnderTest } from '../swarm-conformance';
+import type { SwarmStartOptions, SwarmUnderTest, TrainingStartOptions } from '../swarm-conformance';
 
 export const LENIENCIES = {
   /** Answers 200 {"success":true} wherever upstream answers 4xx (400, 404, 405, 422). */
@@ -14,6 +14,8 @@ export const LENIENCIES = {
   'generic-fail-cause': 'answers a generic fail_cause on a refused claim',
   /** Keeps the keep-alive connection after a 500, where uvicorn drops it. */
   'keeps-connection-after-500': 'keeps the keep-alive connection open after a 500',
+  /** Passes through ROLLING_POST and WEIGHT_SYNCING in 0 ms after a batch: SwarmClient.agree_sync_weight() never sees them. */
+  'syncs-in-0-ms': 'ends the training step at once, too fast for a client to see the weight sync',
 } as const;
 export type Leniency = keyof typeof LENIENCIES;
 
@@ -39,7 +41,16 @@ function mutateAnswer(leniency: Leniency, path: string, status: number, body: Bu
 
 /** The fake (trainer left to the suite) behind a wrapper with the given leniency, on a free loopback port. */
 export async function startLenientFake(leniency: Leniency, options: SwarmStartOptions): Promise<SwarmUnderTest> {
-  const fake = await startFakeSwarmServer({ port: 0, quiet: true, trainer: 'external', ...options });
+  return wrap(leniency, await startFakeSwarmServer({ port: 0, quiet: true, trainer: 'external', ...options }));
+}
+
+/** The fake playing the trainer itself, behind the same wrapper; 'syncs-in-0-ms' ignores the asked training step. */
+export async function startLenientTrainingFake(leniency: Leniency, options: TrainingStartOptions): Promise<SwarmUnderTest> {
+  const step = leniency === 'syncs-in-0-ms' ? { weightSyncDelayMs: 0, rollingPostMaxMs: 0 } : options.trainingStepMs !== undefined ? { weightSyncDelayMs: options.trainingStepMs } : {};
+  return wrap(leniency, await startFakeSwarmServer({ port: 0, quiet: true, trainer: 'fake', bootDelayMs: options.bootDelayMs, ...step }));
+}
+
+async function wrap(leniency: Leniency, fake: Awaited<ReturnType<typeof startFakeSwarmServer>>): Promise<SwarmUnderTest> {
   const target = new URL(fake.url);
   const proxy = http.createServer((req, res) => {
     void (async () => {
