@@ -83,6 +83,11 @@ export const DryRunView = z.object({
   spend: DryRunSpend,
   /** Why the current batch cannot complete (wrong task grouping …); null when it can. */
   stall: z.string().nullable(),
+  /**
+   * Why the last /start_engine failed on the synced YAML as upstream's would (the engine then stays BOOTING until
+   * stop_engine): upstream's error text, and the key it read with [...] and did not find. Null otherwise.
+   */
+  startRefusal: z.object({ error: z.string(), missingKey: z.enum(['ajet', 'defaults', 'interchange_server', 'hydra']).nullable() }).nullable(),
   error: z.string().nullable(),
 });
 

@@ -13,6 +13,7 @@ import { frameworkPart } from './parts/framework';
 import { janitorPart } from './parts/janitor';
 import { parsingPart } from './parts/parsing';
 import { poolPart } from './parts/pool';
+import { startConfigPart } from './parts/start-config';
 import { trainCodePart } from './parts/train-code';
 import { trainingStepPart } from './parts/training-step';
 import { Swarm } from './support/swarm';
@@ -96,6 +97,7 @@ export function defineSwarmConformance(target: SwarmConformanceTarget): void {
     frameworkPart(ctx);
     parsingPart(ctx);
     enginePart(ctx);
+    startConfigPart(ctx);
     episodesPart(ctx);
     poolPart(ctx);
     clientsPart(ctx);

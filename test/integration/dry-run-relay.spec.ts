@@ -11,6 +11,7 @@ import { SpendGuard, type SpendLimits } from '../../electron/services/dry-run/sp
 import { TraceStore } from '../../electron/services/dry-run/trace-store';
 import { startFakeLlm, type FakeLlm } from '../fixtures/fake-llm/fake-llm';
 import { freePort } from '../support/helpers';
+import { upstreamJob } from '../support/job-yaml';
 
 /**
  * The LLM relay against the TEST DOUBLE LLM (test/fixtures/fake-llm) on 127.0.0.1. The dry-run server is replaced by
@@ -374,7 +375,7 @@ describe('dry-run relay and trace store inside the dry-run server', () => {
     try {
       const call = async (path: string, body: unknown, headers: Record<string, string> = {}) =>
         (await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })).json() as Promise<Record<string, unknown>>;
-      const yaml = 'ajet:\n  experiment_name: relay\n  data:\n    train_batch_size: 1\n  rollout:\n    num_repeat: 1\n';
+      const yaml = upstreamJob('  experiment_name: relay\n  data:\n    train_batch_size: 1\n  rollout:\n    num_repeat: 1\n');
       await call('/sync_train_config', { yaml_as_string: yaml });
       await call('/start_engine', {});
       const client = 'client-relay-test';

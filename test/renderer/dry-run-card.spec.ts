@@ -140,6 +140,23 @@ describe('dry-run card on the Servers page', () => {
     expect(within(c).getByTestId('dryrun-train-unknown').textContent).toContain('ajet.trainer.lr');
   });
 
+  it('says in words why the engine stays BOOTING when upstream would refuse the YAML, with the lines to add', async () => {
+    const c = await fillAndStart();
+    await within(c).findByTestId('dryrun-env-line');
+    expect(within(c).queryByTestId('dryrun-start-refusal')).toBeNull();
+    fake.view = { ...fake.view, engineStatus: 'ENGINE.BOOTING', startRefusal: { error: "'defaults'", missingKey: 'defaults' } };
+    fake.push();
+    const refusal = await within(c).findByTestId('dryrun-start-refusal');
+    expect(within(refusal).getByTestId('dryrun-start-refusal-why').textContent).toContain("Your job's YAML has no `defaults:` list; upstream stays BOOTING.");
+    expect(refusal.textContent).toContain("answered 'defaults'");
+    expect(within(refusal).getByTestId('dryrun-start-refusal-fix').textContent).toBe('defaults:\n- verl_default\n- ajet_default\n- _self_');
+    // A failure with no missing key: upstream's error, and no YAML to add.
+    fake.view = { ...fake.view, startRefusal: { error: "'str' object has no attribute 'get'", missingKey: null } };
+    fake.push();
+    await waitFor(() => expect(within(c).getByTestId('dryrun-start-refusal-why').textContent).toContain("answered 'str' object has no attribute 'get'"));
+    expect(within(c).queryByTestId('dryrun-start-refusal-fix')).toBeNull();
+  });
+
   it('lists episodes as they come, filters by task, opens one with its LLM calls, exports JSONL', async () => {
     const c = await fillAndStart();
     await within(c).findByTestId('dryrun-traces-empty');

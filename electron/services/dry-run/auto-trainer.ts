@@ -13,6 +13,7 @@ import { STATUS, scalarReward, type StateEvent, type SwarmState } from './engine
 import { pyJsonDumpsFlat } from './py-format';
 import type { TraceSink } from './relay-contract';
 import { StepCollection } from './sample-collection';
+import type { StartRefusal } from './start-checks';
 import { experimentName, type TrainConfig } from './train-config';
 import type { Log } from './http-framework';
 
@@ -52,6 +53,7 @@ export class DryRunTrainer {
   private config: TrainConfig | undefined;
   private step: RunningStep | undefined;
   private stallReason: string | null = null;
+  private refusal: StartRefusal | null = null;
   /** Guards against re-entry: registering episodes and status writes emit state events that land here again. */
   private acting = false;
 
@@ -70,10 +72,31 @@ export class DryRunTrainer {
     return this.config;
   }
 
+  /** Why the last /start_engine failed on the synced YAML, until /stop_engine; null otherwise. */
+  get startRefusal(): StartRefusal | null {
+    return this.refusal;
+  }
+
+  /**
+   * /start_engine on a YAML upstream's config code refuses: BOOTING is written first and never left (no trainer
+   * runs), and the answer is HTTP 200 {success:false, error} (reference appendix points 6, 18).
+   */
+  failStart(refusal: StartRefusal): StartAnswer {
+    const state = this.state;
+    this.config = undefined;
+    this.refusal = refusal;
+    state.writeStatus(STATUS.BOOTING, `start_engine failed: ${refusal.error}; upstream stays BOOTING until stop_engine`);
+    state.bootingStartTime = Date.now() / 1000;
+    this.options.log('error', `[start_engine] Error starting engine: ${refusal.error}`);
+    state.emit({ type: 'changed' });
+    return { success: false, error: refusal.error };
+  }
+
   /** /start_engine after its OFFLINE and config checks. */
   start(config: TrainConfig): StartAnswer {
     const state = this.state;
     this.config = config;
+    this.refusal = null;
     state.writeStatus(STATUS.BOOTING, `start_engine: booting for ${this.options.bootDelayMs} ms (dry run: no model is loaded)`);
     state.bootingStartTime = Date.now() / 1000;
     state.serverExperimentDir = join(this.options.experimentBaseDir, experimentName(config));
@@ -96,6 +119,7 @@ export class DryRunTrainer {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.step = undefined;
+    this.refusal = null;
     this.setStall(null);
   }
 

@@ -17,6 +17,7 @@ import { registerEngineRoutes } from './routes-engine';
 import { registerEpisodeRoutes } from './routes-episodes';
 import { registerLlmRoutes } from './routes-llm';
 import { registerPoolRoutes } from './routes-pool';
+import type { StartRefusal } from './start-checks';
 import { readTrainConfig, type TrainConfig } from './train-config';
 
 export interface DryRunServerOptions {
@@ -83,6 +84,8 @@ export interface DryRunSnapshot {
   };
   /** Why the current batch cannot complete (task grouping, equal rewards, no agreement); null when it can. */
   stall: string | null;
+  /** Why the last /start_engine failed on the synced YAML (the engine stays BOOTING until stop_engine); null otherwise. */
+  startRefusal: StartRefusal | null;
 }
 
 export interface DryRunServer {
@@ -232,6 +235,7 @@ function snapshotOf(state: SwarmState, trainer: DryRunTrainer, config: TrainConf
       completedNonDummyTasks: pool.completed_non_dummy_tasks,
     },
     stall: trainer.stall,
+    startRefusal: trainer.startRefusal,
   };
 }
 

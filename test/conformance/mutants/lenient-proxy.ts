@@ -16,6 +16,8 @@ export const LENIENCIES = {
   'keeps-connection-after-500': 'keeps the keep-alive connection open after a 500',
   /** Passes through ROLLING_POST and WEIGHT_SYNCING in 0 ms after a batch: SwarmClient.agree_sync_weight() never sees them. */
   'syncs-in-0-ms': 'ends the training step at once, too fast for a client to see the weight sync',
+  /** Starts the engine on a job YAML without Hydra's `defaults:` list, where upstream answers error "'defaults'". */
+  'accepts-yaml-without-defaults': 'starts the engine on a YAML that has no defaults: list',
 } as const;
 export type Leniency = keyof typeof LENIENCIES;
 
@@ -39,6 +41,18 @@ function mutateAnswer(leniency: Leniency, path: string, status: number, body: Bu
   return { status, body };
 }
 
+/** What a lenient fake amounts to: it acts as if a job YAML (one with an ajet block) had a defaults: list. */
+function withDefaults(body: Buffer): Buffer {
+  try {
+    const json = JSON.parse(body.toString('utf8')) as { yaml_as_string?: unknown };
+    const yaml = json.yaml_as_string;
+    if (typeof yaml !== 'string' || !/^ajet:/m.test(yaml) || /^defaults:/m.test(yaml)) return body;
+    return Buffer.from(JSON.stringify({ ...json, yaml_as_string: `${yaml}defaults:\n- verl_default\n` }));
+  } catch {
+    return body;
+  }
+}
+
 /** The fake (trainer left to the suite) behind a wrapper with the given leniency, on a free loopback port. */
 export async function startLenientFake(leniency: Leniency, options: SwarmStartOptions): Promise<SwarmUnderTest> {
   return wrap(leniency, await startFakeSwarmServer({ port: 0, quiet: true, trainer: 'external', ...options }));
@@ -54,7 +68,8 @@ async function wrap(leniency: Leniency, fake: Awaited<ReturnType<typeof startFak
   const target = new URL(fake.url);
   const proxy = http.createServer((req, res) => {
     void (async () => {
-      const body = await collect(req);
+      let body = await collect(req);
+      if (leniency === 'accepts-yaml-without-defaults' && req.url === '/sync_train_config') body = withDefaults(body);
       const headers = { ...req.headers };
       if (leniency === 'json-whatever-content-type' && body.length > 0) headers['content-type'] = 'application/json';
       const upstream = await new Promise<http.IncomingMessage>((ok, fail) => {

@@ -7,13 +7,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PartContext, SwarmUnderTest, TrainingStartOptions } from '../swarm-conformance';
 import { newClientUuid, STATUS, Swarm } from '../support/swarm';
+import { upstreamJob } from '../../support/job-yaml';
 
 /** SwarmClient's wait loop period plus the age of its cached status right after get_engine_status() (fast poll). */
 const CLIENT_SEES_WITHIN_MS = 5000 + 330;
 const SYNC_STATES: readonly string[] = [STATUS.ROLLING_POST, STATUS.WEIGHT_SYNCING];
 
 const jobYaml = (method: string) =>
-  `ajet:\n  model:\n    path: /models/m\n  data:\n    train_batch_size: 1\n  rollout:\n    num_repeat: 1\n  swarm_mode_sample_collection_method: ${method}\n`;
+  upstreamJob(`  model:\n    path: /models/m\n  data:\n    train_batch_size: 1\n  rollout:\n    num_repeat: 1\n  swarm_mode_sample_collection_method: ${method}\n`);
 
 async function until<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + timeoutMs;

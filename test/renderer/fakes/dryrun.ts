@@ -35,6 +35,7 @@ export function stoppedDryRunView(): DryRunView {
     train: null,
     spend: { calls: 0, promptTokens: 0, completionTokens: 0, maxCalls: 2000, maxTokens: 2_000_000, stoppedBy: null },
     stall: null,
+    startRefusal: null,
     error: null,
   };
 }

@@ -9,9 +9,10 @@ import { SpendGuard } from '../../../electron/services/dry-run/spend-guard';
 import { TraceStore } from '../../../electron/services/dry-run/trace-store';
 import { startFakeLlm, type FakeLlm } from '../../fixtures/fake-llm/fake-llm';
 import { chatCompletion, ClientSequences } from './swarm-client-sequences';
+import { upstreamJob } from '../../support/job-yaml';
 
 const KEY = 'sk-test-debug-llm-key-0123456789';
-const YAML = 'ajet:\n  experiment_name: relay_seam\n  data:\n    train_batch_size: 1\n  rollout:\n    num_repeat: 2\n';
+const YAML = upstreamJob('  experiment_name: relay_seam\n  data:\n    train_batch_size: 1\n  rollout:\n    num_repeat: 2\n');
 
 let llm: FakeLlm;
 let server: DryRunServer | undefined;
