@@ -91,6 +91,15 @@ export const DryRunView = z.object({
   error: z.string().nullable(),
 });
 
+/** One way the model's request differs from the agent's (model-view.ts). */
+export const ModelChange = z.discriminatedUnion('kind', [
+  /** The first message was not a system message: upstream put its default one first. */
+  z.object({ kind: z.literal('system-inserted'), content: z.string() }),
+  /** A train episode: the request's sampling fields (`ignored`) were dropped for the job's sampling. */
+  z.object({ kind: z.literal('sampling-from-job'), ignored: z.array(z.string()), temperature: z.number() }),
+]);
+export type ModelChange = z.infer<typeof ModelChange>;
+
 export const LlmCallTrace = z.object({
   callId: z.string(),
   episodeUuid: z.string(),
@@ -102,6 +111,13 @@ export const LlmCallTrace = z.object({
   status: z.number().int(),
   /** The request as the agent sent it (messages, tools …) and the answer it got, redacted. */
   request: z.unknown(),
+  /**
+   * The request as the trained model receives it, upstream's rewrite applied (a default system message first, the
+   * job's sampling for train episodes), redacted; null when the call never reached the model. `modelChanges` says
+   * what differs (the renderer words it).
+   */
+  modelRequest: z.unknown(),
+  modelChanges: z.array(ModelChange),
   response: z.unknown(),
   promptTokens: z.number().int().nullable(),
   completionTokens: z.number().int().nullable(),

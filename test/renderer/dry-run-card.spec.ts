@@ -175,6 +175,11 @@ describe('dry-run card on the Servers page', () => {
     expect(call.textContent).toContain('Call 1: chat · HTTP 200 · 42 ms · 12 in / 4 out tokens');
     expect(within(call).getByTestId('dryrun-call-request').textContent).toContain('what is 2+2?');
     expect(within(call).getByTestId('dryrun-call-response').textContent).toContain('fake answer: 4');
+    // Beside what the agent sent: what the trained model receives, and in words why it differs.
+    expect(within(call).getByTestId('dryrun-call-model-request').textContent).toContain('You are a helpful assistant, your name is AgentJet.');
+    const changes = within(call).getByTestId('dryrun-call-model-changes').textContent ?? '';
+    expect(changes).toContain('Inserted a system message first, because the first message was not one');
+    expect(changes).toContain("Ignored temperature: a train episode samples with the job's settings (temperature 0.9)");
     expect(document.activeElement?.id).toBe('dryrun-episode-heading');
 
     await fireEvent.click(within(c).getByTestId('dryrun-export'));

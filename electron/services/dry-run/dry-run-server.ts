@@ -136,7 +136,7 @@ export async function startDryRunServer(options: DryRunServerOptions): Promise<D
   registerEngineRoutes({ app, state, trainer, codeBaseDir: join(workDir, 'ajet_temp'), log });
   registerEpisodeRoutes(app, state);
   registerPoolRoutes(app, state);
-  registerLlmRoutes({ app, state, relay: options.relay, log });
+  registerLlmRoutes({ app, state, relay: options.relay, log, jobTemperature: () => (trainer.currentConfig ?? syncedConfig())?.temperature });
 
   const server = http.createServer((req, res) => void app.handle(req, res));
   await new Promise<void>((resolve, reject) => {

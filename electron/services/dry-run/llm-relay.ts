@@ -16,7 +16,9 @@
 import { randomUUID } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { ModelChange } from '../../shared/schemas-dryrun';
 import { MIN_KNOWN_SECRET_CHARS, REDACTED, rememberSecretValue } from '../util/redact';
+import { trainedModelView } from './model-view';
 import type { LlmRelay, LlmRoute, RelayEpisode } from './relay-contract';
 import type { SpendGuard } from './spend-guard';
 import { ChatChunkMerger, SseParser, parseChatChunk, type ChatChunk, type ChatCompletion } from './sse';
@@ -68,6 +70,9 @@ interface Call {
   opened: boolean;
   translator: StreamTranslator | null;
   requestForTrace: unknown;
+  /** The chat request the model gets (upstream's rewrite), for the trace; null until built. */
+  modelRequest: Record<string, unknown> | null;
+  modelChanges: ModelChange[];
 }
 
 export class DebugLlmRelay implements LlmRelay {
@@ -96,7 +101,19 @@ export class DebugLlmRelay implements LlmRelay {
   }
 
   async handle(route: LlmRoute, episode: RelayEpisode, body: Record<string, unknown>, _req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const call: Call = { route, episode, body, res, stream: body.stream === true, startedAt: Date.now(), opened: false, translator: null, requestForTrace: body };
+    const call: Call = {
+      route,
+      episode,
+      body,
+      res,
+      stream: body.stream === true,
+      startedAt: Date.now(),
+      opened: false,
+      translator: null,
+      requestForTrace: body,
+      modelRequest: null,
+      modelChanges: [],
+    };
     const admission = this.options.spend.admit(episode.episodeUuid, episode.callIndex);
     if (!admission.ok) {
       this.options.log?.('warn', `LLM call ${episode.callIndex} of episode ${episode.episodeUuid} refused: ${admission.reason}`);
@@ -104,14 +121,20 @@ export class DebugLlmRelay implements LlmRelay {
       this.record(call, 403, null, null, admission.reason);
       return;
     }
-    let chat: Record<string, unknown>;
-    if (route === 'chat') chat = { ...body, model: this.options.model };
+    let asked: Record<string, unknown>;
+    if (route === 'chat') asked = body;
     else {
       const translated = route === 'responses' ? responsesToChat(body) : messagesToChat(body);
-      chat = { ...translated.chat, model: this.options.model };
+      asked = translated.chat;
       if (translated.dropped.length > 0) call.requestForTrace = { ...body, _dry_run_dropped: translated.dropped };
       if (call.stream) call.translator = route === 'responses' ? new ResponsesStream(body, this.options.model) : new MessagesStream(String(body.model ?? this.options.model));
     }
+    // What the trained model would get (default system message, the job's sampling for train episodes) goes to the
+    // debug LLM, so the debug run sees what training will.
+    const view = trainedModelView(route, asked, episode);
+    const chat = { ...view.chat, model: this.options.model };
+    call.modelRequest = chat;
+    call.modelChanges = view.changes;
     const touch = setInterval(() => episode.touch(), this.touchMs);
     try {
       await this.forward(call, JSON.stringify(chat));
@@ -355,6 +378,7 @@ export class DebugLlmRelay implements LlmRelay {
       latencyMs: Date.now() - call.startedAt,
       status,
       request: call.requestForTrace,
+      ...(call.modelRequest ? { modelRequest: call.modelRequest, modelChanges: call.modelChanges } : {}),
       response,
       promptTokens: usage?.promptTokens ?? null,
       completionTokens: usage?.completionTokens ?? null,

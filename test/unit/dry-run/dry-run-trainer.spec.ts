@@ -294,7 +294,7 @@ describe('dry-run trainer (auto), driven by the client call sequences', () => {
       sampleCollectionMethod: 'rollout_until_finish_enough_tasks',
       parsed: true,
     });
-    expect(snapshot.train?.unknownKeys).toEqual(['ajet.data.max_prompt_length', 'ajet.rollout.temperature', 'ajet.interchange_server.interchange_method', 'ajet.bogus_key', 'trainer.total_epochs']);
+    expect(snapshot.train?.unknownKeys).toEqual(['ajet.data.max_prompt_length', 'ajet.interchange_server.interchange_method', 'ajet.bogus_key', 'trainer.total_epochs']);
     expect(snapshot.experimentDir).toMatch(/\/saved_experiments\/dry_run_test$/);
     expect(snapshot.pool.registered).toBe(15);
     expect(changes).toBeGreaterThan(0);
