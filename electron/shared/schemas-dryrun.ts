@@ -121,6 +121,8 @@ export const LlmCallTrace = z.object({
   response: z.unknown(),
   promptTokens: z.number().int().nullable(),
   completionTokens: z.number().int().nullable(),
+  /** The streamed answer's usage (always sent, as upstream does) was estimated: the debug LLM counted none. */
+  usageEstimated: z.boolean(),
   error: z.string().nullable(),
 });
 

@@ -31,6 +31,8 @@ export interface LlmCallRecord {
   /** As the model received it (upstream's rewrite: default system message, the job's sampling), and what changed. */
   modelRequest?: unknown;
   modelChanges?: ModelChange[];
+  /** The agent got an estimated usage (the debug LLM sent none). */
+  usageEstimated?: boolean;
   response: unknown;
   promptTokens: number | null;
   completionTokens: number | null;
@@ -252,6 +254,7 @@ export class TraceStore implements TraceSink, LlmCallSink {
       response: this.bounded(redactDeep(record.response)),
       promptTokens: record.promptTokens,
       completionTokens: record.completionTokens,
+      usageEstimated: record.usageEstimated === true,
       error: record.error === null ? null : redact(record.error),
     };
   }

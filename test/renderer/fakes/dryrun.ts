@@ -79,6 +79,7 @@ export function makeEpisode(overrides: Partial<EpisodeTrace> = {}): EpisodeTrace
         response: { choices: [{ message: { role: 'assistant', content: 'fake answer: 4' } }] },
         promptTokens: 12,
         completionTokens: 4,
+        usageEstimated: false,
         error: null,
       },
     ],

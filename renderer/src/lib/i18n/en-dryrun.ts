@@ -100,6 +100,7 @@ export const enDryrun = {
   'dryrun.episode.latency': '{ms} ms',
   'dryrun.episode.tokens': '{prompt} in / {completion} out tokens',
   'dryrun.episode.noTokens': 'tokens unknown',
+  'dryrun.episode.tokensEstimated': 'about {prompt} in / {completion} out tokens (estimated: the debug LLM counted none; the agent got this estimate as usage)',
   'dryrun.episode.stream': 'streamed',
   'dryrun.episode.request': 'Request (what the agent sent)',
   'dryrun.episode.modelRequest': 'What the trained model receives (upstream rewrites the request; the debug LLM got this)',

@@ -101,6 +101,7 @@ export const zhCNDryrun: Record<keyof typeof enDryrun, string> = {
   'dryrun.episode.call': '调用 {n}：{route} · HTTP {status} · {latency} · {tokens}',
   'dryrun.episode.latency': '{ms} 毫秒',
   'dryrun.episode.tokens': '输入 {prompt} / 输出 {completion} 个 token',
+  'dryrun.episode.tokensEstimated': '约 {prompt} 输入 / {completion} 输出 token（估算：调试 LLM 未计数；智能体收到的 usage 即此估算）',
   'dryrun.episode.noTokens': 'token 数未知',
   'dryrun.episode.stream': '流式',
   'dryrun.episode.modelRequest': '训练中的模型收到的请求（上游会改写请求；调试 LLM 收到的就是这个）',
