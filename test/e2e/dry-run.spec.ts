@@ -90,8 +90,11 @@ describe('dry run end to end (Chromium + browser host)', () => {
     expect(await episode.getByTestId('dryrun-episode-facts').textContent()).toMatch(/task task-1 · ended · reward (0\.3|0\.9)/);
     const call = episode.getByTestId('dryrun-call');
     expect(await call.textContent()).toContain('chat · HTTP 200');
-    await call.getByText('Request').click();
+    await call.getByText('Request (what the agent sent)').click();
     expect(await call.getByTestId('dryrun-call-request').textContent()).toContain('solve task-1');
+    // What the trained model receives: upstream's default system message first (the agent sent none).
+    await call.getByText('What the trained model receives', { exact: false }).click();
+    expect(await call.getByTestId('dryrun-call-model-request').textContent()).toContain('You are a helpful assistant, your name is AgentJet.');
     expect(await call.getByTestId('dryrun-call-response').textContent()).toContain('fake answer to: solve task-1');
     expect(await page.content()).not.toContain(KEY);
 
