@@ -10,6 +10,16 @@ import { SecretId } from './schemas-vault';
 export const DRY_RUN_ENGINE_ID = 'dry-run';
 export const DRY_RUN_CONTAINER_ID = 'dry-run';
 
+/**
+ * How long the simulated training step (WEIGHT_SYNCING after a batch) lasts. SwarmClient.agree_sync_weight() waits for
+ * ROLLING_POST or WEIGHT_SYNCING by reading its cached status every ENGINE_STATUS_POLL_INTERVAL = 5 s (reference §2),
+ * and that cache is up to 1 s old: a shorter step is never seen, the next step needs a new agreement, and the client
+ * waits for ever. So at least poll period + cache age (the minimum below), and by default 2 s more. Shorter steps are
+ * allowed (tests, jobs collecting by count only) and the card warns about them.
+ */
+export const DRY_RUN_MIN_TRAINING_STEP_MS = 6000;
+export const DRY_RUN_TRAINING_STEP_MS = 8000;
+
 export const DryRunConfig = z.object({
   /** null: 10086 when free, else the next free port (the view says which). */
   port: z.number().int().min(1024).max(65535).nullable().default(null),
@@ -21,6 +31,8 @@ export const DryRunConfig = z.object({
   }),
   /** BOOTING time before the first ROLLING (a real server loads the model for minutes). */
   bootDelayMs: z.number().int().min(0).max(600_000).default(3000),
+  /** The simulated training step after each batch: WEIGHT_SYNCING this long (see DRY_RUN_TRAINING_STEP_MS). */
+  trainingStepMs: z.number().int().min(0).max(600_000).default(DRY_RUN_TRAINING_STEP_MS),
   spend: z
     .object({
       maxCallsPerEpisode: z.number().int().min(1).max(10_000).default(50),
@@ -71,8 +83,22 @@ export const DryRunView = z.object({
   spend: DryRunSpend,
   /** Why the current batch cannot complete (wrong task grouping …); null when it can. */
   stall: z.string().nullable(),
+  /**
+   * Why the last /start_engine failed on the synced YAML as upstream's would (the engine then stays BOOTING until
+   * stop_engine): upstream's error text, and the key it read with [...] and did not find. Null otherwise.
+   */
+  startRefusal: z.object({ error: z.string(), missingKey: z.enum(['ajet', 'defaults', 'interchange_server', 'hydra']).nullable() }).nullable(),
   error: z.string().nullable(),
 });
+
+/** One way the model's request differs from the agent's (model-view.ts). */
+export const ModelChange = z.discriminatedUnion('kind', [
+  /** The first message was not a system message: upstream put its default one first. */
+  z.object({ kind: z.literal('system-inserted'), content: z.string() }),
+  /** A train episode: the request's sampling fields (`ignored`) were dropped for the job's sampling. */
+  z.object({ kind: z.literal('sampling-from-job'), ignored: z.array(z.string()), temperature: z.number() }),
+]);
+export type ModelChange = z.infer<typeof ModelChange>;
 
 export const LlmCallTrace = z.object({
   callId: z.string(),
@@ -85,9 +111,18 @@ export const LlmCallTrace = z.object({
   status: z.number().int(),
   /** The request as the agent sent it (messages, tools …) and the answer it got, redacted. */
   request: z.unknown(),
+  /**
+   * The request as the trained model receives it, upstream's rewrite applied (a default system message first, the
+   * job's sampling for train episodes), redacted; null when the call never reached the model. `modelChanges` says
+   * what differs (the renderer words it).
+   */
+  modelRequest: z.unknown(),
+  modelChanges: z.array(ModelChange),
   response: z.unknown(),
   promptTokens: z.number().int().nullable(),
   completionTokens: z.number().int().nullable(),
+  /** The streamed answer's usage (always sent, as upstream does) was estimated: the debug LLM counted none. */
+  usageEstimated: z.boolean(),
   error: z.string().nullable(),
 });
 

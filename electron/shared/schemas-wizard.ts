@@ -88,6 +88,18 @@ export const ProjectView = z.object({
 });
 
 export const TRAINING_ALGORITHMS = ['grpo', 'rloo', 'reinforce_plus_plus', 'remax'] as const;
+/**
+ * AgentJetJob's swarm_mode_sample_collection_method (reference §5.1): when the server has collected enough for a
+ * training step. The two *_agree_sync_weight ones wait for the clients' agreement: the generated agent_roll.py then
+ * calls agree_sync_weight() after each of its batches.
+ */
+export const SAMPLE_COLLECTION_METHODS = [
+  'rollout_until_finish_enough_tasks',
+  'rollout_until_finish_enough_episodes',
+  'rollout_until_finish_enough_non_dummy_tasks',
+  'rollout_until_any_client_agree_sync_weight',
+  'rollout_until_all_clients_agree_sync_weight',
+] as const;
 
 /** The training form → `agent_roll.py` constants and the AgentJetJob arguments (reference §5.1). */
 export const TrainingForm = z
@@ -102,6 +114,7 @@ export const TrainingForm = z
     /** The model path INSIDE the server's container (the profile's model mount), e.g. /models/Qwen2.5-7B. */
     modelPath: z.string().trim().min(1, 'model path is required').max(1024),
     discardEpisodeTimeout: z.number().int().min(10).max(86_400).default(240),
+    sampleCollectionMethod: z.enum(SAMPLE_COLLECTION_METHODS).default('rollout_until_finish_enough_tasks'),
     lora: z
       .object({
         rank: z.number().int().min(0).max(1024).default(0),

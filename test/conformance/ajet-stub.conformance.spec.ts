@@ -151,7 +151,7 @@ describe('ajet stub (TEST DOUBLE) speaks upstream SwarmClient sequence', () => {
 
   it('against the dry run (product code), chat relayed to an echo relay', async () => {
     const relay = createEchoRelay();
-    const server = await startDryRunServer({ port: 0, trainer: 'auto', bootDelayMs: 300, weightSyncDelayMs: 100, relay });
+    const server = await startDryRunServer({ port: 0, trainer: 'auto', bootDelayMs: 300, trainingStepMs: 100, relay });
     const proxy = await startRecordingProxy(server.url);
     try {
       const run = await runPython(ONE_EPISODE, { SWARM_URL: proxy.url });

@@ -17,5 +17,15 @@ defineSwarmConformance({
     });
     return { baseUrl: server.url, close: () => server.close() };
   },
+  async startTraining(options) {
+    const server = await startDryRunServer({
+      port: 0,
+      trainer: 'auto',
+      bootDelayMs: options.bootDelayMs,
+      ...(options.trainingStepMs !== undefined ? { trainingStepMs: options.trainingStepMs } : {}),
+      relay: createEchoRelay(),
+    });
+    return { baseUrl: server.url, close: () => server.close() };
+  },
   capabilities: { configurableJanitor: true, chatWithoutRunner: true, endTrainWithoutRunner: true },
 });

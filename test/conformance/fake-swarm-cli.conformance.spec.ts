@@ -9,6 +9,12 @@ import { request } from './support/http';
 defineSwarmConformance({
   name: 'fake swarm server as a separate process (ajet-swarm start --swarm-port N)',
   start: (options) => startFakeCli(options),
+  startTraining: (options) =>
+    startFakeCli(UPSTREAM_DEFAULTS, {
+      AJET_FAKE_TRAINER: 'fake',
+      AJET_FAKE_BOOT_DELAY_MS: String(options.bootDelayMs),
+      ...(options.trainingStepMs !== undefined ? { AJET_FAKE_WEIGHT_SYNC_DELAY_MS: String(options.trainingStepMs) } : {}),
+    }),
   capabilities: { configurableJanitor: true, chatWithoutRunner: true, endTrainWithoutRunner: true },
 });
 

@@ -15,5 +15,15 @@ defineSwarmConformance({
     });
     return { baseUrl: fake.url, close: () => fake.close() };
   },
+  async startTraining(options) {
+    const fake = await startFakeSwarmServer({
+      port: 0,
+      quiet: true,
+      trainer: 'fake',
+      bootDelayMs: options.bootDelayMs,
+      ...(options.trainingStepMs !== undefined ? { weightSyncDelayMs: options.trainingStepMs } : {}),
+    });
+    return { baseUrl: fake.url, close: () => fake.close() };
+  },
   capabilities: { configurableJanitor: true, chatWithoutRunner: true, endTrainWithoutRunner: true },
 });

@@ -7,13 +7,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeSwarmServer, type FakeSwarmHandle } from '../fixtures/fake-swarm/server.mjs';
 import { eventually, MODEL_PATH, newClientUuid, STATUS, Swarm } from './support/swarm';
+import { upstreamJob } from '../support/job-yaml';
 
 const BATCH = 2;
 const REPEAT = 2;
 /** A job YAML as yaml.safe_dump writes it; without a method line upstream's default applies. */
 function jobYaml(method?: string): string {
   const methodLine = method ? `  swarm_mode_sample_collection_method: ${method}\n` : '';
-  return `ajet:\n  model:\n    path: ${MODEL_PATH}\n  data:\n    train_batch_size: ${BATCH}\n  rollout:\n    num_repeat: ${REPEAT}\n${methodLine}`;
+  return upstreamJob(`  model:\n    path: ${MODEL_PATH}\n  data:\n    train_batch_size: ${BATCH}\n  rollout:\n    num_repeat: ${REPEAT}\n${methodLine}`);
 }
 
 let fake: FakeSwarmHandle | undefined;

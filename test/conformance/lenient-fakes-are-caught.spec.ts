@@ -19,15 +19,20 @@ const SLICE = {
   contentType: 'a JSON body with Content-Type text/plain, or with none, is not parsed',
   failCause: 'the fail_cause of each status',
   dropAfter500: 'the keep-alive connection is dropped',
+  syncVisible: 'the weight sync stays visible for the configured training step',
+  noDefaults: 'a YAML without defaults: answers',
 } as const;
 type SliceTest = keyof typeof SLICE;
 
 /** Which tests of the slice each lenient variant must fail; every other test of the slice must pass. */
 const CAUGHT_BY: Record<Leniency, SliceTest[]> = {
-  'ok-instead-of-4xx': ['notFound', 'refused400', 'missing422', 'contentType'],
+  // noDefaults too: after the refused start, a second start_engine must be 400 (the engine is BOOTING).
+  'ok-instead-of-4xx': ['notFound', 'refused400', 'missing422', 'contentType', 'noDefaults'],
   'json-whatever-content-type': ['contentType'],
   'generic-fail-cause': ['failCause'],
   'keeps-connection-after-500': ['dropAfter500'],
+  'syncs-in-0-ms': ['syncVisible'],
+  'accepts-yaml-without-defaults': ['noDefaults'],
 };
 
 interface JsonReport {

@@ -13,7 +13,9 @@ import { frameworkPart } from './parts/framework';
 import { janitorPart } from './parts/janitor';
 import { parsingPart } from './parts/parsing';
 import { poolPart } from './parts/pool';
+import { startConfigPart } from './parts/start-config';
 import { trainCodePart } from './parts/train-code';
+import { trainingStepPart } from './parts/training-step';
 import { Swarm } from './support/swarm';
 
 export interface SwarmStartOptions {
@@ -38,10 +40,22 @@ export interface SwarmCapabilities {
   endTrainWithoutRunner: boolean;
 }
 
+export interface TrainingStartOptions {
+  /** BOOTING time before the first ROLLING. */
+  bootDelayMs: number;
+  /** The simulated training step (WEIGHT_SYNCING after a batch); undefined: the server's own default. */
+  trainingStepMs?: number;
+}
+
 export interface SwarmConformanceTarget {
   name: string;
   /** A fresh server in ENGINE.OFFLINE, nothing synced, whose status only the suite moves after /start_engine. */
   start(options: SwarmStartOptions): Promise<SwarmUnderTest>;
+  /**
+   * A fresh server in ENGINE.OFFLINE that plays the trainer itself after /start_engine (registers episodes, ends a
+   * step by the synced sample collection method). Absent (a real server needs GPUs): the training-step rules skip.
+   */
+  startTraining?(options: TrainingStartOptions): Promise<SwarmUnderTest>;
   capabilities: SwarmCapabilities;
 }
 
@@ -83,11 +97,13 @@ export function defineSwarmConformance(target: SwarmConformanceTarget): void {
     frameworkPart(ctx);
     parsingPart(ctx);
     enginePart(ctx);
+    startConfigPart(ctx);
     episodesPart(ctx);
     poolPart(ctx);
     clientsPart(ctx);
     chatPart(ctx);
     trainCodePart(ctx);
     janitorPart(ctx);
+    trainingStepPart(ctx);
   });
 }

@@ -5,8 +5,9 @@ import { freePort } from '../support/helpers';
 import { startTestApp, TEST_CONTAINER_LABELS, type TestApp } from '../support/test-app';
 import { loadTestbed } from '../testbed/testbed';
 import { fillStartForm, launchChromium, openAppPage, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
+import { upstreamJob } from '../support/job-yaml';
 
-const YAML = 'ajet:\n  model:\n    path: /models/Qwen2.5-0.5B\n  data:\n    train_batch_size: 2\n  rollout:\n    num_repeat: 2\n';
+const YAML = upstreamJob('  model:\n    path: /models/Qwen2.5-0.5B\n  data:\n    train_batch_size: 2\n  rollout:\n    num_repeat: 2\n');
 const VARIANT_REPO = 'agentswarm-test/fake-swarm-variant';
 
 // What a GPU-less AgentJet server does when asked to start its engine, played by the fake swarm image

@@ -46,6 +46,8 @@ describe('dry run end to end (Chromium + browser host)', () => {
     await card.getByTestId('dryrun-key-session').check();
     await card.getByTestId('dryrun-session-key').fill(KEY);
     await card.getByTestId('dryrun-boot-delay').fill('0.5');
+    // Short simulated training steps: this test does not test the poll-period default (the conformance suite does).
+    await card.getByTestId('dryrun-training-step').fill('0.3');
     await card.getByTestId('dryrun-start').click();
 
     const envLine = card.getByTestId('dryrun-env-line');
@@ -88,8 +90,11 @@ describe('dry run end to end (Chromium + browser host)', () => {
     expect(await episode.getByTestId('dryrun-episode-facts').textContent()).toMatch(/task task-1 · ended · reward (0\.3|0\.9)/);
     const call = episode.getByTestId('dryrun-call');
     expect(await call.textContent()).toContain('chat · HTTP 200');
-    await call.getByText('Request').click();
+    await call.getByText('Request (what the agent sent)').click();
     expect(await call.getByTestId('dryrun-call-request').textContent()).toContain('solve task-1');
+    // What the trained model receives: upstream's default system message first (the agent sent none).
+    await call.getByText('What the trained model receives', { exact: false }).click();
+    expect(await call.getByTestId('dryrun-call-model-request').textContent()).toContain('You are a helpful assistant, your name is AgentJet.');
     expect(await call.getByTestId('dryrun-call-response').textContent()).toContain('fake answer to: solve task-1');
     expect(await page.content()).not.toContain(KEY);
 

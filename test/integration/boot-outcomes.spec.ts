@@ -6,6 +6,7 @@ import type { SwarmStatus } from '../../electron/shared/schemas';
 import { loadTestbed } from '../testbed/testbed';
 import { freePort, waitForEvent } from '../support/helpers';
 import { startTestApp, TEST_CONTAINER_LABELS, type TestApp } from '../support/test-app';
+import { upstreamJob } from '../support/job-yaml';
 
 // The two GPU-less boot outcomes of upstream's real server (reference §1.5, appendix points 6 and 18), at the
 // service level: a real container of the fake swarm image (a TEST DOUBLE) started by the app's own services on the
@@ -13,7 +14,7 @@ import { startTestApp, TEST_CONTAINER_LABELS, type TestApp } from '../support/te
 //   fail-offline   BOOTING, then the trainer dies and the status goes back to OFFLINE (global_step 0); the reason
 //                  is only in the container log.
 //   stuck-booting  /start_engine answers {success:false,error} and the status sticks in BOOTING.
-const JOB_YAML = 'ajet:\n  model:\n    path: /models/Qwen2.5-0.5B-Instruct\n  data:\n    train_batch_size: 2\n  rollout:\n    num_repeat: 2\n';
+const JOB_YAML = upstreamJob('  model:\n    path: /models/Qwen2.5-0.5B-Instruct\n  data:\n    train_batch_size: 2\n  rollout:\n    num_repeat: 2\n');
 const ERROR_LINE = "ModuleNotFoundError: No module named 'vllm'";
 
 describe('engine boot outcomes of a GPU-less server, seen through the app services', () => {

@@ -34,6 +34,8 @@ function config(overrides: Partial<DryRunConfig> = {}): DryRunConfig {
     port: null,
     llm: { baseUrl: llm.url, model: 'fake-debug-model', secretId: null },
     bootDelayMs: 300,
+    // Short simulated training steps: these tests do not test the poll-period default.
+    trainingStepMs: 300,
     spend: { maxCallsPerEpisode: 50, maxCalls: 2000, maxTokens: 2_000_000 },
     ...overrides,
   };

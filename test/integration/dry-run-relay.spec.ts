@@ -11,6 +11,7 @@ import { SpendGuard, type SpendLimits } from '../../electron/services/dry-run/sp
 import { TraceStore } from '../../electron/services/dry-run/trace-store';
 import { startFakeLlm, type FakeLlm } from '../fixtures/fake-llm/fake-llm';
 import { freePort } from '../support/helpers';
+import { upstreamJob } from '../support/job-yaml';
 
 /**
  * The LLM relay against the TEST DOUBLE LLM (test/fixtures/fake-llm) on 127.0.0.1. The dry-run server is replaced by
@@ -58,7 +59,8 @@ async function startHarness(options: Partial<LlmRelayOptions> & { limits?: Parti
       const episodeUuid = String(req.headers['x-episode'] ?? 'ep-1');
       const callIndex = (counts.get(episodeUuid) ?? 0) + 1;
       counts.set(episodeUuid, callIndex);
-      const episode: RelayEpisode = { episodeUuid, taskId: 'task-7', clientUuid: 'client-1', step: 3, isEval: false, callIndex, touch: () => (h.touches += 1) };
+      const isEval = req.headers['x-eval'] === '1';
+      const episode: RelayEpisode = { episodeUuid, taskId: 'task-7', clientUuid: 'client-1', step: 3, isEval, sampling: { temperature: 0.9 }, callIndex, touch: () => (h.touches += 1) };
       const route = ROUTE_PATHS[req.url ?? ''] ?? 'chat';
       void relay.handle(route, episode, JSON.parse(Buffer.concat(parts).toString('utf8')) as Record<string, unknown>, req, res);
     });
@@ -74,8 +76,10 @@ async function startHarness(options: Partial<LlmRelayOptions> & { limits?: Parti
   return h;
 }
 
-async function post(h: Harness, path: string, body: unknown, episode = 'ep-1'): Promise<{ status: number; headers: Headers; text: string; json: () => unknown }> {
-  const res = await fetch(`${h.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-ajet-routing', 'x-episode': episode }, body: JSON.stringify(body) });
+/** An agent's call for `episode`; `x-eval: 1` makes the harness hand the relay an eval episode (sampling kept). */
+async function post(h: Harness, path: string, body: unknown, episode = 'ep-1', isEval = false): Promise<{ status: number; headers: Headers; text: string; json: () => unknown }> {
+  const headers = { 'content-type': 'application/json', authorization: 'Bearer sk-ajet-routing', 'x-episode': episode, ...(isEval ? { 'x-eval': '1' } : {}) };
+  const res = await fetch(`${h.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
   const text = await res.text();
   agentVisible.push(text, JSON.stringify([...res.headers]));
   return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) };
@@ -107,21 +111,33 @@ afterAll(async () => {
 });
 
 describe('dry-run LLM relay: chat completions', () => {
-  it('forwards a call with the debug model and key, passes other fields as they are, and traces it', async () => {
+  it('forwards a train call as the trained model gets it (system message first, the job\'s sampling), and traces both', async () => {
     const h = await startHarness();
-    const res = await post(h, '/v1/chat/completions', chatBody({ temperature: 0.3, seed: 42, custom_field: { a: 1 } }));
+    const res = await post(h, '/v1/chat/completions', chatBody({ temperature: 0.3, seed: 42, top_p: 0.5, custom_field: { a: 1 } }));
     expect(res.status).toBe(200);
     expect(at(res.json(), 'choices.0.message.content')).toBe('fake answer to: What is 2+2?');
     const sent = llm.calls.at(-1)!;
     expect(sent.headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(sent.body).toMatchObject({ model: 'debug-model', temperature: 0.3, seed: 42, custom_field: { a: 1 } });
+    const system = { role: 'system', content: 'You are a helpful assistant, your name is AgentJet.' };
+    expect(sent.body).toEqual({ model: 'debug-model', temperature: 0.9, custom_field: { a: 1 }, messages: [system, { role: 'user', content: 'What is 2+2?' }] });
     const ep = h.trace.get('ep-1')!;
     expect(ep.calls).toHaveLength(1);
     expect(ep.calls[0]).toMatchObject({ route: 'chat', stream: false, status: 200, error: null, promptTokens: expect.any(Number), completionTokens: expect.any(Number) });
-    expect((ep.calls[0]!.request as { messages: unknown[] }).messages).toEqual([{ role: 'user', content: 'What is 2+2?' }]);
+    // The trace shows what the agent sent and what the model received, and says what changed.
+    expect(ep.calls[0]!.request).toMatchObject({ temperature: 0.3, seed: 42, top_p: 0.5, messages: [{ role: 'user', content: 'What is 2+2?' }] });
+    expect(ep.calls[0]!.modelRequest).toEqual(sent.body);
+    expect(ep.calls[0]!.modelChanges).toEqual([
+      { kind: 'system-inserted', content: system.content },
+      { kind: 'sampling-from-job', ignored: ['temperature', 'seed', 'top_p'], temperature: 0.9 },
+    ]);
     expect(ep.calls[0]!.latencyMs).toBeGreaterThanOrEqual(0);
     expect(h.spend.snapshot()).toMatchObject({ calls: 1, stoppedBy: null });
     expect(h.spend.snapshot().promptTokens).toBeGreaterThan(0);
+
+    // An eval episode keeps its sampling; a request that starts with a system message keeps it as it is.
+    await post(h, '/v1/chat/completions', chatBody({ temperature: 0.3, seed: 42, messages: [{ role: 'system', content: 'Be terse.' }, { role: 'user', content: 'Hi' }] }), 'ep-2', true);
+    expect(llm.calls.at(-1)!.body).toEqual({ model: 'debug-model', temperature: 0.3, seed: 42, messages: [{ role: 'system', content: 'Be terse.' }, { role: 'user', content: 'Hi' }] });
+    expect(h.trace.get('ep-2')!.calls[0]!.modelChanges).toEqual([]);
   });
 
   it('streams SSE through as it comes (first bytes long before the last) and traces the merged answer', async () => {
@@ -236,7 +252,8 @@ describe('dry-run LLM relay: chat completions', () => {
 describe('dry-run LLM relay: /v1/responses and /v1/messages translated to chat completions', () => {
   it('answers the Responses API, plain and streamed, with a function call', async () => {
     const h = await startHarness();
-    const plain = await post(h, '/v1/responses', { model: 'gpt-x', instructions: 'Be brief.', input: 'Hi there', max_output_tokens: 50 });
+    // Eval episodes: the translation of sampling fields shows (a train episode would get the job's sampling).
+    const plain = await post(h, '/v1/responses', { model: 'gpt-x', instructions: 'Be brief.', input: 'Hi there', max_output_tokens: 50 }, 'ep-1', true);
     expect(plain.status).toBe(200);
     expect(plain.json()).toMatchObject({ object: 'response', status: 'completed', output_text: 'fake answer to: Hi there', output: [{ type: 'message', content: [{ type: 'output_text', text: 'fake answer to: Hi there' }] }] });
     expect(at(plain.json(), 'usage.input_tokens')).toBeGreaterThan(0);
@@ -248,10 +265,10 @@ describe('dry-run LLM relay: /v1/responses and /v1/messages translated to chat c
       { type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: '{}' },
       { type: 'function_call_output', call_id: 'call_1', output: 'nothing' },
     ];
-    const streamed = await post(h, '/v1/responses', { model: 'gpt-x', input, stream: true, tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object' } }] });
+    const streamed = await post(h, '/v1/responses', { model: 'gpt-x', input, stream: true, tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object' } }] }, 'ep-1', true);
     expect(llm.calls.at(-1)!.body).toMatchObject({
       stream: true,
-      messages: [{ role: 'user', content: 'find x' }, { role: 'assistant', tool_calls: [{ id: 'call_1', function: { name: 'lookup' } }] }, { role: 'tool', tool_call_id: 'call_1', content: 'nothing' }],
+      messages: [{ role: 'system', content: 'You are a helpful assistant, your name is AgentJet.' }, { role: 'user', content: 'find x' }, { role: 'assistant', tool_calls: [{ id: 'call_1', function: { name: 'lookup' } }] }, { role: 'tool', tool_call_id: 'call_1', content: 'nothing' }],
       tools: [{ type: 'function', function: { name: 'lookup' } }],
     });
     const { data, events } = sse(streamed.text);
@@ -265,7 +282,7 @@ describe('dry-run LLM relay: /v1/responses and /v1/messages translated to chat c
 
   it('answers the Anthropic Messages API, plain and streamed (message_start first, tool_use blocks), and its error shape', async () => {
     const h = await startHarness({ keepaliveMs: 40 });
-    const plain = await post(h, '/v1/messages', { model: 'claude-x', max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'Hello' }] });
+    const plain = await post(h, '/v1/messages', { model: 'claude-x', max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'Hello' }] }, 'ep-1', true);
     expect(plain.json()).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text', text: 'fake answer to: Hello' }], stop_reason: 'end_turn' });
     expect(at(plain.json(), 'usage.output_tokens')).toBeGreaterThan(0);
 
@@ -275,10 +292,11 @@ describe('dry-run LLM relay: /v1/responses and /v1/messages translated to chat c
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_0', name: 'calc', input: { expr: '0' } }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_0', content: [{ type: 'text', text: '0' }] }, { type: 'text', text: 'again' }] },
     ];
-    const streamed = await post(h, '/v1/messages', { model: 'claude-x', max_tokens: 100, stream: true, messages, tools: [{ name: 'calc', input_schema: { type: 'object' } }], tool_choice: { type: 'any' } });
+    const streamed = await post(h, '/v1/messages', { model: 'claude-x', max_tokens: 100, stream: true, messages, tools: [{ name: 'calc', input_schema: { type: 'object' } }], tool_choice: { type: 'any' } }, 'ep-1', true);
     expect(llm.calls.at(-1)!.body).toMatchObject({
       tool_choice: 'required',
       messages: [
+        { role: 'system', content: 'You are a helpful assistant, your name is AgentJet.' },
         { role: 'user', content: 'add' },
         { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_0', function: { name: 'calc', arguments: '{"expr":"0"}' } }] },
         { role: 'tool', tool_call_id: 'toolu_0', content: '0' },
@@ -370,11 +388,11 @@ describe('dry-run relay and trace store inside the dry-run server', () => {
     const trace = new TraceStore();
     const spend = new SpendGuard({ maxCallsPerEpisode: 5, maxCalls: 100, maxTokens: 100_000 });
     const relay = new DebugLlmRelay({ baseUrl: llm.url, model: 'debug-model', apiKey: KEY, spend, calls: trace });
-    const server = await startDryRunServer({ port: 0, trainer: 'auto', bootDelayMs: 10, weightSyncDelayMs: 10, relay, trace });
+    const server = await startDryRunServer({ port: 0, trainer: 'auto', bootDelayMs: 10, trainingStepMs: 10, relay, trace });
     try {
       const call = async (path: string, body: unknown, headers: Record<string, string> = {}) =>
         (await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })).json() as Promise<Record<string, unknown>>;
-      const yaml = 'ajet:\n  experiment_name: relay\n  data:\n    train_batch_size: 1\n  rollout:\n    num_repeat: 1\n';
+      const yaml = upstreamJob('  experiment_name: relay\n  data:\n    train_batch_size: 1\n  rollout:\n    num_repeat: 1\n');
       await call('/sync_train_config', { yaml_as_string: yaml });
       await call('/start_engine', {});
       const client = 'client-relay-test';

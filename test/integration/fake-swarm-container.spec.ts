@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadTestbed } from '../testbed/testbed';
 import { freePort, poll } from '../support/helpers';
 import { removeTestContainers, TEST_CONTAINER_LABELS } from '../support/test-app';
+import { upstreamJob } from '../support/job-yaml';
 
 const tb = loadTestbed();
 const docker = new Docker({ socketPath: tb.dockerSocket });
@@ -52,7 +53,7 @@ describe('fake swarm container', () => {
     const sync = await fetch(`${base}/sync_train_config`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ yaml_as_string: 'ajet:\n  data:\n    train_batch_size: 2\n  rollout:\n    num_repeat: 2\n' }),
+      body: JSON.stringify({ yaml_as_string: upstreamJob('  data:\n    train_batch_size: 2\n  rollout:\n    num_repeat: 2\n') }),
     });
     expect(await sync.json()).toEqual({ success: true });
     const started = (await (await fetch(`${base}/start_engine`, { method: 'POST', body: '{}' })).json()) as { success: boolean; pid: number };

@@ -160,7 +160,7 @@ describe('the roll scripts against the dry run', () => {
     app = await startTestApp({ monitorIntervalMs: 200 });
     const { handlers } = app;
     const view = await handlers['dryrun:start']({
-      config: { port: null, llm: { baseUrl: llm.url, model: MODEL, secretId: null }, bootDelayMs: 300, spend: { maxCallsPerEpisode: 50, maxCalls: 2000, maxTokens: 2_000_000 } },
+      config: { port: null, llm: { baseUrl: llm.url, model: MODEL, secretId: null }, bootDelayMs: 300, trainingStepMs: 300, spend: { maxCallsPerEpisode: 50, maxCalls: 2000, maxTokens: 2_000_000 } },
       sessionKey: KEY,
     });
     const url = view.url!;

@@ -23,13 +23,14 @@ async function card(): Promise<HTMLElement> {
   return screen.findByTestId('dryrun-card');
 }
 
-async function fillAndStart(options: { key?: string } = {}): Promise<HTMLElement> {
+async function fillAndStart(options: { key?: string; trainingStep?: string } = {}): Promise<HTMLElement> {
   render(App);
   const c = await card();
   await fireEvent.input(within(c).getByTestId('dryrun-base-url'), { target: { value: 'http://127.0.0.1:9999/v1' } });
   await fireEvent.input(within(c).getByTestId('dryrun-model'), { target: { value: 'fake-debug-model' } });
   await fireEvent.click(within(c).getByTestId('dryrun-key-session'));
   await fireEvent.input(await within(c).findByTestId('dryrun-session-key'), { target: { value: options.key ?? 'sk-typed-for-this-run-123456' } });
+  if (options.trainingStep !== undefined) await fireEvent.input(within(c).getByTestId('dryrun-training-step'), { target: { value: options.trainingStep } });
   await fireEvent.click(within(c).getByTestId('dryrun-start'));
   return c;
 }
@@ -53,13 +54,23 @@ describe('dry-run card on the Servers page', () => {
     expect(fake.starts).toHaveLength(1);
     expect(fake.starts[0]).toMatchObject({
       sessionKey: 'sk-typed-for-this-run-123456',
-      config: { port: null, llm: { baseUrl: 'http://127.0.0.1:9999/v1', model: 'fake-debug-model', secretId: null }, bootDelayMs: 3000 },
+      config: { port: null, llm: { baseUrl: 'http://127.0.0.1:9999/v1', model: 'fake-debug-model', secretId: null }, bootDelayMs: 3000, trainingStepMs: 8000 },
     });
+    // The simulated training step is said, at its default long enough for a client's 5 s poll: no warning.
+    expect(within(c).getByTestId('dryrun-training-step').textContent).toContain('A simulated training step takes 8 s');
+    expect(within(c).queryByTestId('dryrun-training-step-short')).toBeNull();
     expect(within(c).getByTestId('dryrun-port-note').textContent).toContain('port 10086 is taken (by python3 (pid 4242)), using 10087');
     expect(within(c).getByTestId('dryrun-llm').textContent).toContain('key: typed for this run');
     expect(within(c).queryByTestId('dryrun-start-form')).toBeNull();
     expect(document.body.innerHTML).not.toContain('sk-typed-for-this-run-123456');
     expect(within(c).getByTestId('dryrun-state').textContent).toBe('Running');
+  });
+
+  it('a training step shorter than a client poll period is sent as typed and warned about', async () => {
+    const c = await fillAndStart({ trainingStep: '2.5' });
+    await waitFor(() => expect(within(c).getByTestId('dryrun-training-step').textContent).toContain('takes 2.5 s'));
+    expect(fake.starts[0]?.config.trainingStepMs).toBe(2500);
+    expect(within(c).getByTestId('dryrun-training-step-short').textContent).toContain('agree_sync_weight()');
   });
 
   it('shows the same monitor row as a real server, and Stop ends the run but keeps its traces', async () => {
@@ -147,6 +158,23 @@ describe('dry-run card on the Servers page', () => {
     expect(within(c).getByTestId('dryrun-train-unknown').textContent).toContain('ajet.trainer.lr');
   });
 
+  it('says in words why the engine stays BOOTING when upstream would refuse the YAML, with the lines to add', async () => {
+    const c = await fillAndStart();
+    await within(c).findByTestId('dryrun-env-line');
+    expect(within(c).queryByTestId('dryrun-start-refusal')).toBeNull();
+    fake.view = { ...fake.view, engineStatus: 'ENGINE.BOOTING', startRefusal: { error: "'defaults'", missingKey: 'defaults' } };
+    fake.push();
+    const refusal = await within(c).findByTestId('dryrun-start-refusal');
+    expect(within(refusal).getByTestId('dryrun-start-refusal-why').textContent).toContain("Your job's YAML has no `defaults:` list; upstream stays BOOTING.");
+    expect(refusal.textContent).toContain("answered 'defaults'");
+    expect(within(refusal).getByTestId('dryrun-start-refusal-fix').textContent).toBe('defaults:\n- verl_default\n- ajet_default\n- _self_');
+    // A failure with no missing key: upstream's error, and no YAML to add.
+    fake.view = { ...fake.view, startRefusal: { error: "'str' object has no attribute 'get'", missingKey: null } };
+    fake.push();
+    await waitFor(() => expect(within(c).getByTestId('dryrun-start-refusal-why').textContent).toContain("answered 'str' object has no attribute 'get'"));
+    expect(within(c).queryByTestId('dryrun-start-refusal-fix')).toBeNull();
+  });
+
   it('lists episodes as they come, filters by task, opens one with its LLM calls, exports JSONL', async () => {
     const c = await fillAndStart();
     await within(c).findByTestId('dryrun-traces-empty');
@@ -165,6 +193,11 @@ describe('dry-run card on the Servers page', () => {
     expect(call.textContent).toContain('Call 1: chat · HTTP 200 · 42 ms · 12 in / 4 out tokens');
     expect(within(call).getByTestId('dryrun-call-request').textContent).toContain('what is 2+2?');
     expect(within(call).getByTestId('dryrun-call-response').textContent).toContain('fake answer: 4');
+    // Beside what the agent sent: what the trained model receives, and in words why it differs.
+    expect(within(call).getByTestId('dryrun-call-model-request').textContent).toContain('You are a helpful assistant, your name is AgentJet.');
+    const changes = within(call).getByTestId('dryrun-call-model-changes').textContent ?? '';
+    expect(changes).toContain('Inserted a system message first, because the first message was not one');
+    expect(changes).toContain("Ignored temperature: a train episode samples with the job's settings (temperature 0.9)");
     expect(document.activeElement?.id).toBe('dryrun-episode-heading');
 
     await fireEvent.click(within(c).getByTestId('dryrun-export'));
@@ -196,6 +229,13 @@ describe('training dashboard of a dry run', () => {
     api.trainingSeries = [series('dry-run')];
     render(TrainingDashboard, { props: { api, engineId: 'dry-run', containerId: 'dry-run' } });
     expect((await screen.findByTestId('reward-baseline')).textContent).toContain('debug LLM baseline — nothing is trained');
+  });
+
+  it('says that a dry run’s WEIGHT_SYNCING is its simulated training step', async () => {
+    api.trainingViews = [makeTrainingView('dry-run', { engineId: 'dry-run', engineStatus: 'ENGINE.WEIGHT_SYNCING' })];
+    api.trainingSeries = [series('dry-run')];
+    render(TrainingDashboard, { props: { api, engineId: 'dry-run', containerId: 'dry-run' } });
+    expect((await screen.findByTestId('training-help')).textContent).toContain('Simulated training step');
   });
 
   it('does not label a real server’s chart so', async () => {

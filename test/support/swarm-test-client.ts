@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { request } from '../conformance/support/http';
 import { poll } from './helpers';
+import { upstreamJob } from './job-yaml';
 
 /**
  * The client side of the swarm protocol, as AgentJet's SwarmClient calls it (reference §2), on fresh
@@ -51,5 +52,5 @@ export class SwarmTestClient {
 
 /** A job of one task with two episodes per step (batch 1, num_repeat 2): each step needs two end_episode calls. */
 export function smallJobYaml(modelPath: string): string {
-  return `ajet:\n  model:\n    path: ${modelPath}\n  data:\n    train_batch_size: 1\n  rollout:\n    num_repeat: 2\n  swarm_mode_sample_collection_method: rollout_until_finish_enough_tasks\n`;
+  return upstreamJob(`  model:\n    path: ${modelPath}\n  data:\n    train_batch_size: 1\n  rollout:\n    num_repeat: 2\n  swarm_mode_sample_collection_method: rollout_until_finish_enough_tasks\n`);
 }

@@ -3,7 +3,8 @@
  * no weights. In mode 'auto' it plays upstream's trainer (trainer_verl.py / native_parallel_worker.py): BOOTING
  * for bootDelayMs, then each step ROLLING with batch_size × num_repeat registered episodes (a finished episode's
  * slot gets a new one), the step's finished episodes counted by the job's sample collection method, and when the
- * batch is complete ROLLING_POST (in-flight episodes may finish) → WEIGHT_SYNCING → ROLLING at global_step + 1.
+ * batch is complete ROLLING_POST (in-flight episodes may finish) → WEIGHT_SYNCING for the simulated training step
+ * (trainingStepMs, long enough for a client's status poll to see it) → ROLLING at global_step + 1.
  * In mode 'external' nothing moves after /start_engine: a test plays the trainer through the trainer routes.
  */
 import { randomBytes } from 'node:crypto';
@@ -12,6 +13,7 @@ import { STATUS, scalarReward, type StateEvent, type SwarmState } from './engine
 import { pyJsonDumpsFlat } from './py-format';
 import type { TraceSink } from './relay-contract';
 import { StepCollection } from './sample-collection';
+import type { StartRefusal } from './start-checks';
 import { experimentName, type TrainConfig } from './train-config';
 import type { Log } from './http-framework';
 
@@ -20,7 +22,8 @@ export type TrainerMode = 'auto' | 'external';
 export interface TrainerOptions {
   mode: TrainerMode;
   bootDelayMs: number;
-  weightSyncDelayMs: number;
+  /** WEIGHT_SYNCING time after each batch: the simulated policy update + weight push. */
+  trainingStepMs: number;
   /** The base URL registered episodes point their agents at: this server + /v1. */
   baseUrl: () => string;
   /** Where the experiment dir is said to be (nothing is written: no checkpoints, no logs). */
@@ -50,6 +53,7 @@ export class DryRunTrainer {
   private config: TrainConfig | undefined;
   private step: RunningStep | undefined;
   private stallReason: string | null = null;
+  private refusal: StartRefusal | null = null;
   /** Guards against re-entry: registering episodes and status writes emit state events that land here again. */
   private acting = false;
 
@@ -68,10 +72,31 @@ export class DryRunTrainer {
     return this.config;
   }
 
+  /** Why the last /start_engine failed on the synced YAML, until /stop_engine; null otherwise. */
+  get startRefusal(): StartRefusal | null {
+    return this.refusal;
+  }
+
+  /**
+   * /start_engine on a YAML upstream's config code refuses: BOOTING is written first and never left (no trainer
+   * runs), and the answer is HTTP 200 {success:false, error} (reference appendix points 6, 18).
+   */
+  failStart(refusal: StartRefusal): StartAnswer {
+    const state = this.state;
+    this.config = undefined;
+    this.refusal = refusal;
+    state.writeStatus(STATUS.BOOTING, `start_engine failed: ${refusal.error}; upstream stays BOOTING until stop_engine`);
+    state.bootingStartTime = Date.now() / 1000;
+    this.options.log('error', `[start_engine] Error starting engine: ${refusal.error}`);
+    state.emit({ type: 'changed' });
+    return { success: false, error: refusal.error };
+  }
+
   /** /start_engine after its OFFLINE and config checks. */
   start(config: TrainConfig): StartAnswer {
     const state = this.state;
     this.config = config;
+    this.refusal = null;
     state.writeStatus(STATUS.BOOTING, `start_engine: booting for ${this.options.bootDelayMs} ms (dry run: no model is loaded)`);
     state.bootingStartTime = Date.now() / 1000;
     state.serverExperimentDir = join(this.options.experimentBaseDir, experimentName(config));
@@ -94,6 +119,7 @@ export class DryRunTrainer {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.step = undefined;
+    this.refusal = null;
     this.setStall(null);
   }
 
@@ -195,10 +221,13 @@ export class DryRunTrainer {
     if (!step) return;
     const inFlight = [...this.state.episodes.values()].some((record) => record.episode_status === 'claimed');
     if (inFlight) return;
+    // Upstream's GPU step (policy update, weights pushed to vLLM) takes minutes; 0 ms here would be unobservable to
+    // SwarmClient.agree_sync_weight(), which waits to see ROLLING_POST or WEIGHT_SYNCING by polling every 5 s.
+    const seconds = Math.round(this.options.trainingStepMs / 100) / 10;
     this.state.updateStatus(STATUS.WEIGHT_SYNCING, {
-      reason: `step ${step.globalStep} collected; weight sync for ${this.options.weightSyncDelayMs} ms (dry run: no weights change)`,
+      reason: `step ${step.globalStep} collected; simulated training step: WEIGHT_SYNCING for ${seconds} s (dry run: nothing is trained, no weights change)`,
     });
-    this.later(this.options.weightSyncDelayMs, () => {
+    this.later(this.options.trainingStepMs, () => {
       if (this.state.status === STATUS.WEIGHT_SYNCING && this.step === step) this.beginStep(step.globalStep + 1);
     });
   }

@@ -1,4 +1,5 @@
 import type { DryRunConfig, DryRunSpend, EpisodeTrace, TraceExport, TracePage, TraceQuery } from '../../shared/schemas-dryrun';
+import type { StartRefusal } from './start-checks';
 
 /**
  * What the dry-run service needs of the parts the other two dry-run helpers build (the protocol
@@ -21,6 +22,7 @@ export interface DryRunServerReading {
     unknownKeys: string[];
   } | null;
   stall: string | null;
+  startRefusal: StartRefusal | null;
 }
 
 export interface DryRunServerHandle {

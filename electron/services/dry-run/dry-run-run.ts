@@ -10,8 +10,8 @@ import { TraceStore } from './trace-store';
  */
 export const NO_KEY = 'EMPTY';
 
-/** Server timings a test may shorten (janitor, weight sync); the app uses the server's defaults. */
-export type DryRunServerTuning = Pick<DryRunServerOptions, 'weightSyncDelayMs' | 'janitorIntervalMs' | 'clientActiveTimeoutS'>;
+/** Server timings a test may shorten (janitor, training step); the app uses the server's defaults and the config. */
+export type DryRunServerTuning = Pick<DryRunServerOptions, 'trainingStepMs' | 'janitorIntervalMs' | 'clientActiveTimeoutS'>;
 
 /**
  * The real parts of one run: a trace store, the spend guard, the relay to the debug LLM (recording
@@ -23,7 +23,7 @@ export function realRunFactory(tuning: DryRunServerTuning = {}): DryRunRunFactor
     const spend = new SpendGuard(config.spend);
     const relay = new DebugLlmRelay({ baseUrl: config.llm.baseUrl, model: config.llm.model, apiKey: apiKey ?? NO_KEY, spend, calls: traces, log });
     try {
-      const server = await startDryRunServer({ port, trainer: 'auto', bootDelayMs: config.bootDelayMs, relay, trace: traces, log, ...tuning });
+      const server = await startDryRunServer({ port, trainer: 'auto', bootDelayMs: config.bootDelayMs, trainingStepMs: config.trainingStepMs, relay, trace: traces, log, ...tuning });
       return {
         server,
         traces: {

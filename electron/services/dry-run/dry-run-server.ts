@@ -5,6 +5,7 @@
  * as on the GPU server, so a client script that works here works there.
  */
 import http from 'node:http';
+import { DRY_RUN_TRAINING_STEP_MS } from '../../shared/schemas-dryrun';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { DryRunTrainer, type TrainerMode } from './auto-trainer';
@@ -16,6 +17,7 @@ import { registerEngineRoutes } from './routes-engine';
 import { registerEpisodeRoutes } from './routes-episodes';
 import { registerLlmRoutes } from './routes-llm';
 import { registerPoolRoutes } from './routes-pool';
+import type { StartRefusal } from './start-checks';
 import { readTrainConfig, type TrainConfig } from './train-config';
 
 export interface DryRunServerOptions {
@@ -27,8 +29,11 @@ export interface DryRunServerOptions {
   trainer: TrainerMode;
   /** BOOTING time before ROLLING (auto trainer). */
   bootDelayMs?: number;
-  /** WEIGHT_SYNCING time between steps (auto trainer). */
-  weightSyncDelayMs?: number;
+  /**
+   * The simulated training step (auto trainer): WEIGHT_SYNCING this long after each batch. Default
+   * DRY_RUN_TRAINING_STEP_MS, long enough for a client's 5 s status poll to see it; tests that do not test that use less.
+   */
+  trainingStepMs?: number;
   /** Janitor period (upstream: 10 s). */
   janitorIntervalMs?: number;
   /** CLIENT_ACTIVE_TIMEOUT in seconds (upstream: 600). */
@@ -79,6 +84,8 @@ export interface DryRunSnapshot {
   };
   /** Why the current batch cannot complete (task grouping, equal rewards, no agreement); null when it can. */
   stall: string | null;
+  /** Why the last /start_engine failed on the synced YAML (the engine stays BOOTING until stop_engine); null otherwise. */
+  startRefusal: StartRefusal | null;
 }
 
 export interface DryRunServer {
@@ -118,7 +125,7 @@ export async function startDryRunServer(options: DryRunServerOptions): Promise<D
   const trainer = new DryRunTrainer(state, {
     mode: options.trainer,
     bootDelayMs: options.bootDelayMs ?? 3000,
-    weightSyncDelayMs: options.weightSyncDelayMs ?? 500,
+    trainingStepMs: options.trainingStepMs ?? DRY_RUN_TRAINING_STEP_MS,
     baseUrl: () => `http://127.0.0.1:${port}/v1`,
     experimentBaseDir: join(workDir, 'saved_experiments'),
     log,
@@ -129,7 +136,7 @@ export async function startDryRunServer(options: DryRunServerOptions): Promise<D
   registerEngineRoutes({ app, state, trainer, codeBaseDir: join(workDir, 'ajet_temp'), log });
   registerEpisodeRoutes(app, state);
   registerPoolRoutes(app, state);
-  registerLlmRoutes({ app, state, relay: options.relay, log });
+  registerLlmRoutes({ app, state, relay: options.relay, log, jobTemperature: () => (trainer.currentConfig ?? syncedConfig())?.temperature });
 
   const server = http.createServer((req, res) => void app.handle(req, res));
   await new Promise<void>((resolve, reject) => {
@@ -228,6 +235,7 @@ function snapshotOf(state: SwarmState, trainer: DryRunTrainer, config: TrainConf
       completedNonDummyTasks: pool.completed_non_dummy_tasks,
     },
     stall: trainer.stall,
+    startRefusal: trainer.startRefusal,
   };
 }
 

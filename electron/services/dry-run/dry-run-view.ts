@@ -75,6 +75,7 @@ export function viewOf(state: DryRunView['state'], error: string | null, run: Vi
       : null,
     spend: run ? run.parts.relay.spend() : noSpend(null),
     stall: reading?.stall ?? null,
+    startRefusal: reading?.startRefusal ? { ...reading.startRefusal } : null,
     error,
   };
 }

@@ -1,9 +1,11 @@
 /**
  * The dry run's LLM relay: an episode's LLM call (after the server's swarm checks) goes to the user's debug LLM,
  * any OpenAI-compatible chat-completions endpoint, with the debug LLM's model and key — the agent's `model` field
- * is ignored as upstream ignores it (reference §1.3); every other field passes as it is. Chat answers, streamed or
- * not, are passed through byte for byte while a copy is parsed for the trace. /v1/responses and /v1/messages are
- * translated to chat completions (translate-responses.ts, translate-messages.ts).
+ * is ignored as upstream ignores it (reference §1.3) — and rewritten as upstream rewrites it for the trained model
+ * (model-view.ts: default system message, the job's sampling for train episodes). Chat answers are passed on as they
+ * come, in upstream's shape (chat-answer.ts: the SDK's keys, the request's model and usage at the end of a stream),
+ * while a copy is parsed for the trace. /v1/responses and /v1/messages are translated to chat completions
+ * (translate-responses.ts, translate-messages.ts).
  *
  * Upstream's GPU server has no rate limits or outages of a third party, so there is no upstream text to copy for
  * those; the relay answers the way an OpenAI-compatible server does: the debug LLM's status, body and Retry-After
@@ -17,13 +19,14 @@ import { randomUUID } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { MIN_KNOWN_SECRET_CHARS, REDACTED, rememberSecretValue } from '../util/redact';
+import { ChatStreamNormalizer, withSdkKeys } from './chat-answer';
+import { trainedModelView } from './model-view';
 import type { LlmRelay, LlmRoute, RelayEpisode } from './relay-contract';
-import type { SpendGuard } from './spend-guard';
 import { ChatChunkMerger, SseParser, parseChatChunk, type ChatChunk, type ChatCompletion } from './sse';
-import type { StreamTranslator } from './translate-common';
 import { anthropicError, chatToMessages, messagesToChat, MessagesStream } from './translate-messages';
 import { chatToResponse, openAiError, responsesToChat, ResponsesStream } from './translate-responses';
-import type { LlmCallRecord, LlmCallSink } from './trace-store';
+import type { LlmCallRecord } from './trace-store';
+import { estimateTokens, type Call, type LlmRelayOptions } from './llm-relay-call';
 import {
   completionAsChunk,
   describeLlmError,
@@ -38,37 +41,7 @@ import {
   type TokenUsage,
 } from './llm-relay-util';
 
-export interface LlmRelayOptions {
-  /** The debug LLM's base URL, e.g. https://api.openai.com/v1 (chat completions at `<baseUrl>/chat/completions`). */
-  baseUrl: string;
-  model: string;
-  /** From the vault or typed for the session. Registered with the process-wide redactor. */
-  apiKey: string;
-  spend: SpendGuard;
-  calls?: LlmCallSink;
-  /** Keepalive period while a stream waits for the debug LLM (newer upstream: 5 s). */
-  keepaliveMs?: number;
-  /** How often a waiting call refreshes its episode's activity (upstream: 6 s). */
-  touchMs?: number;
-  /** The longest silence from the debug LLM (newer upstream waits up to 3,600 s). */
-  timeoutMs?: number;
-  log?: (level: 'info' | 'warn' | 'error', message: string) => void;
-}
-
-const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
-
-interface Call {
-  route: LlmRoute;
-  episode: RelayEpisode;
-  body: Record<string, unknown>;
-  res: ServerResponse;
-  stream: boolean;
-  startedAt: number;
-  /** The agent's stream is open (200 and SSE headers sent). */
-  opened: boolean;
-  translator: StreamTranslator | null;
-  requestForTrace: unknown;
-}
+export type { LlmRelayOptions } from './llm-relay-call';
 
 export class DebugLlmRelay implements LlmRelay {
   private readonly endpoint: URL;
@@ -96,7 +69,20 @@ export class DebugLlmRelay implements LlmRelay {
   }
 
   async handle(route: LlmRoute, episode: RelayEpisode, body: Record<string, unknown>, _req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const call: Call = { route, episode, body, res, stream: body.stream === true, startedAt: Date.now(), opened: false, translator: null, requestForTrace: body };
+    const call: Call = {
+      route,
+      episode,
+      body,
+      res,
+      stream: body.stream === true,
+      startedAt: Date.now(),
+      opened: false,
+      translator: null,
+      requestForTrace: body,
+      modelRequest: null,
+      modelChanges: [],
+      usageEstimated: false,
+    };
     const admission = this.options.spend.admit(episode.episodeUuid, episode.callIndex);
     if (!admission.ok) {
       this.options.log?.('warn', `LLM call ${episode.callIndex} of episode ${episode.episodeUuid} refused: ${admission.reason}`);
@@ -104,14 +90,22 @@ export class DebugLlmRelay implements LlmRelay {
       this.record(call, 403, null, null, admission.reason);
       return;
     }
-    let chat: Record<string, unknown>;
-    if (route === 'chat') chat = { ...body, model: this.options.model };
+    let asked: Record<string, unknown>;
+    if (route === 'chat') asked = body;
     else {
       const translated = route === 'responses' ? responsesToChat(body) : messagesToChat(body);
-      chat = { ...translated.chat, model: this.options.model };
+      asked = translated.chat;
       if (translated.dropped.length > 0) call.requestForTrace = { ...body, _dry_run_dropped: translated.dropped };
       if (call.stream) call.translator = route === 'responses' ? new ResponsesStream(body, this.options.model) : new MessagesStream(String(body.model ?? this.options.model));
     }
+    // What the trained model would get (default system message, the job's sampling for train episodes) goes to the
+    // debug LLM, so the debug run sees what training will.
+    const view = trainedModelView(route, asked, episode);
+    const chat: Record<string, unknown> = { ...view.chat, model: this.options.model };
+    // Upstream always sends usage at the end of a stream: ask the debug LLM to count (chat-answer.ts passes it on).
+    if (call.stream && route === 'chat') chat.stream_options = { ...(chat.stream_options as object | undefined), include_usage: true };
+    call.modelRequest = chat;
+    call.modelChanges = view.changes;
     const touch = setInterval(() => episode.touch(), this.touchMs);
     try {
       await this.forward(call, JSON.stringify(chat));
@@ -209,8 +203,10 @@ export class DebugLlmRelay implements LlmRelay {
           const chunk = completionAsChunk(parsed);
           call.res.end(`${chunk ? `data: ${JSON.stringify(chunk)}\n\n` : ''}data: [DONE]\n\n`);
         } else {
-          call.res.writeHead(status, { 'content-type': String(answer.headers['content-type'] ?? 'application/json'), 'content-length': body.length });
-          call.res.end(body);
+          // Upstream's keys (refusal, annotations … as null) when it is a completion; anything else as it came.
+          const out = parsed?.choices ? Buffer.from(JSON.stringify(withSdkKeys(parsed as unknown as Record<string, unknown>))) : body;
+          call.res.writeHead(status, { 'content-type': String(answer.headers['content-type'] ?? 'application/json'), 'content-length': out.length });
+          call.res.end(out);
         }
         finish(status, parsed ?? { cut: `${body.length} bytes, not JSON or too large for the trace` }, usageOf(parsed?.usage), null, body.length);
       }, Number.POSITIVE_INFINITY);
@@ -222,22 +218,31 @@ export class DebugLlmRelay implements LlmRelay {
     }
     const parser = new SseParser();
     const merger = new ChatChunkMerger();
+    // Event by event as it comes, in upstream's shape: the request's model, usage in the last chunk (chat-answer.ts).
+    const requestModel = typeof call.body.model === 'string' ? call.body.model : null;
+    const normalizer = new ChatStreamNormalizer(requestModel, () => ({
+      promptTokens: estimateTokens(JSON.stringify(call.modelRequest)),
+      completionTokens: estimateTokens(JSON.stringify(merger.result())),
+    }));
     let bytes = 0;
     const take = (events: Array<{ data: string }>): void => {
+      let out = '';
       for (const event of events) {
         const parsed = parseChatChunk(event.data);
         if (parsed) merger.add(parsed);
+        out += normalizer.event(event.data);
       }
+      if (out) call.res.write(out);
     };
     answer.on('data', (chunk: Buffer) => {
-      call.res.write(chunk);
       bytes += chunk.length;
       take(parser.push(chunk));
     });
     answer.on('end', () => {
-      call.res.end();
       take(parser.end());
-      finish(status, merger.result(), usageOf(merger.usage), merger.error ? describeLlmError(merger.error) : null, bytes);
+      call.res.end(normalizer.end());
+      call.usageEstimated = normalizer.estimated;
+      finish(status, merger.result(), usageOf(merger.usage) ?? normalizer.estimatedUsage, merger.error ? describeLlmError(merger.error) : null, bytes);
     });
     onCut(answer, () => this.midStreamFailure(call, finish));
   }
@@ -355,7 +360,9 @@ export class DebugLlmRelay implements LlmRelay {
       latencyMs: Date.now() - call.startedAt,
       status,
       request: call.requestForTrace,
+      ...(call.modelRequest ? { modelRequest: call.modelRequest, modelChanges: call.modelChanges } : {}),
       response,
+      ...(call.usageEstimated ? { usageEstimated: true } : {}),
       promptTokens: usage?.promptTokens ?? null,
       completionTokens: usage?.completionTokens ?? null,
       error: error === null ? null : this.scrub(error),

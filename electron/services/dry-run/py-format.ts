@@ -227,3 +227,26 @@ export function pySeconds1(seconds: number): string {
 export function unixSeconds(): number {
   return Date.now() / 1000;
 }
+
+/** repr(x) of a value yaml.safe_load returned (dict, list, str, int, float, bool, None), for error texts that print it. */
+export function pyRepr(value: unknown): string {
+  if (value === null || value === undefined) return 'None';
+  if (value === true) return 'True';
+  if (value === false) return 'False';
+  if (typeof value === 'number') {
+    if (Number.isNaN(value)) return 'nan';
+    if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
+    return String(value);
+  }
+  if (typeof value === 'string') {
+    // Python picks double quotes only when the text holds a single quote and no double quote.
+    const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
+    const body = value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t');
+    return quote + (quote === "'" ? body.replace(/'/g, "\\'") : body) + quote;
+  }
+  if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
+  if (value instanceof Date) return `datetime.datetime(${value.getUTCFullYear()}, ${value.getUTCMonth() + 1}, ${value.getUTCDate()}, 0, 0)`;
+  return `{${Object.entries(value as Record<string, unknown>)
+    .map(([key, item]) => `${pyRepr(key)}: ${pyRepr(item)}`)
+    .join(', ')}}`;
+}

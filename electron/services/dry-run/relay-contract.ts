@@ -17,6 +17,8 @@ export interface RelayEpisode {
   step: number;
   /** Upstream keeps the request's sampling params for eval episodes only. */
   isEval: boolean;
+  /** The synced job's sampling, which train episodes get instead of the request's. */
+  sampling: { temperature: number };
   /** Refreshes the episode's latest_activity_timestamp while waiting (keeps the janitor off a slow call). */
   touch(): void;
   /** The episode's llm_call_count after this call was counted (1-based). */

@@ -9,6 +9,7 @@ import { STATUS } from './engine-state';
 import { HttpError, type Log, type SwarmHttpApp } from './http-framework';
 import * as M from './swarm-models';
 import { trainCodeZipProblem } from './train-code-zip';
+import { upstreamStartRefusal } from './start-checks';
 import { readTrainConfig } from './train-config';
 
 export interface EngineRouteDeps {
@@ -75,6 +76,9 @@ export function registerEngineRoutes({ app, state, trainer, codeBaseDir, log }: 
       log('error', '[start_engine] No training config found. Please call sync_train_config first.');
       return { success: false, error: 'No training config found' };
     }
+    // Upstream reads the YAML only after writing BOOTING, so a refused YAML leaves the engine stuck there.
+    const refusal = upstreamStartRefusal(state.trainConfigYaml);
+    if (refusal) return trainer.failStart(refusal);
     return trainer.start(readTrainConfig(state.trainConfigYaml));
   });
 

@@ -52,9 +52,11 @@ export interface LlmRouteDeps {
   state: SwarmState;
   relay: LlmRelay | undefined;
   log: Log;
+  /** ajet.rollout.temperature of the running (or last synced) job; upstream's default 0.9 without one. */
+  jobTemperature?: () => number | undefined;
 }
 
-export function registerLlmRoutes({ app, state, relay, log }: LlmRouteDeps): void {
+export function registerLlmRoutes({ app, state, relay, log, jobTemperature }: LlmRouteDeps): void {
   const serve = async (route: LlmRoute, req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<unknown> => {
     const header = route === 'messages' ? (req.headers.authorization ?? headerValue(req.headers['x-api-key'])) : req.headers.authorization;
     const key = readRoutingKey(header);
@@ -83,6 +85,7 @@ export function registerLlmRoutes({ app, state, relay, log }: LlmRouteDeps): voi
       clientUuid: record.client_uuid || null,
       step: state.step,
       isEval: record.episode_type === 'eval',
+      sampling: { temperature: jobTemperature?.() ?? 0.9 },
       callIndex: record.llm_call_count,
       touch: () => {
         // Only while the record is still this claim (a revert or a new claim must not be refreshed by an old call).

@@ -8,7 +8,7 @@
  * the oldest episodes are dropped whole (never the one being written); `capped` says so in pages and exports.
  */
 import { join } from 'node:path';
-import type { EpisodeTrace, EpisodeTraceSummary, LlmCallTrace, TraceExport, TracePage, TraceQuery } from '../../shared/schemas-dryrun';
+import type { EpisodeTrace, EpisodeTraceSummary, LlmCallTrace, ModelChange, TraceExport, TracePage, TraceQuery } from '../../shared/schemas-dryrun';
 import { writeFileAtomic } from '../util/atomic-file';
 import { REDACTED, redact } from '../util/redact';
 import type { EpisodeTraceEvent, LlmRoute, StepTraceEvent, TraceSink } from './relay-contract';
@@ -26,7 +26,13 @@ export interface LlmCallRecord {
   startedAt: number;
   latencyMs: number | null;
   status: number;
+  /** As the agent sent it. */
   request: unknown;
+  /** As the model received it (upstream's rewrite: default system message, the job's sampling), and what changed. */
+  modelRequest?: unknown;
+  modelChanges?: ModelChange[];
+  /** The agent got an estimated usage (the debug LLM sent none). */
+  usageEstimated?: boolean;
   response: unknown;
   promptTokens: number | null;
   completionTokens: number | null;
@@ -138,12 +144,14 @@ export class TraceStore implements TraceSink, LlmCallSink {
     const stored: StoredCall = { raw: record, trace: null, bytes: 0 };
     const requestBytes = record.requestBytes ?? jsonLength(record.request);
     const responseBytes = record.responseBytes ?? jsonLength(record.response);
+    // The model's request is the agent's plus a system message at most: counted at the same size, not serialised.
+    const modelBytes = record.modelRequest === undefined || record.modelRequest === null ? 0 : requestBytes;
     if (requestBytes > this.limits.maxCallBytes || responseBytes > this.limits.maxCallBytes) {
       // Rare: cut now, so memory stays bounded (this one is redacted at once).
       stored.trace = this.redacted(record);
       stored.raw = null;
-      stored.bytes = jsonLength(stored.trace.request) + jsonLength(stored.trace.response);
-    } else stored.bytes = requestBytes + responseBytes;
+      stored.bytes = jsonLength(stored.trace.request) + jsonLength(stored.trace.modelRequest) + jsonLength(stored.trace.response);
+    } else stored.bytes = requestBytes + modelBytes + responseBytes;
     entry.calls.push(stored);
     entry.bytes += stored.bytes;
     this.bytes += stored.bytes;
@@ -241,9 +249,12 @@ export class TraceStore implements TraceSink, LlmCallSink {
       stream: record.stream,
       status: record.status,
       request: this.bounded(redactDeep(record.request)),
+      modelRequest: record.modelRequest === undefined ? null : this.bounded(redactDeep(record.modelRequest)),
+      modelChanges: structuredClone(record.modelChanges ?? []),
       response: this.bounded(redactDeep(record.response)),
       promptTokens: record.promptTokens,
       completionTokens: record.completionTokens,
+      usageEstimated: record.usageEstimated === true,
       error: record.error === null ? null : redact(record.error),
     };
   }
@@ -275,6 +286,7 @@ export class TraceStore implements TraceSink, LlmCallSink {
       if (call.bytes === 0) continue;
       const trace = this.read(call);
       trace.request = { cut: 'dropped to keep the trace under its memory limit' };
+      trace.modelRequest = null;
       trace.response = null;
       own!.bytes -= call.bytes;
       this.bytes -= call.bytes;

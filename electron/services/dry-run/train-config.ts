@@ -32,6 +32,8 @@ export interface TrainConfig {
   unknownMethod: string | null;
   /** ajet.rollout.max_env_worker (128): upstream's cap on parallel episodes. */
   maxEnvWorker: number;
+  /** ajet.rollout.temperature (0.9): what vLLM samples train episodes with, whatever the agent asked. */
+  temperature: number;
   /** Whether the text parsed as a YAML mapping at all. */
   parsed: boolean;
   /** Dotted paths of the settings the dry run does not act on, in document order. */
@@ -47,6 +49,7 @@ const USED_PATHS = new Set([
   'ajet.rollout.num_repeat',
   'ajet.swarm_mode_sample_collection_method',
   'ajet.rollout.max_env_worker',
+  'ajet.rollout.temperature',
 ]);
 /** Hydra's own blocks: not job settings. */
 const IGNORED_TOP_LEVEL = new Set(['hydra', 'defaults']);
@@ -103,6 +106,7 @@ export function readTrainConfig(yaml: string): TrainConfig {
     sampleCollectionMethod: known ? (method as SampleCollectionMethod) : DEFAULT_METHOD,
     unknownMethod: method === undefined || method === null || known ? null : String(method),
     maxEnvWorker: positiveInt(at(root, 'ajet.rollout.max_env_worker'), 128),
+    temperature: typeof at(root, 'ajet.rollout.temperature') === 'number' ? (at(root, 'ajet.rollout.temperature') as number) : 0.9,
     parsed: doc !== null,
     unknownKeys: leaves.filter((path) => !USED_PATHS.has(path)),
   };

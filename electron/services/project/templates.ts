@@ -176,6 +176,7 @@ export async function renderTrainingCode(resourcesDir: string, vars: TrainingCod
     N_GPU: pythonLiteral(form.gpusPerNode),
     MODEL_PATH: pythonLiteral(form.modelPath),
     DISCARD_EPISODE_TIMEOUT: pythonLiteral(form.discardEpisodeTimeout),
+    SAMPLE_COLLECTION_METHOD: pythonLiteral(form.sampleCollectionMethod),
     LORA_RANK: pythonLiteral(form.lora.rank),
     LORA_ALPHA: pythonLiteral(form.lora.alpha),
     LORA_TARGET_MODULES: pythonLiteral(form.lora.targetModules),

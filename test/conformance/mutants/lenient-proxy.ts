@@ -3,7 +3,7 @@
 // server (test/conformance/lenient-fakes-are-caught.spec.ts); never a target the suite should pass.
 import http from 'node:http';
 import { startFakeSwarmServer } from '../../fixtures/fake-swarm/server.mjs';
-import type { SwarmStartOptions, SwarmUnderTest } from '../swarm-conformance';
+import type { SwarmStartOptions, SwarmUnderTest, TrainingStartOptions } from '../swarm-conformance';
 
 export const LENIENCIES = {
   /** Answers 200 {"success":true} wherever upstream answers 4xx (400, 404, 405, 422). */
@@ -14,6 +14,10 @@ export const LENIENCIES = {
   'generic-fail-cause': 'answers a generic fail_cause on a refused claim',
   /** Keeps the keep-alive connection after a 500, where uvicorn drops it. */
   'keeps-connection-after-500': 'keeps the keep-alive connection open after a 500',
+  /** Passes through ROLLING_POST and WEIGHT_SYNCING in 0 ms after a batch: SwarmClient.agree_sync_weight() never sees them. */
+  'syncs-in-0-ms': 'ends the training step at once, too fast for a client to see the weight sync',
+  /** Starts the engine on a job YAML without Hydra's `defaults:` list, where upstream answers error "'defaults'". */
+  'accepts-yaml-without-defaults': 'starts the engine on a YAML that has no defaults: list',
 } as const;
 export type Leniency = keyof typeof LENIENCIES;
 
@@ -37,13 +41,35 @@ function mutateAnswer(leniency: Leniency, path: string, status: number, body: Bu
   return { status, body };
 }
 
+/** What a lenient fake amounts to: it acts as if a job YAML (one with an ajet block) had a defaults: list. */
+function withDefaults(body: Buffer): Buffer {
+  try {
+    const json = JSON.parse(body.toString('utf8')) as { yaml_as_string?: unknown };
+    const yaml = json.yaml_as_string;
+    if (typeof yaml !== 'string' || !/^ajet:/m.test(yaml) || /^defaults:/m.test(yaml)) return body;
+    return Buffer.from(JSON.stringify({ ...json, yaml_as_string: `${yaml}defaults:\n- verl_default\n` }));
+  } catch {
+    return body;
+  }
+}
+
 /** The fake (trainer left to the suite) behind a wrapper with the given leniency, on a free loopback port. */
 export async function startLenientFake(leniency: Leniency, options: SwarmStartOptions): Promise<SwarmUnderTest> {
-  const fake = await startFakeSwarmServer({ port: 0, quiet: true, trainer: 'external', ...options });
+  return wrap(leniency, await startFakeSwarmServer({ port: 0, quiet: true, trainer: 'external', ...options }));
+}
+
+/** The fake playing the trainer itself, behind the same wrapper; 'syncs-in-0-ms' ignores the asked training step. */
+export async function startLenientTrainingFake(leniency: Leniency, options: TrainingStartOptions): Promise<SwarmUnderTest> {
+  const step = leniency === 'syncs-in-0-ms' ? { weightSyncDelayMs: 0, rollingPostMaxMs: 0 } : options.trainingStepMs !== undefined ? { weightSyncDelayMs: options.trainingStepMs } : {};
+  return wrap(leniency, await startFakeSwarmServer({ port: 0, quiet: true, trainer: 'fake', bootDelayMs: options.bootDelayMs, ...step }));
+}
+
+async function wrap(leniency: Leniency, fake: Awaited<ReturnType<typeof startFakeSwarmServer>>): Promise<SwarmUnderTest> {
   const target = new URL(fake.url);
   const proxy = http.createServer((req, res) => {
     void (async () => {
-      const body = await collect(req);
+      let body = await collect(req);
+      if (leniency === 'accepts-yaml-without-defaults' && req.url === '/sync_train_config') body = withDefaults(body);
       const headers = { ...req.headers };
       if (leniency === 'json-whatever-content-type' && body.length > 0) headers['content-type'] = 'application/json';
       const upstream = await new Promise<http.IncomingMessage>((ok, fail) => {

@@ -80,6 +80,9 @@ export function chatPart(ctx: PartContext): void {
       expect(r.status).toBe(200);
       expect(r.json).toMatchObject({ object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant' } }] });
       expect(typeof r.json.choices[0].message.content).toBe('string');
+      // Upstream re-serialises the openai SDK's ChatCompletion: these keys are always there, null when absent.
+      for (const key of ['refusal', 'annotations', 'audio', 'function_call', 'tool_calls']) expect(r.json.choices[0].message).toHaveProperty(key, null);
+      expect(r.json).toHaveProperty('service_tier', null);
       expect(r.json.usage.total_tokens).toBe(r.json.usage.prompt_tokens + r.json.usage.completion_tokens);
       await chat(s, key);
       expect((await s.pool()).running_episode_details[uuid].llm_call_count).toBe('2');

@@ -45,10 +45,12 @@ function echo(body: Record<string, unknown>, callIndex: number) {
   const completion = Math.ceil(content.length / 4);
   return {
     id: `chatcmpl-${randomUUID().replace(/-/g, '')}`,
-    choices: [{ finish_reason: 'stop', index: 0, logprobs: null, message: { content, role: 'assistant', tool_calls: null } }],
+    // The keys the openai SDK always serialises, as upstream's re-serialised ChatCompletion has them (issue 30 §3).
+    choices: [{ finish_reason: 'stop', index: 0, logprobs: null, message: { content, role: 'assistant', refusal: null, annotations: null, audio: null, function_call: null, tool_calls: null } }],
     created: Math.floor(Date.now() / 1000),
     model: 'echo-relay',
     object: 'chat.completion',
+    service_tier: null,
     usage: { completion_tokens: completion, prompt_tokens: prompt, total_tokens: prompt + completion },
   };
 }

@@ -3,6 +3,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { request, type Reply, type RequestOptions, type WireJson } from './http';
+import { upstreamJob } from '../../support/job-yaml';
 
 export const STATUS = {
   OFFLINE: 'ENGINE.OFFLINE',
@@ -14,8 +15,10 @@ export const STATUS = {
 } as const;
 
 export const MODEL_PATH = '/models/Qwen2.5-0.5B-Instruct';
-/** What yaml.safe_dump of a small AgentJetJob looks like (block style), with the model path the server reads. */
-export const JOB_YAML = `ajet:\n  project_name: conformance\n  model:\n    path: ${MODEL_PATH}\n  data:\n    train_batch_size: 2\n  rollout:\n    num_repeat: 2\n  swarm_mode_sample_collection_method: rollout_until_finish_enough_tasks\n`;
+/** What yaml.safe_dump of a small AgentJetJob looks like (block style, with the keys start_engine needs), with the model path the server reads. */
+export const JOB_YAML = upstreamJob(
+  `  project_name: conformance\n  model:\n    path: ${MODEL_PATH}\n  data:\n    train_batch_size: 2\n  rollout:\n    num_repeat: 2\n  swarm_mode_sample_collection_method: rollout_until_finish_enough_tasks\n`,
+);
 
 export const newClientUuid = (): string => randomUUID();
 export const newEpisodeUuid = (): string => randomBytes(16).toString('hex');

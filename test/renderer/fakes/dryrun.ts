@@ -35,6 +35,7 @@ export function stoppedDryRunView(): DryRunView {
     train: null,
     spend: { calls: 0, promptTokens: 0, completionTokens: 0, maxCalls: 2000, maxTokens: 2_000_000, stoppedBy: null },
     stall: null,
+    startRefusal: null,
     error: null,
   };
 }
@@ -62,10 +63,23 @@ export function makeEpisode(overrides: Partial<EpisodeTrace> = {}): EpisodeTrace
         latencyMs: 42,
         stream: false,
         status: 200,
-        request: { messages: [{ role: 'user', content: 'what is 2+2?' }] },
+        request: { messages: [{ role: 'user', content: 'what is 2+2?' }], temperature: 0.2 },
+        modelRequest: {
+          model: 'fake-debug-model',
+          messages: [
+            { role: 'system', content: 'You are a helpful assistant, your name is AgentJet.' },
+            { role: 'user', content: 'what is 2+2?' },
+          ],
+          temperature: 0.9,
+        },
+        modelChanges: [
+          { kind: 'system-inserted', content: 'You are a helpful assistant, your name is AgentJet.' },
+          { kind: 'sampling-from-job', ignored: ['temperature'], temperature: 0.9 },
+        ],
         response: { choices: [{ message: { role: 'assistant', content: 'fake answer: 4' } }] },
         promptTokens: 12,
         completionTokens: 4,
+        usageEstimated: false,
         error: null,
       },
     ],

@@ -8,8 +8,9 @@ import type { LlmRelay } from '../../../electron/services/dry-run/relay-contract
 import { createEchoRelay, type EchoRelay } from '../../conformance/support/echo-relay';
 import { request } from '../../conformance/support/http';
 import { ClientSequences, type BegunEpisode } from './swarm-client-sequences';
+import { upstreamJob } from '../../support/job-yaml';
 
-const YAML = 'ajet:\n  data:\n    train_batch_size: 1\n  rollout:\n    num_repeat: 2\n';
+const YAML = upstreamJob('  data:\n    train_batch_size: 1\n  rollout:\n    num_repeat: 2\n');
 
 let server: DryRunServer | undefined;
 afterEach(async () => {

@@ -30,7 +30,8 @@ function jobYaml(method: string, batch = 2, repeat = 2, extra = ''): string {
   return (
     `ajet:\n  project_name: dry\n  experiment_name: dry_run_test\n  model:\n    path: /models/Qwen2.5-0.5B-Instruct\n` +
     `  data:\n    train_batch_size: ${batch}\n    max_prompt_length: 3000\n  rollout:\n    num_repeat: ${repeat}\n    temperature: 0.9\n` +
-    `  swarm_mode_sample_collection_method: ${method}\n${extra}trainer:\n  total_epochs: 1\nhydra:\n  run:\n    dir: x\n`
+    `  swarm_mode_sample_collection_method: ${method}\n  interchange_server:\n    interchange_method: ipc\n${extra}trainer:\n  total_epochs: 1\n` +
+    `defaults:\n- verl_default\n- ajet_default\n- _self_\nhydra:\n  run:\n    dir: x\n`
   );
 }
 
@@ -42,7 +43,7 @@ afterEach(async () => {
 
 async function start(overrides: Partial<DryRunServerOptions> = {}): Promise<{ server: DryRunServer; trace: RecordingTrace; client: ClientSequences }> {
   const trace = new RecordingTrace();
-  server = await startDryRunServer({ port: 0, trainer: 'auto', bootDelayMs: 30, weightSyncDelayMs: 30, trace, relay: createEchoRelay(), ...overrides });
+  server = await startDryRunServer({ port: 0, trainer: 'auto', bootDelayMs: 30, trainingStepMs: 30, trace, relay: createEchoRelay(), ...overrides });
   return { server, trace, client: new ClientSequences(server.url) };
 }
 
@@ -177,7 +178,7 @@ describe('dry-run trainer (auto), driven by the client call sequences', () => {
   });
 
   it('ROLLING_POST waits for an in-flight episode; its end still counts, and a late end during the sync is dropped by the client', async () => {
-    const { trace, client } = await start({ weightSyncDelayMs: 300 });
+    const { trace, client } = await start({ trainingStepMs: 300 });
     await client.autoSyncTrainConfigAndStartEngine(jobYaml('rollout_until_finish_enough_episodes'));
     const inFlight = await client.beginEpisode();
     const late = new ClientSequences(client.serverUrl);
@@ -293,7 +294,7 @@ describe('dry-run trainer (auto), driven by the client call sequences', () => {
       sampleCollectionMethod: 'rollout_until_finish_enough_tasks',
       parsed: true,
     });
-    expect(snapshot.train?.unknownKeys).toEqual(['ajet.data.max_prompt_length', 'ajet.rollout.temperature', 'ajet.bogus_key', 'trainer.total_epochs']);
+    expect(snapshot.train?.unknownKeys).toEqual(['ajet.data.max_prompt_length', 'ajet.interchange_server.interchange_method', 'ajet.bogus_key', 'trainer.total_epochs']);
     expect(snapshot.experimentDir).toMatch(/\/saved_experiments\/dry_run_test$/);
     expect(snapshot.pool.registered).toBe(15);
     expect(changes).toBeGreaterThan(0);

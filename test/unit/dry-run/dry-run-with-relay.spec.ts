@@ -9,9 +9,10 @@ import { SpendGuard } from '../../../electron/services/dry-run/spend-guard';
 import { TraceStore } from '../../../electron/services/dry-run/trace-store';
 import { startFakeLlm, type FakeLlm } from '../../fixtures/fake-llm/fake-llm';
 import { chatCompletion, ClientSequences } from './swarm-client-sequences';
+import { upstreamJob } from '../../support/job-yaml';
 
 const KEY = 'sk-test-debug-llm-key-0123456789';
-const YAML = 'ajet:\n  experiment_name: relay_seam\n  data:\n    train_batch_size: 1\n  rollout:\n    num_repeat: 2\n';
+const YAML = upstreamJob('  experiment_name: relay_seam\n  data:\n    train_batch_size: 1\n  rollout:\n    num_repeat: 2\n');
 
 let llm: FakeLlm;
 let server: DryRunServer | undefined;
@@ -32,7 +33,7 @@ describe('dry run: server + relay + trace store + fake LLM', () => {
   it('two episodes with chat calls (plain, a 429, streamed) complete a step; the trace holds rewards, calls and the walk', async () => {
     const trace = new TraceStore();
     relay = new DebugLlmRelay({ baseUrl: llm.url, model: 'debug-model', apiKey: KEY, spend: new SpendGuard({ maxCallsPerEpisode: 10, maxCalls: 100, maxTokens: 100_000 }), calls: trace });
-    server = await startDryRunServer({ port: 0, trainer: 'auto', bootDelayMs: 10, weightSyncDelayMs: 10, relay, trace });
+    server = await startDryRunServer({ port: 0, trainer: 'auto', bootDelayMs: 10, trainingStepMs: 10, relay, trace });
     const client = new ClientSequences(server.url);
     await client.autoSyncTrainConfigAndStartEngine(YAML);
 
@@ -70,5 +71,43 @@ describe('dry run: server + relay + trace store + fake LLM', () => {
     // The replay route shows the last successful call.
     const replay = await fetch(`${server.url}/replay_latest_llm_call`, { method: 'POST' });
     expect(((await replay.json()) as { input: { messages: Array<{ content: string }> } }).input.messages[0]?.content).toBe('stream please');
+  });
+});
+
+describe("the relay's answers as upstream puts them on the wire (issue 30 §3)", () => {
+  const dataOf = (text: string): Array<Record<string, unknown> | string> =>
+    text
+      .split('\n\n')
+      .filter((block) => block.startsWith('data: '))
+      .map((block) => block.slice('data: '.length))
+      .map((data) => (data === '[DONE]' ? data : (JSON.parse(data) as Record<string, unknown>)));
+
+  it('a stream always ends with usage in the finish chunk and names the request model; a plain answer has the SDK keys', async () => {
+    relay = new DebugLlmRelay({ baseUrl: llm.url, model: 'debug-model', apiKey: KEY, spend: new SpendGuard({ maxCallsPerEpisode: 10, maxCalls: 100, maxTokens: 100_000 }), calls: new TraceStore() });
+    server = await startDryRunServer({ port: 0, trainer: 'auto', bootDelayMs: 10, trainingStepMs: 10, relay });
+    const client = new ClientSequences(server.url);
+    await client.autoSyncTrainConfigAndStartEngine(YAML);
+    const episode = await client.beginEpisode();
+
+    // The agent did not ask for usage (no stream_options): upstream sends it anyway, in the last chunk.
+    const streamed = await chatCompletion(episode, { model: 'agent-model', stream: true, messages: [{ role: 'user', content: 'count to three' }] });
+    expect(llm.calls.at(-1)?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    const data = dataOf(streamed.text);
+    expect(data.at(-1)).toBe('[DONE]');
+    const chunks = data.filter((d): d is Record<string, unknown> => typeof d !== 'string');
+    expect(chunks.every((c) => c.model === 'agent-model')).toBe(true);
+    const last = chunks.at(-1) as { choices: Array<{ finish_reason: string | null }>; usage: Record<string, number> };
+    expect(last.choices[0]?.finish_reason).toBe('stop');
+    expect(last.usage).toEqual({ prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number) });
+    expect(chunks.filter((c) => Array.isArray(c.choices) && c.choices.length === 0)).toEqual([]);
+    // The replay keeps the stream's usage.
+    const replay = (await (await fetch(`${server.url}/replay_latest_llm_call`, { method: 'POST' })).json()) as { output: { usage: unknown } };
+    expect(replay.output.usage).toEqual(last.usage);
+
+    const plain = await chatCompletion(episode, { model: 'agent-model', messages: [{ role: 'user', content: 'hi' }] });
+    const message = plain.json.choices[0].message as Record<string, unknown>;
+    for (const key of ['refusal', 'annotations', 'audio', 'function_call', 'tool_calls']) expect(message).toHaveProperty(key, null);
+    expect(plain.json).toHaveProperty('service_tier', null);
+    expect(message.content).toContain('hi');
   });
 });

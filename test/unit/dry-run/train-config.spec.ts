@@ -46,6 +46,7 @@ describe('readTrainConfig', () => {
       batchSize: 16,
       numRepeat: 8,
       maxEnvWorker: 64,
+      temperature: 0.9,
       sampleCollectionMethod: 'rollout_until_finish_enough_non_dummy_tasks',
       unknownMethod: null,
       parsed: true,
@@ -54,7 +55,6 @@ describe('readTrainConfig', () => {
       'ajet.experiment_dir',
       'ajet.backbone',
       'ajet.rollout.compute_madness_checklist',
-      'ajet.rollout.temperature',
       'ajet.trainer_common.optim.lr',
       'actor_rollout_ref.rollout.name',
     ]);

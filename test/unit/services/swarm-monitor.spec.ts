@@ -5,6 +5,7 @@ import { SwarmMonitor, type SwarmMonitorOptions, type WatchTarget } from '../../
 import type { SwarmStatus } from '../../../electron/shared/schemas';
 import { startFakeSwarmServer, type FakeSwarmHandle } from '../../fixtures/fake-swarm/server.mjs';
 import { freePort, waitForEvent } from '../../support/helpers';
+import { upstreamJob } from '../../support/job-yaml';
 
 // The monitor against the protocol-faithful fake swarm server (a test double, in-process here).
 // The fake's log lines stand in for the container log, with the time each was written.
@@ -61,7 +62,7 @@ describe('SwarmMonitor', () => {
     await expect(offline).resolves.toMatchObject({ connection: 'online', globalStep: null, url: server.url });
 
     const rolling = waitForEvent(hub, 'swarm:status', (s) => s.engineStatus === 'ENGINE.ROLLING', 5000);
-    await post(`${server.url}/sync_train_config`, { yaml_as_string: 'ajet:\n  data:\n    train_batch_size: 2\n  rollout:\n    num_repeat: 2\n' });
+    await post(`${server.url}/sync_train_config`, { yaml_as_string: upstreamJob('  data:\n    train_batch_size: 2\n  rollout:\n    num_repeat: 2\n') });
     await post(`${server.url}/start_engine`);
     await expect(rolling).resolves.toMatchObject({ globalStep: 1, engineProblem: null, bootingSince: null });
     const statuses = seen.map((s) => s.engineStatus).filter((s, i, all) => s !== all[i - 1]);

@@ -11,6 +11,7 @@ import { TrainingMonitor } from '../../../electron/services/training/training-mo
 import type { AppNotification, TrainingView } from '../../../electron/shared/schemas-profiles';
 import { startFakeSwarmServer, type FakeSwarmHandle } from '../../fixtures/fake-swarm/server.mjs';
 import { poll, waitForEvent } from '../../support/helpers';
+import { upstreamJob } from '../../support/job-yaml';
 
 /** TEST DOUBLE: records notifications instead of showing them. */
 class RecordingNotifier implements Notifier {
@@ -105,7 +106,7 @@ describe('TrainingMonitor', () => {
     const swarm = await fake();
     const r = (path: string, body: unknown = {}) =>
       fetch(`${swarm.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((x) => x.json());
-    await r('/sync_train_config', { yaml_as_string: 'batch_size: 1\n' });
+    await r('/sync_train_config', { yaml_as_string: upstreamJob('  data:\n    train_batch_size: 1\n') });
     await r('/start_engine');
     feed.send({ kind: 'watch', target: target(swarm.url) });
     await waitForEvent(hub, 'training:changed', statusIs('ENGINE.BOOTING'), 5000);
@@ -125,7 +126,7 @@ describe('TrainingMonitor', () => {
     const swarm = await fake();
     const r = (path: string, body: unknown = {}) =>
       fetch(`${swarm.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((x) => x.json());
-    await r('/sync_train_config', { yaml_as_string: 'batch_size: 1\n' });
+    await r('/sync_train_config', { yaml_as_string: upstreamJob('  data:\n    train_batch_size: 1\n') });
     await r('/start_engine');
     feed.send({ kind: 'watch', target: target(swarm.url) });
     await waitForEvent(hub, 'training:changed', statusIs('ENGINE.BOOTING'), 5000);

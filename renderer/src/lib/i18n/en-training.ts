@@ -14,6 +14,7 @@ export const enTraining = {
   'training.none': '—',
   'training.offline.help':
     'Waiting for a client to sync a config and start the engine: in your training code, call sync_train_config() and start_engine() (auto_sync_train_config_and_start_engine).',
+  'training.dryRunStep.help': 'Simulated training step: a dry run trains nothing, but it shows WEIGHT_SYNCING for as long as its training step lasts, so that a client waiting in agree_sync_weight() sees it, as on a GPU server.',
   'training.booting.help': 'The engine is booting: Ray starts and the model loads. Clients can claim episodes once it is ROLLING.',
   'training.waitingRolling': 'Waiting for ENGINE.ROLLING: the batch below is not collecting now.',
   'training.timeline': 'Engine states of this run',

@@ -116,6 +116,8 @@ export const enWizard = {
   'wizard.code.suggested': 'Model path suggested from {source}.',
   'wizard.code.experimentName': 'Experiment name',
   'wizard.code.algorithm': 'Algorithm',
+  'wizard.code.sampleCollectionMethod': 'When a training step starts',
+  'wizard.code.sampleCollectionMethodHint': 'The server trains once it has collected enough. With an "agree_sync_weight" method it waits for the clients instead: agent_roll.py agrees after each of its batches.',
   'wizard.code.algorithm.grpo': 'GRPO',
   'wizard.code.algorithm.rloo': 'RLOO',
   'wizard.code.algorithm.reinforce_plus_plus': 'REINFORCE++',

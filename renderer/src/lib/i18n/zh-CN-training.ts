@@ -16,6 +16,7 @@ export const zhCNTraining: Record<keyof typeof enTraining, string> = {
   'training.none': '—',
   'training.offline.help':
     '正在等待客户端同步配置并启动引擎：请在训练代码中调用 sync_train_config() 和 start_engine()（或 auto_sync_train_config_and_start_engine）。',
+  'training.dryRunStep.help': '模拟训练步：试运行不会训练任何东西，但会在训练步持续期间显示 WEIGHT_SYNCING，使在 agree_sync_weight() 中等待的客户端像在 GPU 服务器上一样看到它。',
   'training.booting.help': '引擎正在启动：Ray 启动并加载模型。进入 ROLLING 状态后客户端即可领取 episode。',
   'training.waitingRolling': '正在等待 ENGINE.ROLLING：下面的批次目前没有在收集。',
   'training.timeline': '本次运行的引擎状态',

@@ -117,6 +117,8 @@ export const zhCNWizard: Record<keyof typeof enWizard, string> = {
   'wizard.code.suggested': '模型路径建议来自 {source}。',
   'wizard.code.experimentName': '实验名称',
   'wizard.code.algorithm': '算法',
+  'wizard.code.sampleCollectionMethod': '何时开始一个训练步',
+  'wizard.code.sampleCollectionMethodHint': '服务器收集到足够的样本后开始训练。选择 “agree_sync_weight” 类方法时，它改为等待客户端同意：agent_roll.py 会在每个批次之后调用同意。',
   'wizard.code.algorithm.grpo': 'GRPO',
   'wizard.code.algorithm.rloo': 'RLOO',
   'wizard.code.algorithm.reinforce_plus_plus': 'REINFORCE++',

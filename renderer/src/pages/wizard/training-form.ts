@@ -1,4 +1,4 @@
-import { TrainingForm, type TrainingFormData, type TrainingFormSuggestionData, type TRAINING_ALGORITHMS } from '../../../../electron/shared/schemas-wizard';
+import { TrainingForm, type SAMPLE_COLLECTION_METHODS, type TrainingFormData, type TrainingFormSuggestionData, type TRAINING_ALGORITHMS } from '../../../../electron/shared/schemas-wizard';
 import { tick } from 'svelte';
 import type { MessageKey, Params } from '../../lib/i18n';
 
@@ -15,6 +15,7 @@ export interface TrainingDraft {
   gpusPerNode: string;
   modelPath: string;
   discardEpisodeTimeout: string;
+  sampleCollectionMethod: (typeof SAMPLE_COLLECTION_METHODS)[number];
   loraRank: string;
   loraAlpha: string;
   loraTargetModules: string;
@@ -36,6 +37,7 @@ export const TRAINING_FIELD_ORDER: readonly TrainingField[] = [
   'gpusPerNode',
   'modelPath',
   'discardEpisodeTimeout',
+  'sampleCollectionMethod',
   'loraRank',
   'loraAlpha',
   'loraTargetModules',
@@ -77,6 +79,7 @@ export function draftFromForm(form: TrainingFormData): TrainingDraft {
     gpusPerNode: String(form.gpusPerNode),
     modelPath: form.modelPath,
     discardEpisodeTimeout: String(form.discardEpisodeTimeout),
+    sampleCollectionMethod: form.sampleCollectionMethod,
     loraRank: String(form.lora.rank),
     loraAlpha: String(form.lora.alpha),
     loraTargetModules: form.lora.targetModules,
@@ -98,6 +101,7 @@ export function draftFromSuggestion(suggestion: TrainingFormSuggestionData | nul
     gpusPerNode: shape.gpusPerNode.parse(undefined),
     modelPath: suggestion?.modelPath ?? '',
     discardEpisodeTimeout: shape.discardEpisodeTimeout.parse(undefined),
+    sampleCollectionMethod: shape.sampleCollectionMethod.parse(undefined),
     lora: LORA_DEFAULTS,
     forceRestart: shape.forceRestart.parse(undefined),
   });
@@ -116,6 +120,7 @@ function candidate(draft: TrainingDraft): unknown {
     gpusPerNode: whole(draft.gpusPerNode),
     modelPath: draft.modelPath,
     discardEpisodeTimeout: whole(draft.discardEpisodeTimeout),
+    sampleCollectionMethod: draft.sampleCollectionMethod,
     lora: {
       rank: whole(draft.loraRank),
       alpha: whole(draft.loraAlpha),

@@ -237,6 +237,8 @@ describe('renderTrainingCode', () => {
       expect(text).toContain('REMOTE_BATCH_SIZE = 16');
       expect(text).toContain('REMOTE_ALLOCATE_GPU_PER_NODE = 2');
       expect(text).toContain('DISCARD_EPISODE_TIMEOUT = 120');
+      expect(text).toContain('SAMPLE_COLLECTION_METHOD = "rollout_until_finish_enough_tasks"');
+      expect(text).toContain('swarm_mode_sample_collection_method=SAMPLE_COLLECTION_METHOD');
       expect(text).toContain('MODEL_PATH = "/models/Qwen2.5-7B"');
       expect(text).toContain('from get_training_dataset_item_list import get_training_dataset_item_list');
       expect(text).toContain('import run_episode_once as episode_runner');

@@ -24,7 +24,7 @@ const project = (dataset: number | null, reward: number | null): WizardFactsData
   episode: reward === null ? null : { jobId: 'j2', itemId: '0', reward, durationMs: 2100, at },
 });
 const code: WizardFactsData['code'] = {
-  form: { experimentName: 'x', algorithm: 'grpo', grpoN: 4, epochs: 1, batchSize: 1, gpusPerNode: 1, modelPath: '/m', discardEpisodeTimeout: 60, lora: { rank: 0, alpha: 16, targetModules: 'all-linear', loadFormat: 'auto', layeredSummon: false, lr: null }, forceRestart: false },
+  form: { experimentName: 'x', algorithm: 'grpo', grpoN: 4, epochs: 1, batchSize: 1, gpusPerNode: 1, modelPath: '/m', discardEpisodeTimeout: 60, sampleCollectionMethod: 'rollout_until_finish_enough_tasks', lora: { rank: 0, alpha: 16, targetModules: 'all-linear', loadFormat: 'auto', layeredSummon: false, lr: null }, forceRestart: false },
   files: [{ name: 'agent_roll.py', path: '/p/a', sha256: 'a' }],
   compiledAt: at,
 };
