@@ -1,6 +1,6 @@
 import type { Profile, ProfileCommand } from '../../shared/schemas-profiles';
 import { sbatchCommand, slurmJobName, slurmJobScript, slurmOutputPath, slurmStateDir } from '../engines/slurm/job-script';
-import { jobOptionsOf } from '../engines/slurm/slurm-engine';
+import { jobOptionsOf } from '../engines/slurm/slurm-spec';
 import { SECRET_MASK } from './docker-run-command';
 import { buildProfileSpec } from './spec-builder';
 

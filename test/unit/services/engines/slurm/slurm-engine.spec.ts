@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { SlurmJob } from '../../../../../electron/shared/schemas-slurm';
 import { LABEL_MANAGED, LABEL_PORT, type ContainerSummary, type EngineHost, type HostExecResult } from '../../../../../electron/services/engines/container-engine';
-import { SlurmEngine, jobKeyOf, jobOptionsOf } from '../../../../../electron/services/engines/slurm/slurm-engine';
+import { SlurmEngine } from '../../../../../electron/services/engines/slurm/slurm-engine';
+import { jobKeyOf, jobOptionsOf } from '../../../../../electron/services/engines/slurm/slurm-spec';
 import { RECORD_MARK, containerStateOf, diffEvents, exitCodeOf, parseRecords, toContainerSummary, type SlurmJobRecord } from '../../../../../electron/services/engines/slurm/slurm-state';
 import type { EngineWording } from '../../../../../electron/services/engines/engine-wording';
 
