@@ -262,7 +262,7 @@ describe('browser-host API client', () => {
       ],
       'vault:state': { status: 'locked', backend: 'passphrase', protected: true, persisted: true, available: ['passphrase', 'session'], keychain: null, file: '/x/vault.json', movedAside: null, problem: null, secretCount: 2 },
       'secrets:list': [],
-      'dryrun:view': { state: 'stopped', url: null, port: null, portNote: null, config: null, keySource: null, engineStatus: null, globalStep: null, train: null, spend: { calls: 0, promptTokens: 0, completionTokens: 0, maxCalls: 2000, maxTokens: 2000000, stoppedBy: null }, stall: null, error: null },
+      'dryrun:view': { state: 'stopped', url: null, port: null, portNote: null, config: null, keySource: null, engineStatus: null, globalStep: null, train: null, spend: { calls: 0, promptTokens: 0, completionTokens: 0, maxCalls: 2000, maxTokens: 2000000, stoppedBy: null }, stall: null, startRefusal: null, error: null },
       'dryrun:traces': { total: 0, episodes: [], steps: [], taskIds: [] },
       'jobs:list': [
         {
