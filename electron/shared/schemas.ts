@@ -92,6 +92,9 @@ export const ContainerState = z.enum([
   'unknown',
 ]);
 
+/** Where a waiting batch job stands: Slurm's reason code ("Resources", "Priority", "JobHeldUser") and position. */
+export const QueuePlace = z.object({ reason: z.string().nullable(), position: z.number().int().positive().nullable() });
+
 export const SwarmContainer = z.object({
   id: ContainerId,
   name: z.string(),
@@ -113,6 +116,8 @@ export const SwarmContainer = z.object({
   exitCode: z.number().int().nullable(),
   /** The swarm profile it was started from (its label); absent for a quick start without a profile. */
   profileId: z.string().optional(),
+  /** A batch job still waiting in the scheduler's queue: why (Slurm's reason) and its place; absent otherwise. */
+  queue: QueuePlace.optional(),
 });
 
 export const EngineStatusName = z.string();
@@ -126,14 +131,29 @@ export const LogExcerpt = z.object({
 });
 
 /**
- * Why a swarm container is no longer running, from the engine's inspect (exit code, OOM flag) and
- * the log. `stopped`: ended by a stop request (the app's Stop, `docker stop`: SIGTERM, 143);
+ * How a swarm server ended, the one list every surface words: `stopped`: by the app's Stop;
+ * `stopped-outside`: a stop the app did not ask for (`docker stop` in a terminal: SIGTERM, 143);
  * `killed`: SIGKILL (137) without OOM; `out-of-memory`; `unexpected-stop`: exit code 0, although
- * the server is meant to run until stopped; `crashed`: any other exit code; `time-limit`: a batch
- * scheduler (Slurm) ended the job at its time limit, whatever the exit code.
+ * the server is meant to run until stopped; `crashed`: any other exit code. A batch scheduler's
+ * ends, whatever the code: `time-limit` (TIMEOUT), `node-failure` (NODE_FAIL), `preempted`,
+ * `cancelled` (scancel outside the app).
  */
+export const SwarmExitKind = z.enum([
+  'stopped',
+  'stopped-outside',
+  'killed',
+  'out-of-memory',
+  'unexpected-stop',
+  'crashed',
+  'time-limit',
+  'node-failure',
+  'preempted',
+  'cancelled',
+]);
+
+/** Why a swarm container is no longer running, from the engine's inspect (exit code, OOM flag) and the log. */
 export const SwarmExit = z.object({
-  kind: z.enum(['stopped', 'killed', 'out-of-memory', 'unexpected-stop', 'crashed', 'time-limit']),
+  kind: SwarmExitKind,
   code: z.number().int().nullable(),
   finishedAt: z.string().nullable(),
   log: LogExcerpt,

@@ -81,6 +81,13 @@ export interface ContainerSummary {
    * answer to SIGTERM, which alone would read as a stop. Absent: no scheduler, or not ended by one.
    */
   timeLimitReached?: boolean;
+  /**
+   * A batch scheduler ended it (Slurm's TIMEOUT, NODE_FAIL, PREEMPTED, or a scancel the app did not
+   * send): named whatever the exit code. Absent: no scheduler, or the job ended by itself.
+   */
+  schedulerEnd?: 'time-limit' | 'node-failure' | 'preempted' | 'cancelled';
+  /** A batch job still waiting in the scheduler's queue: Slurm's reason and its place. */
+  queue?: { reason: string | null; position: number | null };
 }
 
 export interface LogReadOptions {

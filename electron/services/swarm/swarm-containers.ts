@@ -252,7 +252,13 @@ export class SwarmContainers {
     const engine = this.options.engines.get(engineId);
     const container = await this.requireManaged(engine, containerId);
     // Unwatch only once the engine confirmed the stop: a failed stop leaves a running, watched server.
-    await engine.stopContainer(container.id, STOP_TIMEOUT_SECONDS);
+    this.options.monitor.expectStop(engineId, container.id);
+    try {
+      await engine.stopContainer(container.id, STOP_TIMEOUT_SECONDS);
+    } catch (error) {
+      this.options.monitor.stopFailed(engineId, container.id);
+      throw error;
+    }
     this.queuedSpecs.delete(statusKey(engineId, container.id));
     await this.options.monitor.unwatch(engineId, container.id);
     await this.releasePort(engine, container);

@@ -92,6 +92,8 @@ export class SwarmMonitor {
   /** Keys whose exit is being described right now, and those destroyed meanwhile (see onContainerEvent). */
   private readonly describing = new Set<string>();
   private readonly destroyed = new Set<string>();
+  /** Servers the app is stopping now: their end is "stopped by you", whichever path reports it first. */
+  private readonly expectedStops = new Set<string>();
 
   constructor(private readonly options: SwarmMonitorOptions) {
     this.intervalMs = options.intervalMs ?? 1000;
@@ -190,11 +192,29 @@ export class SwarmMonitor {
     void this.pollLoop(watch);
   }
 
+  /**
+   * The app is about to stop this server: the `die` event may arrive before the stop returns, and
+   * that end must read "stopped by you", not "stopped outside the app". Cleared by `unwatch`, or
+   * by `stopFailed` when the engine refused the stop.
+   */
+  expectStop(engineId: string, containerId: string): void {
+    this.expectedStops.add(statusKey(engineId, containerId));
+  }
+
+  stopFailed(engineId: string, containerId: string): void {
+    this.expectedStops.delete(statusKey(engineId, containerId));
+  }
+
   /** Stops watching after the app stopped the container; resolves once the final status is out. */
   async unwatch(engineId: string, containerId: string): Promise<void> {
     const key = statusKey(engineId, containerId);
     const watch = this.watches.get(key);
-    if (watch) return this.end(watch, true);
+    if (watch) {
+      await this.end(watch, true);
+      this.expectedStops.delete(key);
+      return;
+    }
+    this.expectedStops.delete(key);
     // The `die` event of the app's own stop may have ended the watch before the stop returned (and a
     // stop that ran into its timeout exits 137, "killed"): it was still a stop on request.
     const ended = this.ended.get(key);
@@ -242,7 +262,7 @@ export class SwarmMonitor {
     // Only the current watch of a container may end it: an old poll must not end a newer watch.
     if (watch.stopped || this.watches.get(watch.key) !== watch) return;
     this.stopPolling(watch);
-    await this.publishEnded(watch.key, watch.target, watch.status, requested, lastError);
+    await this.publishEnded(watch.key, watch.target, watch.status, requested || this.expectedStops.has(watch.key), lastError);
   }
 
   private async publishEnded(

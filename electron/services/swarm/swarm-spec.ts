@@ -59,5 +59,6 @@ export function toSwarmContainer(engineId: string, c: ContainerSummary): SwarmCo
     finishedAt: c.finishedAt,
     exitCode: c.exitCode,
     ...(c.labels[LABEL_PROFILE] ? { profileId: c.labels[LABEL_PROFILE] } : {}),
+    ...(c.queue && c.state === 'created' ? { queue: c.queue } : {}),
   };
 }

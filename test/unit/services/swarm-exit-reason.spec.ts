@@ -39,7 +39,8 @@ function engineWith(info: ContainerSummary | null, log: string[]): ContainerEngi
 
 describe('why a swarm container ended', () => {
   it('names the kind from the exit code: SIGTERM is a stop, 0 an unexpected stop, OOM before 137', () => {
-    expect(exitKind({ exitCode: 143, oomKilled: false }, false)).toBe('stopped');
+    expect(exitKind({ exitCode: 143, oomKilled: false }, false)).toBe('stopped-outside');
+    expect(exitKind({ exitCode: 143, oomKilled: false }, true)).toBe('stopped');
     expect(exitKind({ exitCode: 0, oomKilled: false }, true)).toBe('stopped');
     expect(exitKind({ exitCode: 0, oomKilled: false }, false)).toBe('unexpected-stop');
     expect(exitKind({ exitCode: 137, oomKilled: false }, false)).toBe('killed');
@@ -51,6 +52,10 @@ describe('why a swarm container ended', () => {
     expect(exitKind({ exitCode: 143, oomKilled: false, timeLimitReached: true }, false)).toBe('time-limit');
     expect(exitKind({ exitCode: 0, oomKilled: false, timeLimitReached: true }, false)).toBe('time-limit');
     expect(exitKind({ exitCode: 137, oomKilled: true, timeLimitReached: true }, false)).toBe('out-of-memory');
+    expect(exitKind({ exitCode: 1, oomKilled: false, schedulerEnd: 'node-failure' }, false)).toBe('node-failure');
+    expect(exitKind({ exitCode: 143, oomKilled: false, schedulerEnd: 'cancelled' }, false)).toBe('cancelled');
+    expect(exitKind({ exitCode: 143, oomKilled: false, schedulerEnd: 'cancelled' }, true)).toBe('stopped');
+    expect(exitKind({ exitCode: 0, oomKilled: false, schedulerEnd: 'preempted' }, false)).toBe('preempted');
   });
 
   it('reads the explaining lines of the log for a crash, none for a requested stop, nothing while running', async () => {
