@@ -14,7 +14,7 @@ import { createLocalDockerEngine, LOCAL_ENGINE_ID } from './engines/local-docker
 import { createLocalPodmanEngine, localPodmanHostBesides } from './engines/podman';
 import { EngineRegistry } from './engines/engine-registry';
 import { registerEngines } from './engines/register';
-import type { EventSink } from './events';
+import { ObservableSink, type EventSink } from './events';
 import type { Handlers } from './ipc/handlers';
 import type { StoreStatus } from '../shared/schemas';
 import { registerSettings } from './settings/register';
@@ -23,6 +23,7 @@ import type { SessionTuning } from './ssh/server-manager';
 import { SettingsService } from './settings/settings-service';
 import type { TransferTargets } from './settings/settings-transfer';
 import { registerSwarm } from './swarm/register';
+import { registerServerState } from './server-state/register';
 import { registerVault } from './secrets/register';
 import { registerDryRun } from './dry-run/register';
 import { registerSlurm } from './slurm/register';
@@ -99,10 +100,12 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   // Never throws, even when the data folder is unusable: entries then go to stderr (see AppLog).
   const appLog = new AppLog(options.dataDir);
   const logger = options.logger ? teeLogger(appLog, options.logger) : teeLogger(appLog);
+  // Every domain emits through it; the server-state store follows the swarm's news from it.
+  const observed = new ObservableSink(options.events);
   const context: ServiceContext = {
     host: options.host,
     version: options.version,
-    events: options.events,
+    events: observed,
     engines,
     settings: new SettingsService(options.dataDir, options.events, logger),
     logger,
@@ -111,7 +114,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     monitorIntervalMs: options.monitorIntervalMs,
     dataDir: options.dataDir,
     downloadsDir: options.downloadsDir ?? defaultDownloadsDir(options.dataDir),
-    notifier: options.notifier ?? eventNotifier(options.events),
+    notifier: options.notifier ?? eventNotifier(observed),
     profiles: new ProfileStore(options.dataDir, logger),
     shellStoreStatus: options.shellStoreStatus,
     vault: new SecretVault({ dataDir: options.dataDir, host: options.host, keychain: options.keychain, logger }),
@@ -134,6 +137,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ...(options.ssh?.tuning ? { tuning: options.ssh.tuning } : {}),
   }));
   const swarm = registerSwarm(context);
+  const serverState = registerServerState(context, { swarm, observed });
   const doctor = registerDoctor(context);
   const images = registerImages(context);
   const profiles = registerProfiles(context, { swarm, doctor });
@@ -156,6 +160,8 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ['logs', logs],
     ['training', training],
     ['swarm', swarm],
+    // After swarm: its rediscovery has put the monitor's statuses in place.
+    ['server-state', serverState],
     ['doctor', doctor],
     ['images', images],
     ['profile-runtime', profiles],
@@ -171,6 +177,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ...app.handlers,
     ...enginesModule.handlers,
     ...swarm.handlers,
+    ...serverState.handlers,
     ...servers.handlers,
     ...profiles.handlers,
     ...doctor.handlers,

@@ -32,3 +32,33 @@ export class EventHub implements EventSink {
     return () => this.listeners.delete(listener);
   }
 }
+
+/**
+ * A sink that forwards every event and lets services in the same process follow some of them
+ * (the server-state store follows `swarm:status` and `swarm:containers-changed`), so a domain
+ * learns what another one published without a second path for the same news.
+ */
+export class ObservableSink implements EventSink {
+  private readonly listeners = new Map<string, Set<(payload: unknown) => void>>();
+
+  constructor(private readonly inner: EventSink) {}
+
+  emit<E extends EventChannel>(channel: E, payload: EventPayload<E>): void {
+    this.inner.emit(channel, payload);
+    for (const listener of this.listeners.get(channel) ?? []) {
+      try {
+        listener(payload);
+      } catch {
+        // A follower's bug must not stop the event from reaching the transports or other followers.
+      }
+    }
+  }
+
+  on<E extends EventChannel>(channel: E, listener: (payload: EventPayload<E>) => void): () => void {
+    const set = this.listeners.get(channel) ?? new Set();
+    this.listeners.set(channel, set);
+    const wrapped = listener as (payload: unknown) => void;
+    set.add(wrapped);
+    return () => set.delete(wrapped);
+  }
+}

@@ -16,6 +16,7 @@ export const apiLayout = {
     remove: 'swarm:remove',
     statuses: 'swarm:statuses',
   },
+  fleet: { states: 'fleet:states' },
   settings: { get: 'settings:get', update: 'settings:update', status: 'settings:status' },
   servers: {
     list: 'servers:list',

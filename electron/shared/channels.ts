@@ -13,6 +13,7 @@ export const INVOKE_CHANNELS = [
   'swarm:stop',
   'swarm:remove',
   'swarm:statuses',
+  'fleet:states',
   'settings:get',
   'settings:update',
   'settings:status',
@@ -93,6 +94,8 @@ export const INVOKE_CHANNELS = [
 export const EVENT_CHANNELS = [
   'swarm:status',
   'swarm:containers-changed',
+  'fleet:state-changed',
+  'fleet:state-removed',
   'settings:changed',
   'settings:status-changed',
   'servers:changed',

@@ -26,6 +26,7 @@ import {
   ServerView,
   SshConfigListing,
 } from './schemas-servers';
+import { ServerState, ServerStateRemoved } from './server-state';
 import {
   AppNotification,
   DoctorReport,
@@ -109,6 +110,8 @@ export const invokeContract = {
   'swarm:stop': { request: ContainerRef, response: SwarmContainer },
   'swarm:remove': { request: ContainerRef, response: z.object({ removed: z.literal(true) }) },
   'swarm:statuses': { request: Empty, response: z.array(SwarmStatus) },
+  /** One truth per server (issue 31): every swarm server's state; kept current by `fleet:state-changed`. */
+  'fleet:states': { request: Empty, response: z.array(ServerState) },
   'settings:get': { request: Empty, response: Settings },
   'settings:update': { request: SettingsPatch, response: Settings },
   'settings:status': { request: Empty, response: StoreStatus },
@@ -236,6 +239,10 @@ export const invokeContract = {
 export const eventContract = {
   'swarm:status': SwarmStatus,
   'swarm:containers-changed': z.object({ engineId: z.string() }),
+  /** One server's new state snapshot (only when it says something new). */
+  'fleet:state-changed': ServerState,
+  /** A server is gone (removed, or its engine was). */
+  'fleet:state-removed': ServerStateRemoved,
   'settings:changed': Settings,
   /** A snapshot of what happened to settings.json (read, moved aside, not writable), after each change. */
   'settings:status-changed': StoreStatus,

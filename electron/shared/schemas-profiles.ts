@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SWARM_DEFAULT_NETWORK_MODE, SWARM_DEFAULT_PORT, SWARM_DEFAULT_SHM_GB } from './defaults';
-import { ContainerId, EngineId, ImageRef, NetworkMode, Port, ShmSizeGb, SwarmContainer } from './schemas';
+import { ContainerId, EngineId, EngineKind, ImageRef, NetworkMode, Port, ShmSizeGb, SwarmContainer, SwarmExitKind } from './schemas';
 import { AbsolutePath, EnvName, HostPath, ProfileId } from './schemas-profile-fields';
 import { SlurmJobOptions } from './schemas-slurm';
 import { SecretId } from './schemas-vault';
@@ -344,11 +344,15 @@ export const TrainingRef = LogRef;
 /** A desktop notification the backend wants shown (Electron shows it itself; the browser host pushes it). */
 export const AppNotification = z.object({
   /** `slurm-time-limit`: Slurm sent a running job its time-limit warning (the server stops at the limit). */
-  kind: z.enum(['engine-rolling', 'engine-offline', 'container-died', 'slurm-time-limit']),
+  kind: z.enum(['engine-rolling', 'engine-offline', 'container-died', 'slurm-time-limit', 'server-ended']),
   title: z.string(),
   body: z.string(),
   engineId: EngineId,
   containerId: ContainerId,
+  /** `server-ended`: the end as data, so the page words it in its language (title and body are the desktop's English). */
+  end: z
+    .object({ kind: SwarmExitKind, code: z.number().int().nullable(), name: z.string(), line: z.string().nullable(), engineKind: EngineKind })
+    .optional(),
 });
 
 export type ProfileInput = z.infer<typeof ProfileInput>;

@@ -1,3 +1,4 @@
+import { deriveServerState } from '../../electron/services/server-state/derive';
 import { describe, expect, it, vi } from 'vitest';
 import {
   BACKEND_UNREACHABLE_MESSAGE,
@@ -252,6 +253,18 @@ describe('browser-host API client', () => {
       'profiles:list': [],
       'doctor:reports': [
         { profileId: 'p', engineId: 'local', ranAt: '2026-12-03T00:00:00.000Z', durationMs: 5, verdict: 'pass', checks: [] },
+      ],
+      'fleet:states': [
+        deriveServerState(
+          {
+            engineKind: 'local-docker',
+            container: { id: '0123456789ab', name: 'agentswarm-a', engineId: 'local', image: 'a/b:1', state: 'running', statusText: 'Up 2 seconds', port: 10086, networkMode: 'publish', createdAt: '2026-12-03T00:00:00.000Z', startedAt: '2026-12-03T00:00:01.000Z', finishedAt: null, exitCode: null },
+            status,
+            stopping: false,
+          },
+          undefined,
+          Date.parse('2026-12-03T00:00:05.000Z'),
+        ),
       ],
       'images:pulls': [
         { pullId: 'a1', engineId: 'local', image: 'a/b:1', phase: 'done', percent: 100, layersDone: 1, layersTotal: 1, bytesDone: 10, bytesTotal: 10, etaSeconds: null, startedAt: '2026-12-03T00:00:00.000Z', endedAt: '2026-12-03T00:00:01.000Z', error: null },

@@ -23,6 +23,7 @@ import type { TrainingSeries, TrainingView } from '../../electron/shared/schemas
 import { DoctorCheckId, PODMAN_DOCTOR_CHECKS, ROOTLESS_PODMAN_DOCTOR_CHECKS, SLURM_DOCTOR_CHECKS, type DoctorCheck, type DoctorReport, type PullView } from '../../electron/shared/schemas-profiles';
 import { ProfileInput, type Profile, type ProfileView } from '../../electron/shared/schemas-profiles';
 import { makeWizardState } from './fakes/wizard';
+import { FakeServerStates } from './fakes/server-states';
 
 /** What the fake answers on one channel, given the request as the renderer sent it. */
 type Producer<C extends InvokeChannel> = (request: InvokeInput<C> | undefined) => InvokeResponse<C>;
@@ -94,6 +95,8 @@ class FakeBackend {
   private readonly holds = new Map<InvokeChannel, Promise<void>>();
   private readonly listeners = new Map<EventChannel, Set<(payload: unknown) => void>>();
   private nextId = 1;
+  /** One state per server, made by the backend's reducer from the fields above (issue 31). */
+  readonly serverStates = new FakeServerStates(this);
 
   /** One row per channel a test needs an answer on. Copies, like JSON over IPC: the UI never shares objects with the "backend". */
   private readonly producers: Producers = {
@@ -119,13 +122,18 @@ class FakeBackend {
       const container = this.containers.find((c) => c.id === r?.containerId);
       if (!container) throw new Error('fake: stop of unknown container');
       container.state = 'exited';
+      // What the backend then says: the monitor's final status (a stop on request) and a changed list.
+      this.announceStop(container);
       return { ...container };
     },
     'swarm:remove': (r) => {
+      const removed = this.containers.find((c) => c.id === r?.containerId);
       this.containers = this.containers.filter((c) => c.id !== r?.containerId);
+      if (removed) queueMicrotask(() => this.emit('fleet:state-removed', { key: `${removed.engineId}:${removed.id}`, engineId: removed.engineId, containerId: removed.id }));
       return { removed: true as const };
     },
     'swarm:statuses': () => [...this.statusList],
+    'fleet:states': () => this.serverStates.all(),
     // Issue 13 domains: empty by default, so pages that show them render without an error banner.
     // ---- profiles (swarm server profiles, issue 13): an in-memory list; `pushProfiles()` sends it as profiles:changed.
     'profiles:list': () => this.profileCopies(),
@@ -150,7 +158,10 @@ class FakeBackend {
     'profiles:restart': (r) => this.startProfile(r?.profileId, r?.secrets ?? {}),
     'profiles:stop': (r) => {
       const view = this.profileOrThrow(r?.profileId);
-      if (view.runtime.container) view.runtime.container.state = 'exited';
+      if (view.runtime.container) {
+        view.runtime.container.state = 'exited';
+        this.announceStop({ ...view.runtime.container, engineId: view.profile.engineId });
+      }
       view.runtime.drifted = false;
       return structuredClone(view);
     },
@@ -318,6 +329,15 @@ class FakeBackend {
 
   emit<E extends EventChannel>(channel: E, payload: EventPayload<E>): void {
     for (const listener of this.listeners.get(channel) ?? []) listener(payload);
+    // As the backend's store does: news of a server's status or list is followed by its new state.
+    if (channel === 'swarm:status') {
+      const status = payload as SwarmStatus;
+      this.serverStates.pushedStatus(status);
+      const state = this.serverStates.one(status.engineId, status.containerId);
+      if (state) this.emit('fleet:state-changed', state);
+    } else if (channel === 'swarm:containers-changed' || channel === 'profiles:changed') {
+      for (const state of this.serverStates.all()) this.emit('fleet:state-changed', state);
+    }
   }
 
   /** Sends the current profiles as a profiles:changed snapshot (profiles block). */
@@ -342,7 +362,18 @@ class FakeBackend {
     view.runtime.container = this.makeContainer({ engineId: view.profile.engineId, image: view.profile.image, port: view.profile.port });
     view.runtime.drifted = false;
     view.runtime.containerConfigHash = view.runtime.configHash;
+    queueMicrotask(() => this.emit('swarm:containers-changed', { engineId: view.profile.engineId }));
     return structuredClone(view);
+  }
+
+  /** What the backend says after a stop on request: the monitor's final status, then a changed list. */
+  private announceStop(container: SwarmContainer): void {
+    const exit = { kind: 'stopped' as const, code: 143, finishedAt: new Date().toISOString(), log: { lines: [], explains: false } };
+    const stopped = makeStatus(container.id, { engineId: container.engineId, connection: 'stopped', engineStatus: null, exit });
+    queueMicrotask(() => {
+      this.emit('swarm:status', stopped);
+      this.emit('swarm:containers-changed', { engineId: container.engineId });
+    });
   }
 
   /** Sends the current servers as a servers:changed snapshot, like the backend after every change. */

@@ -78,7 +78,8 @@ describe('swarm profiles on the Servers page', () => {
       { profileId: 'qwen-7b', secrets: { SWANLAB_API_KEY: 'sk-typed' }, skipDoctor: false, replaceDrifted: false },
       { profileId: 'qwen-7b', secrets: { SWANLAB_API_KEY: 'sk-typed' }, skipDoctor: true, replaceDrifted: false },
     ]);
-    await waitFor(() => expect(within(box).getByTestId('profile-state-text').textContent).toBe('Running'));
+    // Running, its API not answering yet: the backend's state says "Starting" (issue 31), with how long.
+    await waitFor(() => expect(within(box).getByTestId('profile-state-text').textContent).toMatch(/^Starting · for /));
     // Tabs for the running server's dashboard and logs, with the components' props.
     expect(within(box).getByTestId('training-dashboard').dataset.engineId).toBe('local');
     await fireEvent.click(within(box).getByTestId('profile-tab-logs'));

@@ -5,7 +5,13 @@ import { containerText, say } from '../../renderer/src/lib/durations';
 import { setLocale } from '../../renderer/src/lib/i18n';
 import { Clock } from '../../renderer/src/lib/state/clock.svelte';
 import { sayLine, sayStatusBar, statusBarView, swarmRowView, type Notice } from '../../renderer/src/lib/swarm-status-view';
+import { deriveServerState } from '../../electron/services/server-state/derive';
 import { makeStatus } from './fake-api';
+
+/** The row of a server as the backend would state it: the real reducer makes the state, the view words it. */
+function rowView(container: SwarmContainer, status: SwarmStatus | undefined, now: number) {
+  return swarmRowView(deriveServerState({ engineKind: 'local-docker', container, status, stopping: false }, undefined, now), now);
+}
 
 const NOW = Date.parse('2026-12-03T08:00:00.000Z');
 const ago = (ms: number) => new Date(NOW - ms).toISOString();
@@ -32,7 +38,7 @@ const status = (overrides: Partial<SwarmStatus> = {}) => makeStatus('c0ffee00000
 const VLLM = ["File \"/workspace/ajet/backbone/verl_utils.py\", line 9, in <module>", "ModuleNotFoundError: No module named 'vllm'"];
 
 function engineOf(s: SwarmStatus | undefined, now = NOW) {
-  const engine = swarmRowView(container(), s, now).engine;
+  const engine = rowView(container(), s, now).engine;
   if (!engine) throw new Error('expected an engine view for a running container');
   return engine;
 }
@@ -160,14 +166,14 @@ describe('swarmRowView: progress and history', () => {
 describe('swarmRowView: a container that is not running', () => {
   it('has no engine status and no stale hint, only why it ended', () => {
     const stale = status({ connection: 'stopped', engineStatus: 'ENGINE.BOOTING', bootingSince: ago(5000), exit: { kind: 'stopped', code: 143, finishedAt: ago(1000), log: { lines: [], explains: false } } });
-    const view = swarmRowView(container({ state: 'exited', exitCode: 143, finishedAt: ago(3000) }), stale, NOW);
+    const view = rowView(container({ state: 'exited', exitCode: 143, finishedAt: ago(3000) }), stale, NOW);
     expect(view.engine).toBeNull();
     expect(words(view.exit)).toEqual({ tone: 'warn', text: 'Stopped on request (exit code 143).', label: null, lines: [], pointer: null });
   });
 
   it('words exit 0 of a server that should run for ever as an unexpected stop, and hides the banner', () => {
     const exit = { kind: 'unexpected-stop' as const, code: 0, finishedAt: ago(1000), log: { lines: ['URL 1: http://127.0.0.1:10086', 'Press Ctrl+C to stop.'], explains: false } };
-    const view = swarmRowView(container({ state: 'exited', exitCode: 0 }), status({ connection: 'stopped', engineStatus: null, exit }), NOW);
+    const view = rowView(container({ state: 'exited', exitCode: 0 }), status({ connection: 'stopped', engineStatus: null, exit }), NOW);
     expect(words(view.exit)).toEqual({
       tone: 'danger',
       text: 'Stopped unexpectedly (exit code 0): the swarm server should run until it is stopped.',
@@ -179,19 +185,19 @@ describe('swarmRowView: a container that is not running', () => {
 
   it('shows a crash with the lines that explain it', () => {
     const exit = { kind: 'crashed' as const, code: 3, finishedAt: ago(1000), log: { lines: ['RuntimeError: boom'], explains: true } };
-    const view = swarmRowView(container({ state: 'exited', exitCode: 3 }), status({ connection: 'stopped', engineStatus: null, exit }), NOW);
+    const view = rowView(container({ state: 'exited', exitCode: 3 }), status({ connection: 'stopped', engineStatus: null, exit }), NOW);
     expect(words(view.exit)).toMatchObject({ tone: 'danger', text: 'Crashed (exit code 3).', label: 'From the container log:', lines: ['RuntimeError: boom'] });
   });
 
   it('shows the last lines of a crash report when no line explains the exit', () => {
     const tail = Array.from({ length: 50 }, (_, i) => `step ${i}`);
     const exit = { kind: 'killed' as const, code: 137, finishedAt: ago(1000), log: { lines: ['step 49'], explains: false }, tail };
-    const view = swarmRowView(container({ state: 'exited', exitCode: 137 }), status({ connection: 'stopped', engineStatus: null, exit }), NOW);
+    const view = rowView(container({ state: 'exited', exitCode: 137 }), status({ connection: 'stopped', engineStatus: null, exit }), NOW);
     expect(words(view.exit)).toMatchObject({ tone: 'danger', label: 'Latest output in the container log:', lines: tail, pointer: null });
   });
 
   it('before the monitor said why, shows the exit code Docker reports', () => {
-    const view = swarmRowView(container({ state: 'exited', exitCode: 137 }), undefined, NOW);
+    const view = rowView(container({ state: 'exited', exitCode: 137 }), undefined, NOW);
     expect(view.engine).toBeNull();
     expect(say(view.exit?.text ?? { key: 'containers.engineUnknown' })).toBe('Exited (exit code 137).');
   });
@@ -200,12 +206,12 @@ describe('swarmRowView: a container that is not running', () => {
 describe('container status text', () => {
   it('advances with the clock instead of freezing at the time it was read', () => {
     const c = container({ startedAt: ago(3000), statusText: 'Up Less than a second' });
-    expect(say(swarmRowView(c, undefined, NOW).containerText)).toBe('Up 3 seconds');
-    expect(say(swarmRowView(c, undefined, NOW + 60_000).containerText)).toBe('Up About a minute');
+    expect(say(rowView(c, undefined, NOW).containerText)).toBe('Up 3 seconds');
+    expect(say(rowView(c, undefined, NOW + 60_000).containerText)).toBe('Up About a minute');
     const exited = container({ state: 'exited', exitCode: 143, finishedAt: ago(3000) });
-    expect(say(swarmRowView(exited, undefined, NOW).containerText)).toBe('Exited (143) 3 seconds ago');
+    expect(say(rowView(exited, undefined, NOW).containerText)).toBe('Exited (143) 3 seconds ago');
     setLocale('zh-CN');
-    expect(say(swarmRowView(exited, undefined, NOW).containerText)).toBe('3 秒前退出（退出码 143）');
+    expect(say(rowView(exited, undefined, NOW).containerText)).toBe('3 秒前退出（退出码 143）');
   });
 
   it('uses the same English words as the backend (start, stop and list) for every state and duration', () => {

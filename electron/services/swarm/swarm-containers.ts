@@ -40,6 +40,7 @@ const RESUME_RECHECK_MS = 15_000;
 export class SwarmContainers {
   private readonly starting = new Set<string>();
   private readonly listeners = new Set<(engineId: string) => void>();
+  private readonly stoppingListeners = new Set<(engineId: string, containerId: string, stopping: boolean) => void>();
   /** Containers (statusKey) inside startSpec right now: their `start` event is startSpec's to handle. */
   private readonly inStart = new Set<string>();
   /** `start` events that came while startSpec held the container: adopted once startSpec returned it queued. */
@@ -64,6 +65,16 @@ export class SwarmContainers {
   onChanged(listener: (engineId: string) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Called when the app's Stop of a server begins (true) and returns (false): the server is "stopping" meanwhile. */
+  onStopping(listener: (engineId: string, containerId: string, stopping: boolean) => void): () => void {
+    this.stoppingListeners.add(listener);
+    return () => this.stoppingListeners.delete(listener);
+  }
+
+  private tellStopping(engineId: string, containerId: string, stopping: boolean): void {
+    for (const listener of this.stoppingListeners) listener(engineId, containerId, stopping);
   }
 
   /** The quick-start form: a spec from the request, then `startSpec`. */
@@ -253,11 +264,14 @@ export class SwarmContainers {
     const container = await this.requireManaged(engine, containerId);
     // Unwatch only once the engine confirmed the stop: a failed stop leaves a running, watched server.
     this.options.monitor.expectStop(engineId, container.id);
+    this.tellStopping(engineId, container.id, true);
     try {
       await engine.stopContainer(container.id, STOP_TIMEOUT_SECONDS);
     } catch (error) {
       this.options.monitor.stopFailed(engineId, container.id);
       throw error;
+    } finally {
+      this.tellStopping(engineId, container.id, false);
     }
     this.queuedSpecs.delete(statusKey(engineId, container.id));
     await this.options.monitor.unwatch(engineId, container.id);

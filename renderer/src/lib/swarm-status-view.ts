@@ -1,4 +1,6 @@
 import type { LogExcerpt, SwarmContainer, SwarmExit, SwarmStatus } from '../../../electron/shared/schemas';
+import type { ServerState } from '../../../electron/shared/server-state';
+import { isLive } from './server-words';
 import { containerText, elapsed, msg, say, since, type Message } from './durations';
 import { isMessageKey } from './i18n';
 
@@ -6,7 +8,6 @@ export { say, type Message } from './durations';
 
 const BOOTING = 'ENGINE.BOOTING';
 const OFFLINE = 'ENGINE.OFFLINE';
-const LIVE_STATES: readonly SwarmContainer['state'][] = ['running', 'restarting', 'paused'];
 
 export type Tone = 'danger' | 'warn';
 
@@ -46,6 +47,8 @@ export interface EngineView {
 }
 
 export interface SwarmRowView {
+  /** The backend's phase of the server (the badge words it: `server-words.ts`). */
+  phase: ServerState['phase'];
   /** Docker-style state text, recomputed at `now` ("Up 3 seconds"). */
   containerText: Message;
   /** False once the container is not running: then there is no engine, only `exit`. */
@@ -131,19 +134,20 @@ function engineView(status: SwarmStatus | undefined, name: string, now: number):
 }
 
 /**
- * What one row of the Servers page shows for a swarm container and the monitor's status of it,
- * at time `now` (durations tick). A container that is not running has no engine: only why it
- * ended. A running one shows the engine as the server reports it, read so that it cannot mislead:
- * step and detail are progress only while the engine runs, and a failed or stuck boot says so.
+ * What a server's row, card and dashboard show below its badge, from the backend's one state of it
+ * (issue 31), at time `now` (durations tick). A server that is not running has no engine: only why
+ * it ended (the backend's `phase` decides which, never this function). A running one shows the
+ * engine as the server reports it, read so that it cannot mislead: step and detail are progress
+ * only while the engine runs, and a failed or stuck boot says so.
  */
-export function swarmRowView(container: SwarmContainer, status: SwarmStatus | undefined, now: number): SwarmRowView {
+export function swarmRowView(state: ServerState, now: number): SwarmRowView {
+  const container = state.container;
   const text = containerText(container, now);
-  const ended = !LIVE_STATES.includes(container.state) || status?.connection === 'stopped';
-  if (ended) {
-    const exit = status?.exit ? exitNotice(status.exit, container.name) : container.state === 'running' ? null : exitFromContainer(container);
-    return { containerText: text, live: false, engine: null, exit };
+  if (!isLive(state)) {
+    const exit = state.end ? exitNotice(state.end, container.name) : state.phase === 'ended' ? exitFromContainer(container) : null;
+    return { phase: state.phase, containerText: text, live: false, engine: null, exit };
   }
-  return { containerText: text, live: true, engine: engineView(status, container.name, now), exit: null };
+  return { phase: state.phase, containerText: text, live: true, engine: engineView(state.status ?? undefined, container.name, now), exit: null };
 }
 
 /** What the status bar says about the watched servers (newest check first). */

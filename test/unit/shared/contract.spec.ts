@@ -52,6 +52,8 @@ describe('contract types', () => {
     expectTypeOf<ExposedApi['events']['on']>().parameter(0).toEqualTypeOf<
       | 'swarm:status'
       | 'swarm:containers-changed'
+      | 'fleet:state-changed'
+      | 'fleet:state-removed'
       | 'settings:changed'
       | 'settings:status-changed'
       | 'servers:changed'

@@ -25,6 +25,8 @@ function row<C extends InvokeChannel>(request: C, toEvents: (value: InvokeRespon
  */
 export const replayTable: readonly ReplayRow[] = [
   row('swarm:statuses', (statuses) => statuses.map((payload) => ({ channel: 'swarm:status', payload }))),
+  // Issue 31: every server's one state.
+  row('fleet:states', (states) => states.map((payload): BridgeMessage => ({ channel: 'fleet:state-changed', payload }))),
   row('engines:list', (engines) => [
     // Servers added or removed while the socket was down: the engine list itself is refetched.
     { channel: 'engines:changed', payload: {} },
@@ -59,6 +61,7 @@ export const replayTable: readonly ReplayRow[] = [
 
 /**
  * Events that are never replayed: a desktop notification belongs to its moment (shown again after
- * a reconnect it would announce old news as new).
+ * a reconnect it would announce old news as new); a removal is an absence, which the next full
+ * `fleet:states` load tells.
  */
-export const notReplayed: readonly EventChannel[] = ['app:notification'];
+export const notReplayed: readonly EventChannel[] = ['app:notification', 'fleet:state-removed'];

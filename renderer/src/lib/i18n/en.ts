@@ -14,6 +14,7 @@ import { enWizard } from './en-wizard';
 import { enWizardRun } from './en-wizard-run';
 import { enJobs } from './en-jobs';
 import { enSlurm } from './en-slurm';
+import { enServerState } from './en-server-state';
 
 export const en = {
   ...enServers,
@@ -27,6 +28,7 @@ export const en = {
   ...enWizardRun,
   ...enJobs,
   ...enSlurm,
+  ...enServerState,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': 'Main navigation',

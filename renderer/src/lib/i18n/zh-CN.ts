@@ -10,6 +10,7 @@ import { zhCNWizard } from './zh-CN-wizard';
 import { zhCNWizardRun } from './zh-CN-wizard-run';
 import { zhCNJobs } from './zh-CN-jobs';
 import { zhCNSlurm } from './zh-CN-slurm';
+import { zhCNServerState } from './zh-CN-server-state';
 
 /**
  * Simplified Chinese. Typed as a full record of the English keys, so a missing key (or a stray
@@ -29,6 +30,7 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNWizardRun,
   ...zhCNJobs,
   ...zhCNSlurm,
+  ...zhCNServerState,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': '主导航',
