@@ -46,7 +46,7 @@ describe('Servers page end to end (Chromium + browser host + real Docker)', () =
     const row = page.getByTestId('swarm-container-row').filter({ hasText: String(port) });
     await row.getByTestId('swarm-engine-status').filter({ hasText: 'ENGINE.OFFLINE' }).waitFor({ timeout: 30_000 });
     expect((await row.getByTestId('swarm-engine-status').textContent())?.trim()).toBe('ENGINE.OFFLINE');
-    await expect.poll(async () => (await page.getByTestId('statusbar-swarm').textContent()) ?? '').toContain('ENGINE.OFFLINE');
+    await expect.poll(async () => (await page.getByTestId('statusbar-swarm').textContent()) ?? '').toContain('AgentJet swarm server: Running · ');
     await saveScreenshot(page, 'servers-running-engine-offline');
 
     const containerId = await row.getAttribute('data-container-id');

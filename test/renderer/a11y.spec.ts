@@ -237,10 +237,9 @@ describe('start form memory (settings swarm defaults)', () => {
 describe('status bar', () => {
   it('keeps the training status apart from the Docker engine and names the AgentJet swarm server', async () => {
     const container = api.makeContainer();
+    api.containers = [container];
     api.statusList = [makeStatus(container.id, { engineStatus: 'ENGINE.ROLLING' })];
     render(App);
-    await waitFor(() =>
-      expect(screen.getByTestId('statusbar-swarm').textContent).toBe('AgentJet swarm server: ENGINE.ROLLING · 127.0.0.1:10086'),
-    );
+    await waitFor(() => expect(screen.getByTestId('statusbar-swarm').textContent).toBe('AgentJet swarm server: Training · 127.0.0.1:10086'));
   });
 });

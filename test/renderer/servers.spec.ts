@@ -23,7 +23,8 @@ describe('Servers page', () => {
     expect(within(row).getByText('ghcr.io/modelscope/agentjet:main')).toBeTruthy();
     expect(within(row).getByText('running')).toBeTruthy();
     expect(within(row).getByTestId('swarm-engine-status').textContent).toBe('not known yet');
-    await waitFor(() => expect(screen.getByTestId('statusbar-swarm').textContent).toBe('AgentJet swarm server: none watched'));
+    // Running, its API not heard from yet: the backend's state is "starting", and the bar says so.
+    await waitFor(() => expect(screen.getByTestId('statusbar-swarm').textContent).toBe('AgentJet swarm server: Starting · 127.0.0.1:10086'));
     expect(api.requestsOn('swarm:list')).toEqual([{ engineId: 'local' }]);
     await waitFor(() => expect(api.listenerCount('swarm:status')).toBe(1));
 
@@ -32,7 +33,7 @@ describe('Servers page', () => {
     await waitFor(() => expect(within(row).getByTestId('swarm-engine-status').textContent).toBe('ENGINE.ROLLING'));
     expect(within(row).getByTestId('swarm-connection').textContent).toBe('online');
     expect(row.textContent).toContain('step 7');
-    expect(screen.getByTestId('statusbar-swarm').textContent).toBe('AgentJet swarm server: ENGINE.ROLLING · 127.0.0.1:10086');
+    await waitFor(() => expect(screen.getByTestId('statusbar-swarm').textContent).toBe('AgentJet swarm server: Training · 127.0.0.1:10086'));
   });
 
   it('leaves a server started from a swarm profile to its profile card: no second row (no second Stop), a note instead', async () => {
@@ -76,19 +77,20 @@ describe('Servers page', () => {
 
     const row = await rowFor(container.id);
     await waitFor(() => expect(within(row).getByTestId('swarm-engine-status').textContent).toBe('ENGINE.OFFLINE'));
-    expect(screen.getByTestId('statusbar-swarm').textContent).toBe('AgentJet swarm server: ENGINE.OFFLINE · 127.0.0.1:10090');
+    expect(screen.getByTestId('statusbar-swarm').textContent).toBe('AgentJet swarm server: Running · 127.0.0.1:10090');
     expect(api.rendererReadyCalls).toBe(1);
   });
 
   it('says in the status bar when the watched swarm server stops answering', async () => {
     const container = api.makeContainer();
+    api.containers = [container];
     api.statusList = [makeStatus(container.id, { checkedAt: '2025-01-01T00:00:00.000Z' })];
     render(App);
     const bar = screen.getByTestId('statusbar-swarm');
-    await waitFor(() => expect(bar.textContent).toBe('AgentJet swarm server: ENGINE.OFFLINE · 127.0.0.1:10086'));
+    await waitFor(() => expect(bar.textContent).toBe('AgentJet swarm server: Running · 127.0.0.1:10086'));
 
     api.emit('swarm:status', makeStatus(container.id, { connection: 'unreachable', lastError: 'ECONNREFUSED' }));
-    await waitFor(() => expect(bar.textContent).toBe('AgentJet swarm server: unreachable · 127.0.0.1:10086'));
+    await waitFor(() => expect(bar.textContent).toBe('AgentJet swarm server: Unreachable · 127.0.0.1:10086'));
 
     api.emit('swarm:status', makeStatus(container.id, { connection: 'stopped', engineStatus: null }));
     await waitFor(() => expect(bar.textContent).toBe('AgentJet swarm server: none watched'));

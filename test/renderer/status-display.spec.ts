@@ -55,7 +55,7 @@ describe('status display on the Servers page', () => {
     expect(within(problem).getByTestId('swarm-engine-problem-log').textContent).toBe(VLLM);
     expect(within(row).queryByTestId('swarm-engine-hint')).toBeNull();
     expect(within(row).getByTestId('swarm-engine-line').textContent).toBe('online');
-    expect(screen.getByTestId('statusbar-swarm').textContent).toBe('AgentJet swarm server: ENGINE.OFFLINE · 127.0.0.1:10086 · 1 server: engine failed to boot');
+    expect(screen.getByTestId('statusbar-swarm').textContent).toBe('AgentJet swarm server: Engine failed to boot · 127.0.0.1:10086 · 1 server: engine failed to boot');
   });
 
   it('counts BOOTING time up while the page is open, and the container uptime too', async () => {

@@ -229,25 +229,32 @@ describe('container status text', () => {
 });
 
 describe('statusBarView', () => {
-  it('tells boot problems too', () => {
-    const failed = status({ engineStatus: 'ENGINE.OFFLINE', engineProblem: { kind: 'boot-failed', since: ago(0), log: { lines: VLLM, explains: true } } });
-    const view = statusBarView([failed], false);
+  /** A running server's state as the backend's reducer makes it from a status. */
+  const stateOf = (st: SwarmStatus) => deriveServerState({ engineKind: 'local-docker', container: container({ id: st.containerId }), status: st, stopping: false }, undefined, NOW);
+
+  it('tells boot problems too, in the words of the badges', () => {
+    const failed = stateOf(status({ engineStatus: 'ENGINE.OFFLINE', engineProblem: { kind: 'boot-failed', since: ago(0), log: { lines: VLLM, explains: true } } }));
+    const view = statusBarView([failed], false, NOW);
     expect(view.tone).toBe('problem');
-    expect(sayStatusBar(view)).toBe('AgentJet swarm server: ENGINE.OFFLINE · 127.0.0.1:10086 · 1 server: engine failed to boot');
-    const stuck = status({ containerId: 'c0ffee000002', engineStatus: 'ENGINE.BOOTING', engineProblem: { kind: 'boot-errors', since: ago(0), log: { lines: VLLM, explains: true } } });
-    const slow = status({ containerId: 'c0ffee000003', engineStatus: 'ENGINE.BOOTING', engineProblem: { kind: 'boot-slow', since: ago(0), log: { lines: [], explains: false } } });
-    expect(sayStatusBar(statusBarView([failed, stuck, slow], false))).toBe(
-      'AgentJet swarm server: ENGINE.OFFLINE · 127.0.0.1:10086 (+2 more) · 2 servers: engine failed to boot · 1 server: engine slow to boot',
-    );
+    expect(sayStatusBar(view)).toBe('AgentJet swarm server: Engine failed to boot · 127.0.0.1:10086 · 1 server: engine failed to boot');
+    const stuck = stateOf(status({ containerId: 'c0ffee000002', engineStatus: 'ENGINE.BOOTING', engineProblem: { kind: 'boot-errors', since: ago(0), log: { lines: VLLM, explains: true } } }));
+    const slow = stateOf(status({ containerId: 'c0ffee000003', engineStatus: 'ENGINE.BOOTING', engineProblem: { kind: 'boot-slow', since: ago(0), log: { lines: [], explains: false } } }));
+    expect(sayStatusBar(statusBarView([failed, stuck, slow], false, NOW))).toMatch(/ \(\+2 more\) · 2 servers: engine failed to boot · 1 server: engine slow to boot$/);
     setLocale('zh-CN');
-    expect(sayStatusBar(view)).toBe('AgentJet swarm 服务器：ENGINE.OFFLINE · 127.0.0.1:10086 · 1 个服务器：引擎启动失败');
+    expect(sayStatusBar(view)).toBe('AgentJet swarm 服务器：引擎启动失败 · 127.0.0.1:10086 · 1 个服务器：引擎启动失败');
   });
 
-  it('says nothing more when all is well', () => {
-    const view = statusBarView([status({ engineStatus: 'ENGINE.ROLLING', globalStep: 2 })], false);
-    expect(sayStatusBar(view)).toBe('AgentJet swarm server: ENGINE.ROLLING · 127.0.0.1:10086');
+  it('says nothing more when all is well, and leaves ended servers out', () => {
+    const view = statusBarView([stateOf(status({ engineStatus: 'ENGINE.ROLLING', globalStep: 2 }))], false, NOW);
+    expect(sayStatusBar(view)).toBe('AgentJet swarm server: Training · 127.0.0.1:10086');
     expect(view.tone).toBe('online');
-    expect(sayStatusBar(statusBarView([], false))).toBe('AgentJet swarm server: none watched');
+    const crashed = deriveServerState(
+      { engineKind: 'local-docker', container: container({ state: 'exited', exitCode: 1 }), status: status({ connection: 'stopped', engineStatus: null }), stopping: false },
+      undefined,
+      NOW,
+    );
+    expect(sayStatusBar(statusBarView([crashed], false, NOW))).toBe('AgentJet swarm server: none watched');
+    expect(sayStatusBar(statusBarView([], true, NOW))).toBe('AgentJet swarm server: unknown (the app backend did not answer)');
   });
 });
 

@@ -1,6 +1,7 @@
 import type { LogExcerpt, SwarmContainer, SwarmExit, SwarmStatus } from '../../../electron/shared/schemas';
 import type { ServerState } from '../../../electron/shared/server-state';
-import { isLive } from './server-words';
+import { swarmUrlForPort } from '../../../electron/shared/defaults';
+import { isLive, phaseView } from './server-words';
 import { containerText, elapsed, msg, say, since, type Message } from './durations';
 import { isMessageKey } from './i18n';
 
@@ -150,13 +151,13 @@ export function swarmRowView(state: ServerState, now: number): SwarmRowView {
   return { phase: state.phase, containerText: text, live: true, engine: engineView(state.status ?? undefined, container.name, now), exit: null };
 }
 
-/** What the status bar says about the watched servers (newest check first). */
+/** What the status bar says about the servers that run or wait (newest news first). */
 export interface StatusBarView {
   /** The first server, and "(+2 more)". */
   text: Message[];
-  /** Boot problems among the watched servers, e.g. "1 server: engine failed to boot". */
+  /** Boot problems among them, e.g. "1 server: engine failed to boot". */
   problems: Message[];
-  tone: SwarmStatus['connection'] | 'none' | 'problem';
+  tone: 'online' | 'starting' | 'unreachable' | 'none' | 'problem';
 }
 
 function hostOf(url: string): string {
@@ -171,17 +172,17 @@ function countMessage(count: number, one: Message['key'], many: Message['key']):
   return count === 1 ? msg(one) : msg(many, { count });
 }
 
-export function statusBarView(active: readonly SwarmStatus[], loadFailed: boolean): StatusBarView {
-  const first = active[0];
+const TONE_OF_PHASE: Partial<Record<ServerState['phase'], StatusBarView['tone']>> = { ready: 'online', training: 'online', unreachable: 'unreachable' };
+
+/** The status bar from the servers' states: the first one in the words of its badge, then each kind of problem. */
+export function statusBarView(states: readonly ServerState[], loadFailed: boolean, now: number): StatusBarView {
+  const shown = states.filter((s) => s.phase !== 'ended' && s.phase !== 'not-started').sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  const first = shown[0];
   if (!first) return { text: [loadFailed ? msg('status.backendDown') : msg('status.notRunning')], problems: [], tone: 'none' };
-  const host = hostOf(first.url);
-  const text: Message[] = [];
-  if (first.connection === 'unreachable') text.push(msg('status.unreachable', { host }));
-  else if (first.engineStatus) text.push(msg('status.swarm', { status: first.engineStatus, host }));
-  else text.push(msg('status.starting', { host }));
-  if (active.length > 1) text.push(msg('status.swarmMore', { count: active.length - 1 }));
-  const online = active.filter((s) => s.connection === 'online');
-  const count = (...kinds: string[]) => online.filter((s) => kinds.includes(s.engineProblem?.kind ?? '')).length;
+  const host = hostOf(first.status?.url ?? swarmUrlForPort(first.container.port));
+  const text: Message[] = [msg('status.server', { phase: phaseView(first, now).text, host })];
+  if (shown.length > 1) text.push(msg('status.swarmMore', { count: shown.length - 1 }));
+  const count = (...kinds: string[]) => shown.filter((s) => kinds.includes(s.problem ?? '')).length;
   const problems: Message[] = [];
   const failed = count('boot-failed', 'boot-errors');
   const slow = count('boot-slow');
@@ -189,7 +190,7 @@ export function statusBarView(active: readonly SwarmStatus[], loadFailed: boolea
   if (failed > 0) problems.push(countMessage(failed, 'status.bootFailed.one', 'status.bootFailed.many'));
   if (slow > 0) problems.push(countMessage(slow, 'status.bootSlow.one', 'status.bootSlow.many'));
   if (ended > 0) problems.push(countMessage(ended, 'status.engineEnded.one', 'status.engineEnded.many'));
-  return { text, problems, tone: problems.length > 0 ? 'problem' : first.connection };
+  return { text, problems, tone: problems.length > 0 ? 'problem' : (TONE_OF_PHASE[first.phase] ?? 'starting') };
 }
 
 /** The status bar's words: the first server (and how many more), then each kind of problem. */

@@ -1,5 +1,7 @@
 /** English words of a server's state (issue 31: one wording for every surface), spread into `en.ts`; zh-CN-server-state.ts has the same keys. */
 export const enServerState = {
+  'training.server': 'Server',
+  'status.server': 'AgentJet swarm server: {phase} · {host}',
   'phase.for': 'for {duration}',
   'phase.ended': 'Ended',
   'phase.exited': 'Exited (exit code {code})',

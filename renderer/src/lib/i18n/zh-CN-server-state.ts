@@ -2,6 +2,8 @@ import type { enServerState } from './en-server-state';
 
 /** Simplified Chinese of `en-server-state.ts`: the same keys (checked by type). */
 export const zhCNServerState: Record<keyof typeof enServerState, string> = {
+  'training.server': '服务器',
+  'status.server': 'AgentJet swarm 服务器：{phase} · {host}',
   'phase.for': '已持续 {duration}',
   'phase.ended': '已结束',
   'phase.exited': '已退出（退出码 {code}）',

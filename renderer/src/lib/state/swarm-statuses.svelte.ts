@@ -16,6 +16,8 @@ export class SwarmStatuses {
   loadFailed = $state(false);
   /** False until the initial snapshot answered: until then "none watched" would be a guess. */
   loaded = $state(false);
+  /** False until the servers' states answered. */
+  serversLoaded = $state(false);
 
   constructor(private readonly api: ExposedApi) {}
 
@@ -36,7 +38,11 @@ export class SwarmStatuses {
       for (const status of result.value) this.put(status);
     });
     void this.api.fleet.states().then((result) => {
-      if (!result.ok) return;
+      if (!result.ok) {
+        this.loadFailed = true;
+        return;
+      }
+      this.serversLoaded = true;
       // The list is the whole truth at its moment: servers it lacks are gone (removed while the page was away).
       const listed = result.value.map((s) => s.key);
       for (const key of Object.keys(this.servers)) if (!listed.includes(key)) delete this.servers[key];
