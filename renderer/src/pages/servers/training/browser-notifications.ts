@@ -1,4 +1,5 @@
 import type { AppNotification } from '../../../../../electron/shared/schemas-profiles';
+import { t } from '../../../lib/i18n';
 
 /**
  * The browser host's desktop notifications: the backend pushes `app:notification` (Electron shows
@@ -25,6 +26,17 @@ export async function requestNotificationPermission(): Promise<NotificationPermi
 export function showAppNotification(notification: AppNotification): boolean {
   const N = api();
   if (!N || N.permission !== 'granted') return false;
-  new N(notification.title, { body: notification.body, tag: `${notification.engineId}:${notification.containerId}:${notification.kind}` });
+  const { title, body } = notificationWords(notification);
+  new N(title, { body, tag: `${notification.engineId}:${notification.containerId}:${notification.kind}` });
   return true;
+}
+
+/** A server's end in the page's language, in the words of its badge (the backend's title and body are the desktop's English). */
+export function notificationWords(notification: AppNotification): { title: string; body: string } {
+  const end = notification.end;
+  if (!end) return { title: notification.title, body: notification.body };
+  const title = end.engineKind === 'slurm' ? t('notify.ended.titleSlurm', { id: notification.containerId }) : t('notify.ended.title', { name: end.name });
+  const words = t(`end.${end.kind}`, { code: end.code ?? '?' });
+  const body = end.line ? t('notify.ended.bodyLine', { name: end.name, end: words, line: end.line }) : t('notify.ended.body', { name: end.name, end: words });
+  return { title, body };
 }
