@@ -2,13 +2,13 @@ import Docker from 'dockerode';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { freePort } from '../support/helpers';
-import { startTestApp, TEST_CONTAINER_LABELS, type TestApp } from '../support/test-app';
+import { FakeSwarmVariants } from '../support/fake-variants';
+import { startTestApp, type TestApp } from '../support/test-app';
 import { loadTestbed } from '../testbed/testbed';
 import { fillStartForm, launchChromium, openAppPage, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
 import { upstreamJob } from '../support/job-yaml';
 
 const YAML = upstreamJob('  model:\n    path: /models/Qwen2.5-0.5B\n  data:\n    train_batch_size: 2\n  rollout:\n    num_repeat: 2\n');
-const VARIANT_REPO = 'agentswarm-test/fake-swarm-variant';
 
 // What a GPU-less AgentJet server does when asked to start its engine, played by the fake swarm image
 // (the only test double) in its boot modes, seen in Chromium through the browser host, the real
@@ -16,24 +16,13 @@ const VARIANT_REPO = 'agentswarm-test/fake-swarm-variant';
 describe('Servers page explains failed, stuck and ended servers (Chromium + real Docker + fake swarm)', () => {
   const testbed = loadTestbed();
   const docker = new Docker({ socketPath: testbed.dockerSocket });
-  const variants = new Map<string, string>();
   let app: TestApp;
   let browser: Browser;
   let page: Page;
   const pageErrors: string[] = [];
 
-  /** The fake image with one more ENV, committed from a container of it (no registry, no build). */
-  async function variant(name: string, env: string): Promise<string> {
-    const base = await docker.createContainer({ Image: testbed.fakeSwarmImage, Cmd: ['ajet-swarm', 'start'], Labels: TEST_CONTAINER_LABELS });
-    try {
-      await base.commit({ repo: VARIANT_REPO, tag: name, changes: [`ENV ${env}`] });
-    } finally {
-      await base.remove({ force: true });
-    }
-    const image = `${VARIANT_REPO}:${name}`;
-    variants.set(name, image);
-    return image;
-  }
+  const variants = new FakeSwarmVariants(docker, testbed.fakeSwarmImage);
+  const variant = (name: string, env: string) => variants.image(name, env);
 
   async function post(port: number, path: string, body?: unknown): Promise<unknown> {
     const response = await fetch(`http://127.0.0.1:${port}${path}`, {
@@ -78,7 +67,7 @@ describe('Servers page explains failed, stuck and ended servers (Chromium + real
   afterAll(async () => {
     await browser?.close();
     await app?.dispose();
-    for (const image of variants.values()) await docker.getImage(image).remove({ force: true }).catch(() => undefined);
+    await variants.dispose();
   });
 
   it('says the engine stopped while booting, with the log lines that explain it', async () => {

@@ -149,7 +149,9 @@ describe('training monitor against the fake swarm server in a container', () => 
     expect(series.timeline.at(-1)).toMatchObject({ status: 'ENGINE.OFFLINE', to: null });
 
     await docker.getContainer(containerId).kill();
-    const died = await poll('the container-died notification', 30_000, async () => notifier.shown.find((n) => n.kind === 'container-died'));
-    expect(died).toMatchObject({ containerId, engineId: 'local', body: expect.stringContaining('killed') });
+    // Told once, by the server-state store's EndTeller, worded from the server's state.
+    const died = await poll('the server-ended notification', 30_000, async () => notifier.shown.find((n) => n.kind === 'server-ended'));
+    expect(died).toMatchObject({ containerId, engineId: 'local', body: expect.stringContaining('was killed with exit code 137'), end: { kind: 'killed', code: 137 } });
+    expect(notifier.shown.filter((n) => n.kind === 'container-died')).toEqual([]);
   });
 });

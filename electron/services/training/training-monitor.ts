@@ -76,19 +76,8 @@ export class TrainingMonitor {
   private onTarget(event: TargetEvent): void {
     if (event.kind === 'watch') this.watch(event.target);
     else if (event.kind === 'forgotten') this.stop(statusKey(event.engineId, event.containerId), true);
-    else {
-      const key = statusKey(event.target.engineId, event.target.containerId);
-      const poller = this.pollers.get(key);
-      this.stop(key, false);
-      const exit = event.status.exit;
-      // The app's Stop says 'stopped'; anything else ended the container behind the user's back.
-      if (exit && exit.kind !== 'stopped') {
-        const name = poller?.name ?? this.nameOf(event.target);
-        void name.then((n) =>
-          this.notify(event.target, 'container-died', `Swarm server stopped: ${n}`, `The container ended (${exit.kind}${exit.code !== null ? `, exit code ${exit.code}` : ''}). Open its logs for the last lines.`),
-        );
-      }
-    }
+    // An end is told once, by the server-state store's EndTeller (issue 31), not here as well.
+    else this.stop(statusKey(event.target.engineId, event.target.containerId), false);
   }
 
   watch(target: WatchTarget): void {

@@ -1,0 +1,137 @@
+import Docker from 'dockerode';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppNotification } from '../../electron/shared/schemas-profiles';
+import { ProfileInput } from '../../electron/shared/schemas-profiles';
+import { FakeSwarmVariants } from '../support/fake-variants';
+import { freePort } from '../support/helpers';
+import { smallJobYaml, SwarmTestClient } from '../support/swarm-test-client';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { loadTestbed } from '../testbed/testbed';
+import { launchChromium, openAppPage, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
+
+// Issue 31: every surface tells the same truth about every end. One profile server per row of the table, each
+// ended (or broken) the way users met it, on the real dockerd with the fake swarm image (the only test double);
+// then, in Chromium, the profile card's badge, its training dashboard's badge and the status bar must say the
+// row's words, the backend must tell each unasked end once as a notification, and a reload must change nothing.
+type Case = {
+  name: string;
+  /** ENV of the fake image (a boot outcome), or none. */
+  env?: string;
+  /** What happens to the running server. */
+  act: (ctx: { port: number; containerId: string }) => Promise<void>;
+  /** The badge's words (before " · for …"). */
+  words: string;
+  /** The notification's end kind, or null when no end is told (a problem while it runs, a stop you asked for). */
+  told: string | null;
+  /** A running server's problem also shows in the status bar. */
+  bar?: string;
+};
+
+describe('one truth per server on every surface (Chromium + real Docker + fake swarm)', () => {
+  const testbed = loadTestbed();
+  const docker = new Docker({ socketPath: testbed.dockerSocket });
+  const variants = new FakeSwarmVariants(docker, testbed.fakeSwarmImage);
+  const notifications: AppNotification[] = [];
+  const pageErrors: string[] = [];
+  let app: TestApp;
+  let browser: Browser;
+  let page: Page;
+
+  const bootWith = async (port: number) => {
+    const client = new SwarmTestClient(`http://127.0.0.1:${port}`);
+    await client.post('/sync_train_config', { yaml_as_string: smallJobYaml('/models/fake') });
+    await client.post('/start_engine');
+  };
+  const signal = (sig: string) => async ({ containerId }: { containerId: string }) => void (await docker.getContainer(containerId).kill({ signal: sig }));
+
+  const cases: Case[] = [
+    { name: 'boot fails (OFFLINE after BOOTING)', env: 'AJET_FAKE_BOOT_OUTCOME=fail-offline', act: ({ port }) => bootWith(port), words: 'Engine failed to boot', told: null, bar: 'engine failed to boot' },
+    { name: 'boot stuck in BOOTING with errors', env: 'AJET_FAKE_BOOT_OUTCOME=stuck-booting', act: ({ port }) => bootWith(port), words: 'Boot failing', told: null, bar: 'engine failed to boot' },
+    // SIGHUP ends the server's process by signal: exit code 129, a crash nobody asked for.
+    { name: 'crash', act: signal('SIGHUP'), words: 'Crashed (exit code 129)', told: 'crashed' },
+    { name: 'docker kill', act: signal('SIGKILL'), words: 'Killed (exit code 137)', told: 'killed' },
+    { name: 'docker stop in a terminal', act: async ({ containerId }) => void (await docker.getContainer(containerId).stop({ t: 5 })), words: 'Stopped outside the app', told: 'stopped-outside' },
+    // Ctrl+C: upstream posts /stop_engine and exits 0, although a server should run until stopped.
+    { name: 'ended by itself (exit 0)', act: signal('SIGINT'), words: 'Stopped unexpectedly (exit code 0)', told: 'unexpected-stop' },
+    { name: 'stopped by you', act: async () => undefined, words: 'Stopped', told: null },
+  ];
+  const started = new Map<string, { profileId: string; label: string; port: number; containerId: string }>();
+
+  const text = async (locator: Locator) => ((await locator.textContent()) ?? '').trim();
+  const badge = async (locator: Locator) => (await text(locator)).split(' · ')[0];
+  const cardOf = (label: string) => page.getByTestId('profile-card').filter({ has: page.getByRole('heading', { name: label, exact: true }) });
+
+  beforeAll(async () => {
+    requireBuiltRenderer();
+    app = await startTestApp({ staticDir: rendererDir, monitorIntervalMs: 300 });
+    app.hub.subscribe((channel, payload) => {
+      if (channel === 'app:notification') notifications.push(payload as AppNotification);
+    });
+    browser = await launchChromium();
+    // One profile server per row, started at once: the test waits once for all of them.
+    await Promise.all(
+      cases.map(async (c, i) => {
+        const image = c.env ? await variants.image(`truth-${i}`, c.env) : testbed.fakeSwarmImage;
+        const port = await freePort();
+        const label = `Truth ${i + 1}`;
+        const input = ProfileInput.parse({ label, engineId: 'local', image, port, networkMode: 'host', gpus: { mode: 'none' }, shm: { mode: 'size', gb: 1 } });
+        const { profile } = await app.handlers['profiles:add'](input);
+        const view = await app.handlers['profiles:start']({ profileId: profile.id, secrets: {}, skipDoctor: true, replaceDrifted: false });
+        started.set(c.name, { profileId: profile.id, label, port, containerId: view.runtime.container?.id ?? '' });
+      }),
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.dispose();
+    await variants.dispose();
+  });
+
+  it('the card, its dashboard and the status bar say the same words for every end and problem, also after a reload; each unasked end is told once', async () => {
+    page = await openAppPage(browser, app.host!.openUrl, pageErrors);
+    for (const c of cases) {
+      const s = started.get(c.name)!;
+      // Running and answering first, as a user would meet it.
+      await cardOf(s.label)
+        .getByTestId('profile-phase')
+        .filter({ hasText: 'Running' })
+        .waitFor({ timeout: 60_000 })
+        .catch(async (error: unknown) => {
+          throw new Error(`${s.label}: ${await text(cardOf(s.label))}`, { cause: error });
+        });
+    }
+    for (const c of cases) {
+      const s = started.get(c.name)!;
+      if (c.name === 'stopped by you') await app.handlers['profiles:stop']({ profileId: s.profileId });
+      else await c.act({ port: s.port, containerId: s.containerId });
+    }
+
+    const check = async () => {
+      for (const c of cases) {
+        const card = cardOf(started.get(c.name)!.label);
+        const phase = card.getByTestId('profile-phase');
+        await expect.poll(() => badge(phase), { timeout: 30_000, message: c.name }).toBe(c.words);
+        // The card's training dashboard wears the same badge (one component, one model).
+        await expect.poll(() => badge(card.getByTestId('training-phase')), { timeout: 10_000, message: `${c.name}: dashboard` }).toBe(c.words);
+        if (c.bar) await expect.poll(() => text(page.getByTestId('statusbar-swarm')), { message: `${c.name}: status bar` }).toContain(c.bar);
+      }
+    };
+    await check();
+    await saveScreenshot(page, 'server-truth-every-end');
+    await page.reload();
+    await page.getByTestId('nav-servers').click();
+    await check();
+
+    // Every end nobody asked for told once; problems of a running server and your own stop are not ends to tell.
+    const told = notifications.filter((n) => n.kind === 'server-ended');
+    for (const c of cases) {
+      const forIt = told.filter((n) => n.containerId === started.get(c.name)!.containerId);
+      expect(forIt.map((n) => n.end?.kind), c.name).toEqual(c.told ? [c.told] : []);
+    }
+    // The training monitor's own "container died" notice would tell the same end twice.
+    expect(notifications.filter((n) => n.kind === 'container-died')).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  }, 240_000);
+});
