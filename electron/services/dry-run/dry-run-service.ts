@@ -203,7 +203,8 @@ export class DryRunService implements DryRunRunSource {
     run.sessionKey = null;
     run.log.write('info', 'dry run stopped');
     run.log.end();
-    run.container = { ...run.container, state: 'exited', exitCode: STOPPED_EXIT, finishedAt: new Date().toISOString() };
+    // Only the app stops its dry run (its card's Stop, Remove, a spend limit, a quit): never "outside the app".
+    run.container = { ...run.container, state: 'exited', exitCode: STOPPED_EXIT, finishedAt: new Date().toISOString(), stoppedByApp: true };
     if (announce) this.notify({ containerId: DRY_RUN_CONTAINER_ID, action: 'die', exitCode: STOPPED_EXIT, at: Date.now(), labels: run.container.labels });
   }
 

@@ -86,6 +86,8 @@ export interface ContainerSummary {
    * send): named whatever the exit code. Absent: no scheduler, or the job ended by itself.
    */
   schedulerEnd?: 'time-limit' | 'node-failure' | 'preempted' | 'cancelled';
+  /** The engine knows the app itself stopped it (the in-app dry run): its end is a stop on request. */
+  stoppedByApp?: boolean;
   /** A batch job still waiting in the scheduler's queue: Slurm's reason and its place. */
   queue?: { reason: string | null; position: number | null };
 }
