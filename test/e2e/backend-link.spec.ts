@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { auditBothSchemes } from './axe';
-import { launchChromium, openAppPage, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
+import { launchChromium, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
 
 // The page and its backend (`npm run web`) in Chromium: the backend (services and browser host) restarts under an
 // open page, on the same port. The page says within seconds that it lost the backend, reconnects by itself when
@@ -42,10 +42,18 @@ describe('the page knows when it lost its backend (Chromium + a restarted browse
     return { lostAfterMs };
   }
 
+  const frames: string[] = [];
   async function open(): Promise<void> {
     app = await startTestApp({ staticDir: rendererDir, dockerHost: 'unix:///nonexistent/docker.sock' });
     dataDir = app.dataDir;
-    page = await openAppPage(browser, app.host!.openUrl, errors);
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // What the page's event socket receives, to know its watch is armed (a heartbeat came) before freezing the host.
+    page.on('websocket', (ws) => ws.on('framereceived', (frame) => frames.push(String(frame.payload))));
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    await page.goto(app.host!.openUrl);
     await page.getByTestId('nav-servers').waitFor();
     // A full reload would lose this; taking a new token must not need one.
     await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
@@ -98,5 +106,32 @@ describe('the page knows when it lost its backend (Chromium + a restarted browse
     await page.getByTestId('app-log-section').waitFor();
     expect(errors.filter((e) => !/WebSocket|Failed to load resource|ERR_CONNECTION_REFUSED|401|403/.test(e))).toEqual([]);
     console.log(`BENCH backend_link new_token_reconnected_ms=${tokenTakenMs}`);
+  }, 60_000);
+  it('a frozen backend (its process stops answering, nothing closes): said within 3.5 s, back by itself when it answers again', async () => {
+    await open();
+    // The page notes when the banners appear: the test's own process is the frozen one and cannot watch meanwhile.
+    await page.evaluate(() => {
+      const w = window as unknown as { lostAt?: number; recoveredAt?: number };
+      new MutationObserver(() => {
+        if (w.lostAt === undefined && document.querySelector('[data-testid="backend-lost"]')) w.lostAt = Date.now();
+        if (w.recoveredAt === undefined && document.querySelector('[data-testid="backend-recovered"]')) w.recoveredAt = Date.now();
+      }).observe(document.body, { subtree: true, childList: true });
+    });
+    await expect.poll(() => frames.some((f) => f.startsWith('{"heartbeat":')), { timeout: 5000 }).toBe(true);
+    // The backend (services and browser host) runs in this process: block its event loop, as SIGSTOP would.
+    const frozenAt = Date.now();
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 6000);
+    const thawedAt = Date.now();
+    await page.getByTestId('backend-recovered').waitFor({ timeout: 15_000 });
+    const { lostAt, recoveredAt } = await page.evaluate(() => {
+      const w = window as unknown as { lostAt?: number; recoveredAt?: number };
+      return { lostAt: w.lostAt, recoveredAt: w.recoveredAt };
+    });
+    expect(lostAt).toBeDefined();
+    expect(lostAt! - frozenAt).toBeLessThan(3500);
+    expect(lostAt!).toBeLessThan(thawedAt);
+    expect(recoveredAt!).toBeGreaterThanOrEqual(thawedAt);
+    expect(await page.getByTestId('backend-lost').count()).toBe(0);
+    console.log(`BENCH backend_link frozen_lost_shown_ms=${lostAt! - frozenAt} recovered_after_thaw_ms=${recoveredAt! - thawedAt}`);
   }, 60_000);
 });

@@ -161,7 +161,7 @@ describe('browser transport and its link', () => {
     const api = createBrowserApi(host);
     const link = backendLinkOf(api)!;
     api.events.on('swarm:status', () => {});
-    expect(sockets[0]!.url).toBe('ws://127.0.0.1:47100/api/events?token=aaaa1111');
+    expect(sockets[0]!.url).toBe('ws://127.0.0.1:47100/api/events?token=aaaa1111&heartbeat=1');
     expect(host.location.hash).toBe(''); // taken from the address
     sockets[0]!.open();
     setStatus(401);
@@ -178,7 +178,7 @@ describe('browser transport and its link', () => {
     expect(host.location.hash).toBe('');
     expect(pending.cleared).toBe(true); // no waiting for the backoff
     expect(sockets).toHaveLength(3);
-    expect(sockets[2]!.url).toBe('ws://127.0.0.1:47100/api/events?token=bbbb2222');
+    expect(sockets[2]!.url).toBe('ws://127.0.0.1:47100/api/events?token=bbbb2222&heartbeat=1');
     expect(link.link).toMatchObject({ kind: 'lost', tokenRefused: false });
     sockets[2]!.open();
     await vi.waitFor(() => expect(link.link).toEqual({ kind: 'connected', recovered: true }));
@@ -188,5 +188,33 @@ describe('browser transport and its link', () => {
 
   it('an API that is not the browser transport has no link (Electron, test fakes)', () => {
     expect(backendLinkOf(new FakeApi())).toBeNull();
+  });
+});
+
+describe('a host that stops answering without closing (frozen)', () => {
+  it('once it has sent heartbeats, 3 s of silence is a loss: the socket is given up and retried', async () => {
+    const { host, sockets, timers } = makeHost();
+    const api = createBrowserApi(host);
+    const link = backendLinkOf(api)!;
+    const seen: unknown[] = [];
+    api.events.on('engines:changed', (e) => seen.push(e));
+    const socket = sockets[0]!;
+    socket.open();
+    // No heartbeat yet (an older host): no watch, however long it is quiet.
+    expect(timers).toHaveLength(0);
+    socket.onmessage?.(new MessageEvent('message', { data: JSON.stringify({ heartbeat: 1 }) }));
+    socket.onmessage?.(new MessageEvent('message', { data: JSON.stringify({ channel: 'engines:changed', payload: {} }) }));
+    expect(seen).toEqual([{}]); // the heartbeat is not an event
+    const watches = timers.filter((t) => t.ms === 3000);
+    expect(watches).toHaveLength(2); // re-armed by each message
+    expect(watches[0]!.cleared).toBe(true);
+    watches[1]!.fn();
+    expect(socket.closed).toBe(true);
+    expect(link.link).toMatchObject({ kind: 'lost', attempts: 1, retryInMs: 500 });
+    // Its close event, when it comes, is not a second loss.
+    socket.drop();
+    expect(link.link).toMatchObject({ attempts: 1 });
+    timers.at(-1)!.fn();
+    expect(sockets).toHaveLength(2);
   });
 });

@@ -147,7 +147,8 @@ export function createBrowserApi(host: BrowserHost = defaultHost()): ExposedApi 
   }
 
   const scheme = host.location.protocol === 'https:' ? 'wss' : 'ws';
-  const eventsUrl = () => `${scheme}://${host.location.host}/api/events?token=${encodeURIComponent(token ?? '')}`;
+  // `heartbeat=1`: the host then beats every second, so a frozen backend is told from a quiet one (event-socket.ts).
+  const eventsUrl = () => `${scheme}://${host.location.host}/api/events?token=${encodeURIComponent(token ?? '')}&heartbeat=1`;
   const listeners = new Map<EventChannel, Set<(payload: unknown) => void>>();
   function dispatch(message: unknown): void {
     if (typeof message !== 'object' || message === null) return;
