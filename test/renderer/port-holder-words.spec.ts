@@ -12,7 +12,7 @@ import { installDryRunFake } from './fakes/dryrun';
 const HELD = { code: 'PORT_IN_USE', message: "Port 10086 is already in use on the engine's host. Stop the app's dry run, or choose another port.", params: { holder: 'app-dry-run', port: 10086 } };
 
 function withAction(api: FakeApi) {
-  return new Map([[DRY_RUN_PORT_ACTION_KEY, new DryRunPortAction(api)]]);
+  return new Map([[DRY_RUN_PORT_ACTION_KEY, () => new DryRunPortAction(api)]]);
 }
 
 async function runningDryRun(): Promise<FakeApi> {
@@ -28,7 +28,8 @@ afterEach(() => setLocale('en'));
 describe("a port held by the app's dry run", () => {
   it('the error banner says so from the params, and its Stop action stops the dry run', async () => {
     const api = await runningDryRun();
-    render(ErrorBanner, { props: { error: HELD }, context: withAction(api) });
+    const context = withAction(api);
+    const first = render(ErrorBanner, { props: { error: HELD }, context });
     const banner = screen.getByTestId('error-banner');
     expect(banner.querySelector('strong')?.textContent).toBe("The app's dry run holds port 10086 — stop the dry run or choose another port.");
     expect(within(banner).getByTestId('error-help').textContent).toContain('swarm server inside this app');
@@ -36,6 +37,10 @@ describe("a port held by the app's dry run", () => {
     await waitFor(() => expect(within(banner).getByTestId('stop-dry-run-outcome').textContent).toContain('port 10086 is free'));
     expect(api.requestsOn('dryrun:stop')).toHaveLength(1);
     expect(within(banner).queryByTestId('stop-dry-run-button')).toBeNull();
+    // A later refusal (the dry run was started again) offers the action afresh.
+    first.unmount();
+    render(ErrorBanner, { props: { error: HELD }, context });
+    expect(screen.getByTestId('stop-dry-run-button')).toBeTruthy();
   });
 
   it('in zh-CN too; another holder keeps the generic title; no action without a window to act in', () => {

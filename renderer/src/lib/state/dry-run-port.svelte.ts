@@ -4,7 +4,8 @@ import type { AppErrorShape } from '../../../../electron/shared/errors';
 
 /**
  * "Stop the dry run" offered where a check or a Start found the app's own dry run holding a port (the error banner,
- * the doctor). One per window, handed down by context: those places sit deep in cards that do not carry the API.
+ * the doctor). One per place it is offered (a banner shown later starts afresh); made by a factory that is handed
+ * down by context, because those places sit deep in cards that do not carry the API.
  */
 export class DryRunPortAction {
   state = $state<'idle' | 'stopping' | 'stopped'>('idle');
@@ -29,12 +30,14 @@ export class DryRunPortAction {
 
 export const DRY_RUN_PORT_ACTION_KEY = Symbol('dry-run-port-action');
 
+export type DryRunPortActionFactory = () => DryRunPortAction;
+
 /** Called once by App.svelte with the window's API. */
-export function provideDryRunPortAction(api: ExposedApi): DryRunPortAction {
-  return setContext(DRY_RUN_PORT_ACTION_KEY, new DryRunPortAction(api));
+export function provideDryRunPortAction(api: ExposedApi): void {
+  setContext<DryRunPortActionFactory>(DRY_RUN_PORT_ACTION_KEY, () => new DryRunPortAction(api));
 }
 
-/** The window's action, or null where none was provided (a component rendered alone in a test). */
+/** A fresh action for the calling component, or null where none was provided (a component rendered alone in a test). */
 export function dryRunPortAction(): DryRunPortAction | null {
-  return getContext<DryRunPortAction | undefined>(DRY_RUN_PORT_ACTION_KEY) ?? null;
+  return getContext<DryRunPortActionFactory | undefined>(DRY_RUN_PORT_ACTION_KEY)?.() ?? null;
 }
