@@ -3,8 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import ErrorBanner from '../../renderer/src/components/ErrorBanner.svelte';
 import { setLocale } from '../../renderer/src/lib/i18n';
 import { DRY_RUN_PORT_ACTION_KEY, DryRunPortAction } from '../../renderer/src/lib/state/dry-run-port.svelte';
+import TunnelPanel from '../../renderer/src/pages/servers/TunnelPanel.svelte';
 import DoctorPanel from '../../renderer/src/pages/servers/profiles/DoctorPanel.svelte';
-import { FakeApi, makeDoctorCheck, makeDoctorReport } from './fake-api';
+import { FakeApi, makeDoctorCheck, makeDoctorReport, makeTunnel } from './fake-api';
 import { installDryRunFake } from './fakes/dryrun';
 
 // The backend names the app's own dry run as a port's holder in data (PORT_IN_USE params, a doctor check's
@@ -65,5 +66,15 @@ describe("a port held by the app's dry run", () => {
     expect(within(port).queryByTestId('doctor-command')).toBeNull();
     await fireEvent.click(within(port).getByTestId('stop-dry-run-button'));
     await waitFor(() => expect(api.requestsOn('dryrun:stop')).toHaveLength(1));
+  });
+
+  it("a tunnel whose local port the dry run holds says so, not the process name", () => {
+    const moved = { localPort: 10087, url: 'http://127.0.0.1:10087', portWasTaken: true, portTakenBy: "the app's own dry run" };
+    const { unmount } = render(TunnelPanel, { props: { tunnel: makeTunnel({ ...moved, portHolder: { kind: 'app-dry-run', port: 10086 } }) } });
+    expect(screen.getByTestId('tunnel-port-taken').textContent?.trim()).toBe("Port 10086 is held by the app's dry run, using 10087.");
+    unmount();
+    setLocale('zh-CN');
+    render(TunnelPanel, { props: { tunnel: makeTunnel({ ...moved, portHolder: { kind: 'app-dry-run', port: 10086 } }) } });
+    expect(screen.getByTestId('tunnel-port-taken').textContent?.trim()).toBe('端口 10086 被本应用的试运行占用，改用 10087。');
   });
 });
