@@ -14,6 +14,7 @@ import { redactText } from '../services/util/redact';
 import { ConnectionGuard } from './connection-guard';
 import { bearerToken, requestComesFromUs, tokenMatches } from './guards';
 import { serveStatic } from './static-files';
+import { Heartbeat } from './heartbeat';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -44,6 +45,8 @@ export const SERVER_LIMITS = {
   unauthenticatedHeadersTimeoutMs: 3_000,
   /** How often Node checks the two request timeouts (its default, 30 s, would let them slip). */
   checkIntervalMs: 1_000,
+  /** The page's event socket gets a heartbeat this often; it calls the backend lost after 3 s without a message. */
+  heartbeatMs: 1_000,
 };
 const INVOKE_PREFIX = '/api/invoke/';
 const EVENTS_PATH = '/api/events';
@@ -195,6 +198,7 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
   }
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const heartbeat = new Heartbeat(limits.heartbeatMs);
   server.on('upgrade', (request, socket, head) => {
     const url = new URL(request.url ?? '/', 'http://placeholder');
     const allowed =
@@ -211,6 +215,7 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       sockets.add(ws);
       ws.on('close', () => sockets.delete(ws));
       ws.on('error', () => sockets.delete(ws));
+      if (url.searchParams.get('heartbeat') === '1') heartbeat.add(ws);
     });
   });
 
@@ -237,6 +242,7 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     token,
     async close() {
       unsubscribe();
+      heartbeat.stop();
       for (const ws of sockets) ws.terminate();
       wss.close();
       server.closeAllConnections();

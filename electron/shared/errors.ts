@@ -139,18 +139,24 @@ export const ErrorCodes = [
 
 export type ErrorCode = (typeof ErrorCodes)[number];
 
+/** Facts an error carries as data, for the renderer to word (e.g. PORT_IN_USE: `port`, `holder: 'app-dry-run'`). */
+export type ErrorParams = Record<string, string | number>;
+
 export interface AppErrorShape {
   code: ErrorCode;
   message: string;
+  params?: ErrorParams;
 }
 
 /** An error that is safe to show to the user as-is (no stack, no secrets). */
 export class AppError extends Error implements AppErrorShape {
   readonly code: ErrorCode;
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+  readonly params?: ErrorParams;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; params?: ErrorParams }) {
     super(message, options);
     this.name = 'AppError';
     this.code = code;
+    if (options?.params) this.params = options.params;
   }
 }
 

@@ -8,5 +8,5 @@ export function ok<T>(value: T): Result<T> {
 }
 
 export function fail<T = never>(error: AppErrorShape): Result<T> {
-  return { ok: false, error: { code: error.code, message: error.message } };
+  return { ok: false, error: { code: error.code, message: error.message, ...(error.params ? { params: error.params } : {}) } };
 }

@@ -138,7 +138,19 @@ export const EpisodeTraceSummary = z.object({
   endedAt: z.string().nullable(),
   /** Why it ended the way it did ("discard_episode_timeout 60 s passed"); null when ended normally. */
   detail: z.string().nullable(),
+  /**
+   * A debug episode (the generated debug script marks its abort, DEBUG_EPISODE_MARK): given back by design, not
+   * trained on; `reward` as the script reported it. Null or absent: not one (or from an older backend).
+   */
+  debug: z.object({ reward: z.number().nullable() }).nullable().optional(),
 });
+
+/**
+ * The key the generated debug script sets to true in the workflow_output metadata of its /abort_episode (an abort
+ * body carries a WorkflowOutput that upstream's server ignores), so the dry run's trace can tell a debug episode with
+ * its reward from an episode a client gave up on.
+ */
+export const DEBUG_EPISODE_MARK = 'agentswarm_debug_episode';
 
 export const EpisodeTrace = EpisodeTraceSummary.extend({
   metadata: z.unknown(),

@@ -4,6 +4,7 @@ import { ContainerId, EngineId, EngineKind, ImageRef, NetworkMode, Port, ShmSize
 import { AbsolutePath, EnvName, HostPath, ProfileId } from './schemas-profile-fields';
 import { SlurmJobOptions } from './schemas-slurm';
 import { SecretId } from './schemas-vault';
+import { PortHolder } from './port-holder';
 
 /**
  * Swarm server profiles (issue 13): everything needed to start one swarm server on one engine, saved
@@ -178,6 +179,8 @@ export const DoctorCheck = z.object({
   /** A command the user can copy and run where `commandWhere` says. */
   command: z.string().nullable(),
   commandWhere: z.enum(['server', 'local']).nullable(),
+  /** `port` only: who holds the profile's port on this computer (e.g. the app's own dry run), for the renderer to word. */
+  portHolder: PortHolder.optional(),
 });
 
 export const DoctorReport = z.object({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PORT_MAX, SWARM_DEFAULT_PORT } from './defaults';
 import { ErrorCodes } from './errors';
+import { PortHolder } from './port-holder';
 import { SecretId } from './schemas-vault';
 
 /**
@@ -233,6 +234,8 @@ export const TunnelView = z.object({
   url: z.string().nullable(),
   /** The requested port was taken: by whom, when the OS tells us (e.g. "python3 (pid 4242)"). */
   portTakenBy: z.string().nullable(),
+  /** The same holder as data (the app's own dry run, or a process); absent from older backends. */
+  portHolder: PortHolder.nullable().optional(),
   portWasTaken: z.boolean(),
   /** Last HTTP probe of GET /get_engine_status through the tunnel. */
   probe: z

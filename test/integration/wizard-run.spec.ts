@@ -57,6 +57,8 @@ describe('wizard steps 3–5 on the dry run', () => {
     expect(debug.state.steps[4]).toMatchObject({ status: 'done', fact: 'reward 1 on the dry run' });
     const episodeUuid = String(debug.job.result!.raw.episode_uuid);
     const trace = await call(app, 'dryrun:trace', { episodeUuid });
+    // The wizard's "Passed: reward 1" and the trace agree: a debug episode with that reward, not a bare abort.
+    expect(trace).toMatchObject({ state: 'aborted', debug: { reward: 1 } });
     expect(trace.calls.length).toBeGreaterThanOrEqual(1);
     expect(trace.calls[0]).toMatchObject({ route: 'chat', status: 200 });
     expect(JSON.stringify(trace)).toContain('Reply with the single word apple.');

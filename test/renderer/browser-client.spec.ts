@@ -152,7 +152,7 @@ describe('browser-host API client', () => {
     api.events.on('swarm:containers-changed', (c) => changes.push(c));
 
     expect(sockets).toHaveLength(1);
-    expect(sockets[0]!.url).toBe('ws://127.0.0.1:47100/api/events?token=abc123');
+    expect(sockets[0]!.url).toBe('ws://127.0.0.1:47100/api/events?token=abc123&heartbeat=1');
     sockets[0]!.open();
     const status = makeStatus('0123456789ab');
     sockets[0]!.receive({ channel: 'swarm:status', payload: status });

@@ -31,6 +31,9 @@ export interface TestAppOptions {
   monitorIntervalMs?: number;
   /** Also serve this built UI through a browser host (e2e). */
   staticDir?: string;
+  /** The browser host's port and token (default: a free port, a new random token): a backend restart keeps a page's address. */
+  hostPort?: number;
+  hostToken?: string;
   /** Start over the data folder of an earlier app: an app restart. Not removed by this app's dispose. */
   dataDir?: string;
   /**
@@ -85,7 +88,16 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   try {
     await services.start();
     // With the app log, as `npm run web` wires it (browser-host/cli.ts).
-    if (options.staticDir) host = await startBrowserHost({ handlers: services.handlers, hub, staticDir: options.staticDir, logger: services.logger });
+    if (options.staticDir) {
+      host = await startBrowserHost({
+        handlers: services.handlers,
+        hub,
+        staticDir: options.staticDir,
+        logger: services.logger,
+        ...(options.hostPort !== undefined ? { port: options.hostPort } : {}),
+        ...(options.hostToken !== undefined ? { token: options.hostToken } : {}),
+      });
+    }
   } catch (error) {
     await services.dispose().catch(() => undefined);
     if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });

@@ -2,6 +2,7 @@ import { LABEL_PORT } from '../engines/container-engine';
 import { whichScript } from '../native/native-scripts';
 import { gib, GIB, hostPathWord, noHostReason, pass, problem, skip, type Check } from './check-kit';
 import { dfBytesOf } from './engine-checks';
+import { hostPortHolder } from '../engines/host-port-holder';
 
 /** Checks run on the engine's host (this computer or the server over SSH) and its ports. */
 
@@ -126,9 +127,15 @@ export const portFree: Check = async (c) => {
   // Our own running server holds it: Start finds that container, so this is not a conflict.
   const own = (await c.ownContainers()).find((k) => k.state === 'running' && (k.labels[LABEL_PORT] === undefined || k.labels[LABEL_PORT] === String(port)));
   if (own) return pass(`Port ${port} is held by this profile's own running server (${own.name}).`);
+  const holder = await hostPortHolder(c.engine, port);
+  if (holder?.kind === 'app-dry-run') {
+    // The OS would say "node (pid <ours>)": it is the app itself, and `ss` would only confirm that.
+    return { ...problem('fail', `Port ${port} is held by the app's own dry run on ${c.hostLabel}.`, 'Stop the dry run, or choose another port in the profile.'), portHolder: holder };
+  }
+  const by = holder ? ` by ${holder.command} (pid ${holder.pid})` : '';
   return problem(
     'fail',
-    `Port ${port} is already in use on ${c.hostLabel}.`,
+    `Port ${port} is already in use on ${c.hostLabel}${by}.`,
     'Stop whatever listens there, or choose another port in the profile.',
     `ss -ltnp 'sport = :${port}'`,
     c.where,

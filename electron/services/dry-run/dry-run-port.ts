@@ -1,7 +1,7 @@
 import { SWARM_DEFAULT_PORT } from '../../shared/defaults';
 import { portInUse } from '../engines/engine-wording';
 import { isLoopbackPortFree } from '../engines/local-docker';
-import { describePortHolder, findPortHolder } from '../ssh/port-holder';
+import { describePortHolder, identifyPortHolder } from '../ssh/port-holder';
 
 /** How many ports after a taken 10086 are tried (as the SSH tunnels do). */
 const PORT_SPAN = 50;
@@ -19,13 +19,13 @@ export interface PortChoice {
  */
 export async function choosePort(requested: number | null, start = SWARM_DEFAULT_PORT): Promise<PortChoice> {
   const holderOf = async (port: number) => {
-    const holder = await findPortHolder(port);
+    const holder = await identifyPortHolder(port);
     return holder ? describePortHolder(holder) : null;
   };
   if (requested !== null) {
     if (await isLoopbackPortFree(requested)) return { port: requested, note: null };
-    const holder = await holderOf(requested);
-    throw portInUse(requested, holder ? `held by ${holder}` : 'on 127.0.0.1');
+    const holder = await identifyPortHolder(requested);
+    throw portInUse(requested, holder ? `held by ${describePortHolder(holder)}` : 'on 127.0.0.1', holder);
   }
   for (let port = start; port <= Math.min(65_535, start + PORT_SPAN); port += 1) {
     if (!(await isLoopbackPortFree(port))) continue;

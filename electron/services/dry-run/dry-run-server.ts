@@ -19,6 +19,7 @@ import { registerLlmRoutes } from './routes-llm';
 import { registerPoolRoutes } from './routes-pool';
 import type { StartRefusal } from './start-checks';
 import { readTrainConfig, type TrainConfig } from './train-config';
+import { claimOwnPort } from '../util/own-ports';
 
 export interface DryRunServerOptions {
   /** Always loopback: the dry run serves this computer only. */
@@ -147,6 +148,8 @@ export async function startDryRunServer(options: DryRunServerOptions): Promise<D
   });
   const address = server.address();
   port = typeof address === 'object' && address ? address.port : options.port;
+  // Port checks elsewhere in the app (doctor, Start, tunnels) then name the dry run, not "node (pid <ours>)".
+  const releasePort = claimOwnPort(port, 'app-dry-run');
   const stopJanitor = startJanitor(state, options.janitorIntervalMs ?? 10_000, log);
   log('info', `dry-run swarm server on http://127.0.0.1:${port} (trainer ${options.trainer}, ${options.relay ? 'LLM relay set' : 'no debug LLM'})`);
 
@@ -186,6 +189,7 @@ export async function startDryRunServer(options: DryRunServerOptions): Promise<D
         listeners.clear();
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
+        releasePort();
       })();
       return closed;
     },

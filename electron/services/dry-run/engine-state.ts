@@ -55,6 +55,15 @@ export interface SwarmStateOptions {
 }
 
 /** A reward as one number for the trace: a list of rewards is averaged, as upstream's runner does per episode. */
+/** What an episode's trace event adds to its record: why, the reward and metadata, a task id, a debug episode's reward. */
+export interface TraceExtra {
+  detail?: string;
+  reward?: number | null;
+  metadata?: unknown;
+  taskId?: string;
+  debugReward?: number | null;
+}
+
 export function scalarReward(reward: number | number[] | null | undefined): number | null {
   if (reward === null || reward === undefined) return null;
   if (!Array.isArray(reward)) return reward;
@@ -190,7 +199,7 @@ export class SwarmState {
   }
 
   /** Back to registered: janitor timeout, abort, eval end. optional_task_id is kept. */
-  revertToUnclaimed(uuid: string, kind: 'reverted' | 'aborted' | 'ended', extra: { detail?: string; reward?: number | null; metadata?: unknown } = {}): void {
+  revertToUnclaimed(uuid: string, kind: 'reverted' | 'aborted' | 'ended', extra: TraceExtra = {}): void {
     const record = this.episodes.get(uuid);
     if (!record) return;
     if (record.episode_status === 'claimed') {
@@ -201,7 +210,7 @@ export class SwarmState {
     this.emit({ type: 'changed' });
   }
 
-  deleteEpisode(uuid: string, kind: 'aborted' | 'ended' | 'discarded', extra: { detail?: string; reward?: number | null; metadata?: unknown } = {}): void {
+  deleteEpisode(uuid: string, kind: 'aborted' | 'ended' | 'discarded', extra: TraceExtra = {}): void {
     const record = this.episodes.get(uuid);
     if (record) {
       this.trace(kind, record, extra);
@@ -306,7 +315,7 @@ export class SwarmState {
     return structuredClone(pool);
   }
 
-  private trace(kind: EpisodeEventKind, record: EpisodeRecord, extra: { detail?: string; reward?: number | null; metadata?: unknown; taskId?: string } = {}): void {
+  private trace(kind: EpisodeEventKind, record: EpisodeRecord, extra: TraceExtra = {}): void {
     const sink = this.options.trace;
     if (!sink) return;
     const taskId = extra.taskId ?? (record.optional_task_id || null);
@@ -320,6 +329,7 @@ export class SwarmState {
       ...(extra.reward !== undefined ? { reward: extra.reward } : {}),
       ...(extra.metadata !== undefined ? { metadata: extra.metadata } : {}),
       ...(extra.detail !== undefined ? { detail: extra.detail } : {}),
+      ...(extra.debugReward !== undefined ? { debugReward: extra.debugReward } : {}),
     });
   }
 }

@@ -46,6 +46,8 @@ export interface EpisodeTraceEvent {
   /** Epoch milliseconds. */
   at: number;
   detail?: string;
+  /** A debug episode's abort (DEBUG_EPISODE_MARK): the reward it reported, though nothing is trained on. */
+  debugReward?: number | null;
 }
 
 export interface StepTraceEvent {

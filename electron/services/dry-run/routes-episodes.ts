@@ -3,7 +3,8 @@
  * can_continue, is_episode_claimed and the buffer, with upstream's status codes, fail_cause/detail strings and
  * order of checks (reference §1.1, §1.4, §1.5 "Episode lifecycle", appendix points 1, 3, 4, 16).
  */
-import { STATUS, scalarReward, type SwarmState } from './engine-state';
+import { DEBUG_EPISODE_MARK } from '../../shared/schemas-dryrun';
+import { STATUS, scalarReward, type SwarmState, type TraceExtra } from './engine-state';
 import { HttpError, UpstreamAssertion, type SwarmHttpApp } from './http-framework';
 import * as M from './swarm-models';
 
@@ -16,6 +17,18 @@ const NOT_READY_ADVICE: Record<string, string> = {
   [STATUS.WEIGHT_EXPORTING]: 'Engine is exporting weights (fsdp -> hf safetensor). Try again (maybe 1 minute) later.',
   [STATUS.ROLLING_POST]: 'Engine is in post-rolling phase. Try again (maybe 1 minute) later.',
 };
+
+/** A debug episode's abort (DEBUG_EPISODE_MARK in its metadata): its reward, metadata and task, for the trace only. */
+function debugAbort(body: M.EndBody): TraceExtra {
+  const output = body.workflow_output;
+  if (output.metadata?.[DEBUG_EPISODE_MARK] !== true) return {};
+  return {
+    debugReward: scalarReward(output.reward),
+    metadata: output.metadata,
+    detail: 'debug episode: given back with abort_episode by design, not trained on',
+    ...(body.task_id ? { taskId: body.task_id } : {}),
+  };
+}
 
 const ok = (failure_reason = '') => ({ success: failure_reason === '', failure_reason });
 const notFound = { success: false, failure_reason: '' };
@@ -96,8 +109,10 @@ export function registerEpisodeRoutes(app: SwarmHttpApp, state: SwarmState): voi
     '/abort_episode',
     ({ body }) => {
       if (!state.isRolling() || !state.episodes.has(body.episode_uuid)) return { success: true };
-      if (state.status === STATUS.ROLLING) state.revertToUnclaimed(body.episode_uuid, 'aborted', { detail: 'abort_episode: back to the pool' });
-      else state.deleteEpisode(body.episode_uuid, 'aborted', { detail: 'abort_episode during ROLLING_POST: dropped' });
+      // Upstream ignores an abort's workflow_output; the trace reads one thing from it: the debug script's mark.
+      const debug = debugAbort(body);
+      if (state.status === STATUS.ROLLING) state.revertToUnclaimed(body.episode_uuid, 'aborted', { detail: 'abort_episode: back to the pool', ...debug });
+      else state.deleteEpisode(body.episode_uuid, 'aborted', { detail: 'abort_episode during ROLLING_POST: dropped', ...debug });
       if (body.declare_client_active) state.registerClient(body.client_uuid);
       return { success: true };
     },

@@ -118,7 +118,10 @@ export class TraceStore implements TraceSink, LlmCallSink {
     if (event.kind === 'claimed') {
       s.startedAt ??= iso(event.at);
       s.endedAt = null;
+      // Claimed again (a debug episode goes back to the pool): what it is now is no longer a debug episode.
+      s.debug = null;
     }
+    if (event.debugReward !== undefined) s.debug = { reward: event.debugReward };
     if (event.kind === 'ended' || event.kind === 'aborted' || event.kind === 'discarded') s.endedAt = iso(event.at);
     if (event.reward !== undefined) s.reward = event.reward;
     if (event.metadata !== undefined) entry.metadata = redactDeep(event.metadata);
@@ -220,7 +223,7 @@ export class TraceStore implements TraceSink, LlmCallSink {
     let entry = this.episodes.get(uuid);
     if (!entry) {
       entry = {
-        summary: { episodeUuid: uuid, taskId, step, clientUuid, state: 'claimed', reward: null, llmCalls: 0, startedAt: null, endedAt: null, detail: null },
+        summary: { episodeUuid: uuid, taskId, step, clientUuid, state: 'claimed', reward: null, llmCalls: 0, startedAt: null, endedAt: null, detail: null, debug: null },
         metadata: null,
         calls: [],
         bytes: 0,

@@ -1,4 +1,5 @@
 import { AppError } from '../../shared/errors';
+import type { PortHolder } from '../../shared/port-holder';
 
 /**
  * How one engine words the fixes in its error messages. Error codes and swarm logic are
@@ -24,11 +25,13 @@ export function imageNotFound(image: string, wording: EngineWording): AppError {
   return new AppError('IMAGE_NOT_FOUND', `Image ${image} is not on this engine. ${wording.pullImage(image)} Or check the image name.`);
 }
 
-/** The port is taken on the engine's host; the same words for every engine. */
-export function portInUse(port: number | undefined, detail?: string): AppError {
+/**
+ * The port is taken on the engine's host; the same words for every engine. `holder` (when known) rides along as data:
+ * `params.holder` is its kind, so the renderer says "the app's dry run holds port 10086" instead of "node (pid …)".
+ */
+export function portInUse(port: number | undefined, detail?: string, holder?: PortHolder | null): AppError {
   const which = port === undefined ? 'The port' : `Port ${port}`;
-  return new AppError(
-    'PORT_IN_USE',
-    `${which} is already in use on the engine's host${detail ? ` (${detail})` : ''}. Stop whatever uses it, or choose another port.`,
-  );
+  const fix = holder?.kind === 'app-dry-run' ? "Stop the app's dry run, or choose another port." : 'Stop whatever uses it, or choose another port.';
+  const params = holder ? { holder: holder.kind, port: holder.port, ...(holder.kind === 'process' ? { command: holder.command, pid: holder.pid } : {}) } : undefined;
+  return new AppError('PORT_IN_USE', `${which} is already in use on the engine's host${detail ? ` (${detail})` : ''}. ${fix}`, params ? { params } : undefined);
 }

@@ -1,6 +1,7 @@
 import type net from 'node:net';
 import { AppError } from '../../shared/errors';
-import { describePortHolder, findPortHolder } from './port-holder';
+import type { PortHolder } from '../../shared/port-holder';
+import { describePortHolder, identifyPortHolder } from './port-holder';
 
 /** How many ports after a taken one are tried (10086 → up to 10136). */
 export const DEFAULT_PORT_SPAN = 50;
@@ -15,6 +16,8 @@ export interface LoopbackBinding {
   portWasTaken: boolean;
   /** Who holds the requested port, e.g. "python3 (pid 4242)"; null when the OS does not say. */
   portTakenBy: string | null;
+  /** The same holder as data (the app's own dry run, or a process), for the renderer to word; null when unknown. */
+  portHolder: PortHolder | null;
 }
 
 function listenOnce(server: net.Server, port: number): Promise<number> {
@@ -41,14 +44,14 @@ function listenOnce(server: net.Server, port: number): Promise<number> {
  */
 export async function listenOnLoopback(server: net.Server, requestedPort: number, span = DEFAULT_PORT_SPAN): Promise<LoopbackBinding> {
   if (requestedPort === 0) {
-    return { requestedPort, port: await listenOnce(server, 0), portWasTaken: false, portTakenBy: null };
+    return { requestedPort, port: await listenOnce(server, 0), portWasTaken: false, portTakenBy: null, portHolder: null };
   }
   const last = Math.min(PORT_MAX, requestedPort + span);
-  let holder: string | null = null;
+  let found: PortHolder | null = null;
   for (let port = requestedPort; port <= last; port += 1) {
     try {
       const bound = await listenOnce(server, port);
-      return { requestedPort, port: bound, portWasTaken: port !== requestedPort, portTakenBy: holder };
+      return { requestedPort, port: bound, portWasTaken: port !== requestedPort, portTakenBy: found ? describePortHolder(found) : null, portHolder: found };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'EADDRINUSE' && code !== 'EACCES') {
@@ -56,12 +59,11 @@ export async function listenOnLoopback(server: net.Server, requestedPort: number
       }
       // Only the requested port's holder matters to the user; later ones are just skipped.
       if (port === requestedPort) {
-        const found = await findPortHolder(port);
-        holder = found ? describePortHolder(found) : null;
+        found = await identifyPortHolder(port);
       }
     }
   }
-  const by = holder ? ` (${requestedPort} is held by ${holder})` : '';
+  const by = found ? ` (${requestedPort} is held by ${describePortHolder(found)})` : '';
   throw new AppError(
     'TUNNEL_FAILED',
     `No local port for the tunnel: 127.0.0.1 ports ${requestedPort}–${last} are all taken${by}. Free port ${requestedPort}, or choose another local port in the server's settings.`,

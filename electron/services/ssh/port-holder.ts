@@ -1,5 +1,7 @@
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { PortHolder as PortHolderInfo } from '../../shared/port-holder';
+import { ownPortKind } from '../util/own-ports';
 
 /** The process listening on a local port, as far as the OS lets us see it. */
 export interface PortHolder {
@@ -8,8 +10,9 @@ export interface PortHolder {
   command: string;
 }
 
-/** "python3 (pid 4242)": how the UI names the holder of a port. */
-export function describePortHolder(holder: PortHolder): string {
+/** "python3 (pid 4242)", "the app's dry run": how English fallback messages name the holder of a port. */
+export function describePortHolder(holder: PortHolder | PortHolderInfo): string {
+  if ('kind' in holder && holder.kind === 'app-dry-run') return "the app's own dry run";
   return `${holder.command} (pid ${holder.pid})`;
 }
 
@@ -85,4 +88,14 @@ export async function findPortHolder(port: number, procRoot = '/proc'): Promise<
     }
   }
   return null;
+}
+
+/**
+ * Who holds `port` on this computer's loopback, as data: this app's own dry run when the backend bound it (known
+ * without /proc, so on every OS), else the process /proc names, else null.
+ */
+export async function identifyPortHolder(port: number, procRoot = '/proc'): Promise<PortHolderInfo | null> {
+  if (ownPortKind(port) === 'app-dry-run') return { kind: 'app-dry-run', port };
+  const found = await findPortHolder(port, procRoot);
+  return found ? { kind: 'process', port, command: found.command, pid: found.pid } : null;
 }

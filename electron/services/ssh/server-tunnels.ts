@@ -184,6 +184,7 @@ export class ServerTunnels {
         localPort,
         url: tunnel?.url ?? null,
         portTakenBy: tunnel?.portTakenBy ?? null,
+        portHolder: tunnel?.portHolder ?? null,
         portWasTaken: taken,
         probe: entry.probe,
         links,

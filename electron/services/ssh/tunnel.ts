@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { AppError } from '../../shared/errors';
+import type { PortHolder } from '../../shared/port-holder';
 import { listenOnLoopback, type LoopbackBinding } from './loopback-listen';
 
 export interface SshTunnelOptions {
@@ -58,6 +59,11 @@ export class SshTunnel extends EventEmitter<{ change: [] }> {
   /** Who held the requested port, e.g. "python3 (pid 4242)"; null when the OS does not say. */
   get portTakenBy(): string | null {
     return this.binding.portTakenBy;
+  }
+
+  /** The same holder as data (e.g. the app's own dry run), for the renderer to word. */
+  get portHolder(): PortHolder | null {
+    return this.binding.portHolder;
   }
 
   get url(): string {

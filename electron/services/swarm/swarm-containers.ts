@@ -9,6 +9,7 @@ import { verifyGpus, type GpuCheckOutcome } from './gpu-verify';
 import { gpuSpecOf, isQueued, waitForUrl, type GpuSpec } from './queued-start';
 import { statusKey, type SwarmMonitor } from './swarm-monitor';
 import { buildSwarmSpec, SWARM_LABELS, SWARM_ROLE, toSwarmContainer } from './swarm-spec';
+import { hostPortHolder } from '../engines/host-port-holder';
 
 export { buildSwarmSpec, PLAIN_LOG_ENV, SWARM_ROLE, swarmCommand, toSwarmContainer } from './swarm-spec';
 
@@ -128,7 +129,7 @@ export class SwarmContainers {
       throw new AppError('CONTAINER_CONFLICT', `A swarm server (${queued.name}, job ${queued.id}) waits in the queue for port ${port} (${queued.statusText}). Cancel it first, or choose another port.`);
     }
     if (!imageThere) throw imageNotFound(spec.image, engine.wording);
-    if (!portFree) throw portInUse(port);
+    if (!portFree) throw portInUse(port, undefined, await hostPortHolder(engine, port));
 
     const id = await engine.createContainer(spec);
     const key = statusKey(engineId, id);

@@ -8,7 +8,8 @@ import {
   type InvokeChannel,
 } from '../../../../electron/shared/contract';
 import type { Result } from '../../../../electron/shared/result';
-import { EventSocket, type WebSocketLike } from './event-socket';
+import { BackendLinkMachine } from './backend-link';
+import { EventSocket, type SocketClosed, type WebSocketLike } from './event-socket';
 
 /** Detail under the translated `errors.BACKEND_UNREACHABLE` title when fetch itself fails. */
 export const BACKEND_UNREACHABLE_MESSAGE = 'The request did not reach the app backend. Check that `npm run web` is still running.';
@@ -23,6 +24,8 @@ export interface BrowserHost {
   sessionStorage: Pick<Storage, 'getItem' | 'setItem'> | null;
   setTimeout: (fn: () => void, ms: number) => unknown;
   clearTimeout: (handle: unknown) => void;
+  /** Calls `listener` when the address's fragment changes (a new `#token=` pasted into this tab); absent in tests that need none. */
+  onHashChange?: (listener: () => void) => void;
 }
 
 function defaultHost(): BrowserHost {
@@ -34,6 +37,7 @@ function defaultHost(): BrowserHost {
     sessionStorage: openSessionStorage(),
     setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
     clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
+    onHashChange: (listener) => window.addEventListener('hashchange', listener),
   };
 }
 
@@ -99,12 +103,21 @@ function isEnvelope(value: unknown): value is Result<unknown> {
   );
 }
 
+const links = new WeakMap<ExposedApi, BackendLinkMachine>();
+
+/** The link to the browser host of an API made by `createBrowserApi`; null for Electron's (IPC does not drop) and test fakes. */
+export function backendLinkOf(api: ExposedApi): BackendLinkMachine | null {
+  return links.get(api) ?? null;
+}
+
 /**
  * The `ExposedApi` over the browser host's HTTP + WebSocket endpoints, used when the UI runs in a
  * normal browser (`npm run web`) rather than under Electron's preload.
  */
 export function createBrowserApi(host: BrowserHost = defaultHost()): ExposedApi {
-  const token = takeTokenFromHash(host);
+  // Replaced when a new `#token=` arrives in the address (the host restarted with a new token): no reload needed.
+  let token = takeTokenFromHash(host);
+  const link = new BackendLinkMachine();
 
   async function invoke(channel: InvokeChannel, request: unknown): Promise<Result<unknown>> {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
@@ -134,7 +147,8 @@ export function createBrowserApi(host: BrowserHost = defaultHost()): ExposedApi 
   }
 
   const scheme = host.location.protocol === 'https:' ? 'wss' : 'ws';
-  const eventsUrl = `${scheme}://${host.location.host}/api/events?token=${encodeURIComponent(token ?? '')}`;
+  // `heartbeat=1`: the host then beats every second, so a frozen backend is told from a quiet one (event-socket.ts).
+  const eventsUrl = () => `${scheme}://${host.location.host}/api/events?token=${encodeURIComponent(token ?? '')}&heartbeat=1`;
   const listeners = new Map<EventChannel, Set<(payload: unknown) => void>>();
   function dispatch(message: unknown): void {
     if (typeof message !== 'object' || message === null) return;
@@ -161,10 +175,44 @@ export function createBrowserApi(host: BrowserHost = defaultHost()): ExposedApi 
     });
   }
 
-  const socket = new EventSocket(eventsUrl, host, dispatch, () => void replayState());
+  /**
+   * A try to open the socket failed: the browser does not say why, so ask the host once. HTTP 401 means it runs but
+   * refuses this token (it restarted with a new one): the page says to open the new address instead of retrying
+   * silently. No answer at all: it is down, and the socket keeps trying.
+   */
+  async function probeToken(): Promise<void> {
+    try {
+      const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+      if (token) headers.Authorization = `Bearer ${token}`;
+      const response = await host.fetch('/api/invoke/settings:status', { method: 'POST', headers, body: '{}' });
+      if (response.status === 401) link.tokenRefused();
+    } catch {
+      // Down: the banner already says so.
+    }
+  }
+
+  function onClosed(closed: SocketClosed): void {
+    link.closed(closed.retryInMs);
+    if (!closed.wasOpen) void probeToken();
+  }
+
+  // On every open: fetch the current state again (replayState), then the link says the page is up to date.
+  const socket = new EventSocket(eventsUrl(), host, dispatch, () => {
+    link.opened();
+    void replayState().then(() => link.caughtUp());
+  }, onClosed);
+  link.reconnect = () => socket.reconnectNow();
+  host.onHashChange?.(() => {
+    // Only a token in the new fragment counts; takeTokenFromHash hides it from the address again.
+    if (!new URLSearchParams(host.location.hash.replace(/^#/, '')).get('token')) return;
+    token = takeTokenFromHash(host);
+    socket.setUrl(eventsUrl());
+    link.tokenChanged();
+    socket.reconnectNow();
+  });
 
   const layout = buildLayoutApi(invoke);
-  return {
+  const api: ExposedApi = {
     ...layout,
     app: { ...layout.app, rendererReady: () => {} },
     events: {
@@ -180,4 +228,6 @@ export function createBrowserApi(host: BrowserHost = defaultHost()): ExposedApi 
       },
     },
   };
+  links.set(api, link);
+  return api;
 }

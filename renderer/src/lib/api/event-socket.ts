@@ -14,7 +14,21 @@ interface Timers {
 }
 
 const FIRST_RETRY_MS = 500;
-const MAX_RETRY_MS = 10_000;
+/** A restarted backend is found within 5 s (it was 10 s, and the page said nothing meanwhile). */
+export const MAX_RETRY_MS = 5_000;
+
+/**
+ * A socket whose host sends heartbeats (the browser host's, every second) and then says nothing this long is taken
+ * as lost: a frozen backend, or a link that died without a close. A host that never sent one is never called silent.
+ */
+export const SILENCE_MS = 3_000;
+
+/** Why the socket is not open, for whoever shows the link: whether it had opened, and when it tries again. */
+export interface SocketClosed {
+  /** It had been open (a loss), not a try that failed. */
+  wasOpen: boolean;
+  retryInMs: number;
+}
 
 /**
  * One WebSocket for all push events, opened on the first subscription and reopened with
@@ -24,6 +38,7 @@ const MAX_RETRY_MS = 10_000;
 export class EventSocket {
   private socket: WebSocketLike | null = null;
   private retryHandle: unknown = null;
+  private silenceHandle: unknown = null;
   private delay = FIRST_RETRY_MS;
 
   /**
@@ -32,11 +47,32 @@ export class EventSocket {
    * trusting a snapshot taken before the socket was listening.
    */
   constructor(
-    private readonly url: string,
+    private url: string,
     private readonly host: Timers,
     private readonly onMessage: (message: unknown) => void,
     private readonly onOpen: () => void = () => {},
+    private readonly onClosed: (closed: SocketClosed) => void = () => {},
   ) {}
+
+  /** The address for the next open (a new token); the open socket, if any, is left alone. */
+  setUrl(url: string): void {
+    this.url = url;
+  }
+
+  /**
+   * Opens a new socket now, whatever the backoff said: a new token arrived, or the user asked. An open socket is
+   * replaced (it may carry an old token that the next restart of the host would refuse).
+   */
+  reconnectNow(): void {
+    this.quiet();
+    if (this.retryHandle !== null) this.host.clearTimeout(this.retryHandle);
+    this.retryHandle = null;
+    this.delay = FIRST_RETRY_MS;
+    const old = this.socket;
+    this.socket = null;
+    old?.close();
+    this.open();
+  }
 
   ensureOpen(): void {
     if (this.socket || this.retryHandle !== null) return;
@@ -49,11 +85,13 @@ export class EventSocket {
     try {
       socket = this.host.createWebSocket(this.url);
     } catch {
-      this.scheduleRetry();
+      this.onClosed({ wasOpen: false, retryInMs: this.scheduleRetry() });
       return;
     }
     this.socket = socket;
+    let opened = false;
     socket.onopen = () => {
+      opened = true;
       this.delay = FIRST_RETRY_MS;
       this.onOpen();
     };
@@ -65,20 +103,47 @@ export class EventSocket {
       } catch {
         return;
       }
+      // Any message shows the host is alive; its heartbeats arm the watch in the first place.
+      if (this.silenceHandle !== null || isHeartbeat(message)) this.watchSilence(socket);
+      if (isHeartbeat(message)) return;
       this.onMessage(message);
     };
     socket.onclose = () => {
       if (this.socket !== socket) return;
+      this.quiet();
       this.socket = null;
-      this.scheduleRetry();
+      this.onClosed({ wasOpen: opened, retryInMs: this.scheduleRetry() });
     };
     // Errors are always followed by a close event, which is where reconnection happens.
     socket.onerror = () => {};
   }
 
-  private scheduleRetry(): void {
+  private watchSilence(socket: WebSocketLike): void {
+    this.quiet();
+    this.silenceHandle = this.host.setTimeout(() => {
+      this.silenceHandle = null;
+      if (this.socket !== socket) return;
+      // Gone quiet: give it up (its close event is then ignored) and try again as after a close.
+      this.socket = null;
+      socket.close();
+      this.onClosed({ wasOpen: true, retryInMs: this.scheduleRetry() });
+    }, SILENCE_MS);
+  }
+
+  private quiet(): void {
+    if (this.silenceHandle !== null) this.host.clearTimeout(this.silenceHandle);
+    this.silenceHandle = null;
+  }
+
+  /** Returns the delay until the next try. */
+  private scheduleRetry(): number {
     const delay = this.delay;
     this.delay = Math.min(this.delay * 2, MAX_RETRY_MS);
     this.retryHandle = this.host.setTimeout(() => this.open(), delay);
+    return delay;
   }
+}
+
+function isHeartbeat(message: unknown): boolean {
+  return typeof message === 'object' && message !== null && 'heartbeat' in message && !('channel' in message);
 }

@@ -2,7 +2,8 @@ import type { ExposedApi } from '../../../../electron/shared/api';
 import { createBrowserApi } from './browser-client';
 
 export type { ExposedApi };
-export { createBrowserApi, takeTokenFromHash, BACKEND_UNREACHABLE_MESSAGE } from './browser-client';
+export { createBrowserApi, takeTokenFromHash, backendLinkOf, BACKEND_UNREACHABLE_MESSAGE } from './browser-client';
+export type { BackendLink, BackendLinkMachine } from './backend-link';
 export type { BrowserHost } from './browser-client';
 
 let current: ExposedApi | null = null;

@@ -63,6 +63,7 @@ export const enServers = {
   'tunnel.noUrl': 'No local port yet: the tunnel opens once the connection is up.',
   'tunnel.portTaken': 'Port {requested} was taken, using {port}.',
   'tunnel.portTakenBy': 'Port {requested} was taken by {holder}, using {port}.',
+  'tunnel.portTakenByDryRun': "Port {requested} is held by the app's dry run, using {port}.",
   'tunnel.command': 'The same tunnel with OpenSSH:',
   'tunnel.copy': 'Copy',
   'tunnel.copied': 'Copied.',

@@ -15,6 +15,7 @@ import { enWizardRun } from './en-wizard-run';
 import { enJobs } from './en-jobs';
 import { enSlurm } from './en-slurm';
 import { enServerState } from './en-server-state';
+import { enBackend } from './en-backend';
 
 export const en = {
   ...enServers,
@@ -29,6 +30,7 @@ export const en = {
   ...enJobs,
   ...enSlurm,
   ...enServerState,
+  ...enBackend,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': 'Main navigation',
@@ -334,7 +336,7 @@ export const en = {
   'errorHelp.LOG_UNAVAILABLE': 'The app log cannot be shown from here. Open the file from its path instead.',
   'errorHelp.INTERNAL': 'An unexpected error inside the app. The app log has the details.',
   'errorHelp.BACKEND_UNREACHABLE':
-    'The page lost its connection to the app backend. Start the app again, then reload this page.',
+    'The page lost its connection to the app backend. Start the app again (npm run web): the page reconnects by itself, or takes the new address it prints.',
   'errorHelp.SSH_PROXY_COMMAND_FAILED': 'The app reaches this server through the command in its ProxyCommand field, and that command stopped. Run it in a terminal with %h and %p filled in to see why, then fix it in the server settings.',
   'errorHelp.SSH_UNREACHABLE': "No SSH connection could be opened to the server's address and port. Check the host name, the port and that sshd runs there.",
   'errorHelp.SSH_TIMEOUT': 'The server accepted the connection but the SSH handshake or login took too long. Check the network, or a firewall that holds connections open.',

@@ -58,12 +58,17 @@ export function t(key: MessageKey, params?: Params): string {
  * time (engine health carries any string), so an unknown code gets a neutral title naming it.
  */
 export function errorTitle(code: ErrorCode | string, params?: Params): string {
+  // A holder the backend names as data (PORT_IN_USE: 'app-dry-run') has words of its own.
+  const refined = typeof params?.holder === 'string' ? `errors.${code}.${params.holder}` : null;
+  if (refined && isMessageKey(refined)) return t(refined, params);
   const key = `errors.${code}`;
   return isMessageKey(key) ? t(key, params) : t('errors.unknown', { code });
 }
 
 /** The translated explanation of a backend error code; null for a code this version does not know. */
-export function errorHelp(code: ErrorCode | string): string | null {
+export function errorHelp(code: ErrorCode | string, params?: Params): string | null {
+  const refined = typeof params?.holder === 'string' ? `errorHelp.${code}.${params.holder}` : null;
+  if (refined && isMessageKey(refined)) return t(refined, params);
   const key = `errorHelp.${code}`;
   return isMessageKey(key) ? t(key) : null;
 }

@@ -58,6 +58,7 @@ export const zhCNServers: Record<keyof typeof enServers, string> = {
   'tunnel.noUrl': '还没有本地端口：连接建立后隧道才会打开。',
   'tunnel.portTaken': '端口 {requested} 已被占用，改用 {port}。',
   'tunnel.portTakenBy': '端口 {requested} 已被 {holder} 占用，改用 {port}。',
+  'tunnel.portTakenByDryRun': '端口 {requested} 被本应用的试运行占用，改用 {port}。',
   'tunnel.command': '用 OpenSSH 建立同样的隧道：',
   'tunnel.copy': '复制',
   'tunnel.copied': '已复制。',

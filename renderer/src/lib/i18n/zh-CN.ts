@@ -11,6 +11,7 @@ import { zhCNWizardRun } from './zh-CN-wizard-run';
 import { zhCNJobs } from './zh-CN-jobs';
 import { zhCNSlurm } from './zh-CN-slurm';
 import { zhCNServerState } from './zh-CN-server-state';
+import { zhCNBackend } from './zh-CN-backend';
 
 /**
  * Simplified Chinese. Typed as a full record of the English keys, so a missing key (or a stray
@@ -31,6 +32,7 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNJobs,
   ...zhCNSlurm,
   ...zhCNServerState,
+  ...zhCNBackend,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': '主导航',
@@ -291,7 +293,7 @@ export const zhCN: Record<MessageKey, string> = {
   'errorHelp.SETTINGS_NOT_SAVED': '无法写入设置文件。你的更改在重启后不会保留。',
   'errorHelp.LOG_UNAVAILABLE': '无法在此显示应用日志。请按其路径直接打开文件。',
   'errorHelp.INTERNAL': '应用内部发生了意外错误。详细信息见应用日志。',
-  'errorHelp.BACKEND_UNREACHABLE': '页面与应用后端的连接已断开。请重新启动应用，然后重新加载此页面。',
+  'errorHelp.BACKEND_UNREACHABLE': '页面与应用后端的连接已断开。请重新启动应用（npm run web）：页面会自动重新连接，或使用它打印的新地址。',
   'errorHelp.SSH_PROXY_COMMAND_FAILED': '应用通过服务器设置中 ProxyCommand 字段的命令连接这台服务器，而该命令已经停止。请在终端中填入 %h 和 %p 后运行它查看原因，然后在服务器设置中修正。',
   'errorHelp.SSH_UNREACHABLE': '无法与服务器的地址和端口建立 SSH 连接。请检查主机名、端口，以及服务器上 sshd 是否在运行。',
   'errorHelp.SSH_TIMEOUT': '服务器接受了连接，但 SSH 握手或登录耗时过长。请检查网络，或是否有防火墙拦住了连接。',

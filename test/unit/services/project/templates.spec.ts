@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { engineRestartCalls } from '../../../../electron/services/jobs/job-preflight';
 import { isPythonModuleName, pythonFloat, pythonLiteral, renderScaffold, renderTrainingCode, type PythonValue } from '../../../../electron/services/project/templates';
 import { isAppError } from '../../../../electron/shared/errors';
+import { DEBUG_EPISODE_MARK } from '../../../../electron/shared/schemas-dryrun';
 import { TrainingForm, type TrainingFormInput } from '../../../../electron/shared/schemas-wizard';
 import { AJET_STUB_DIR, systemPython } from '../../../support/python-env';
 
@@ -244,6 +245,9 @@ describe('renderTrainingCode', () => {
       expect(text).toContain('import run_episode_once as episode_runner');
     }
     expect(files['agent_roll_one_episode_debug.py']).toContain('swarm_worker.abort_episode(episode_uuid)');
+    // Its abort carries the mark the dry run's trace reads (the same key as the backend's constant).
+    expect(files['agent_roll_one_episode_debug.py']).toContain(`DEBUG_EPISODE_MARK = "${DEBUG_EPISODE_MARK}"`);
+    expect(files['agent_roll_one_episode_debug.py']).toContain('abort_debug_episode(swarm_worker, url, episode_uuid, task, workflow_output)');
     expect(files['agent_roll_one_episode_debug.py']).not.toContain('end_episode(');
     const build = await writeBuild(files);
     await python(['-m', 'py_compile', join(build, 'agent_roll.py'), join(build, 'agent_roll_one_episode_debug.py')]);
