@@ -73,6 +73,7 @@ export const INVOKE_CHANNELS = [
   'jobs:log',
   'jobs:open-log',
   'slurm:jobs',
+  'slurm:clear',
   'wizard:state',
   'wizard:goto',
   'wizard:reset',

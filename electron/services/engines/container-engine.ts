@@ -77,11 +77,6 @@ export interface ContainerSummary {
   /** The kernel's OOM killer ended it (then exit code 137 means out of memory, not a kill). */
   oomKilled: boolean;
   /**
-   * A batch scheduler ended it at its time limit (Slurm's TIMEOUT): its exit code is then the server's
-   * answer to SIGTERM, which alone would read as a stop. Absent: no scheduler, or not ended by one.
-   */
-  timeLimitReached?: boolean;
-  /**
    * A batch scheduler ended it (Slurm's TIMEOUT, NODE_FAIL, PREEMPTED, or a scancel the app did not
    * send): named whatever the exit code. Absent: no scheduler, or the job ended by itself.
    */
