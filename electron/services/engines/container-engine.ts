@@ -85,6 +85,13 @@ export interface ContainerSummary {
   queue?: { reason: string | null; position: number | null };
 }
 
+/** What an engine's own GPU check found (see ContainerEngine.verifyGpus). */
+export type EngineGpuCheck =
+  | { status: 'skipped'; reason: string }
+  | { status: 'passed'; detail: string }
+  /** `problem`: what was asked and what was given; `fix`: what to change, in the engine's words. */
+  | { status: 'failed'; problem: string; fix: string };
+
 export interface LogReadOptions {
   /** At most this many lines, the newest ones. */
   tail: number;
@@ -253,6 +260,11 @@ export interface ContainerEngine {
   readonly queuesJobs?: boolean;
   /** Why the post-start GPU check could not see GPUs the engine gave the server another way (a native job's --gres); null: nothing to add. */
   gpusNotChecked?(spec: Pick<ContainerSpec, 'gpus' | 'batch'>): string | null;
+  /**
+   * The engine's own post-start GPU check, in place of nvidia-smi inside the container: a scheduler checks what the
+   * job was given (Slurm: the job's allocation). Its failure names the request and the scheduler's fix.
+   */
+  verifyGpus?(containerId: string, spec: Pick<ContainerSpec, 'gpus' | 'runtime' | 'batch'>): Promise<EngineGpuCheck>;
   dispose(): Promise<void>;
 }
 

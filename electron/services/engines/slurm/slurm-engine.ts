@@ -11,6 +11,7 @@ import {
   type ContainerExecResult,
   type ContainerSpec,
   type ContainerSummary,
+  type EngineGpuCheck,
   type EngineHost,
   type EngineInfo,
   type FollowLogOptions,
@@ -28,7 +29,7 @@ import { discardJob, removeJobFiles, writeRecord } from './slurm-files';
 import { SlurmQueueWatch, type SlurmQueueAnswer } from './slurm-queue-watch';
 import { waitForStart } from './slurm-start';
 import { diffEvents, hasLabels, keyOfJobName, toContainerSummary, type SlurmJobRecord } from './slurm-state';
-import { slurmGpusUnchecked } from './slurm-gpu-note';
+import { checkJobGpus } from './slurm-gpu-check';
 import { endFromOutput, slurmJobViews } from './slurm-job-views';
 import { PROFILE_ID, jobKeyOf, jobOptionsOf } from './slurm-spec';
 import { SlurmTunnels } from './slurm-tunnels';
@@ -178,13 +179,8 @@ export class SlurmEngine implements ContainerEngine {
   }
 
   /** Native runs need no image; a Podman job pulls its image on the node when it starts (the node may not be this one's twin). */
-  imageExists(): Promise<boolean> {
-    return Promise.resolve(true);
-  }
-
-  inspectImage(): Promise<ImageInfo | null> {
-    return Promise.resolve(null);
-  }
+  imageExists = (): Promise<boolean> => Promise.resolve(true);
+  inspectImage = (): Promise<ImageInfo | null> => Promise.resolve(null);
 
   /** Nothing to pull from the login node: see imageExists. */
   pullImage(_image: string, _onEvent: (event: PullEvent) => void, signal: AbortSignal): Promise<void> {
@@ -360,8 +356,9 @@ export class SlurmEngine implements ContainerEngine {
     return this.tunnels.release(port);
   }
 
-  gpusNotChecked(spec: Pick<ContainerSpec, 'gpus' | 'batch'>): string | null {
-    return slurmGpusUnchecked(spec);
+  /** What the job was given (its allocation; slurm-gpu-check.ts), not nvidia-smi: a job gets its GPUs from Slurm. */
+  verifyGpus(id: string, spec: Pick<ContainerSpec, 'gpus' | 'runtime' | 'batch'>): Promise<EngineGpuCheck> {
+    return checkJobGpus(this.host, id, spec);
   }
 
   /** The app's jobs with their queue reason, node, time left and warnings (the Slurm server card). */
