@@ -141,6 +141,8 @@ export class SlurmQueueWatch {
     this.running = true;
     let delay = this.maxAgeMs - SLACK_MS;
     try {
+      // Idle (no job of ours can change): this turn reads the folders again (a job the app submitted elsewhere with this account).
+      if (this.idle) this.recordsCache = null;
       // Half an interval: an answer a reader (a cancel's wait, a start) asked for just now is not asked again.
       let answer = await this.read(delay / 2);
       // Ends are asked once each (their exit codes): then they leave the names squeue is asked about.
@@ -153,7 +155,6 @@ export class SlurmQueueWatch {
         answer = await this.read(delay);
       }
       this.idle = (await this.activeNames()).length === 0;
-      // Idle: the next turn, as old as the folders' answer, reads them again (a job the app submitted elsewhere with this account).
       if (this.idle) delay = this.options.idleMs ?? IDLE_POLL_MS;
       for (const listener of [...this.listeners]) listener(answer);
     } catch {
