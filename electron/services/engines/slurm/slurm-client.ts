@@ -24,7 +24,7 @@ export interface SlurmClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** The job names the queue is asked about (`squeue -n`); [] asks nothing; absent or null: every app job of the user. */
   jobNames?: () => Promise<readonly string[] | null>;
-  /** How old queue positions may be (each costs a query over every user's pending jobs; default 120 s). */
+  /** How old queue positions may be (each costs a query over every user's pending jobs; default 3 min). */
   positionsMaxAgeMs?: number;
 }
 

@@ -10,6 +10,11 @@ import { shellQuote, type FollowLogOptions, type HostExecResult } from '../conta
  */
 
 const POLL_MS = 1000;
+/**
+ * A quiet output is read less often, up to every 5 polls (each read is an SSH command on the login node, a shell and
+ * a `tail`: 60 a minute per followed job at a fixed 1 s); the first new line brings the pace back to `pollMs`.
+ */
+const IDLE_FACTOR = 5;
 
 /** A path as a shell word: `~/x` keeps $HOME expanding on the host. */
 export function pathWord(path: string): string {
@@ -59,5 +64,6 @@ export function followJobOutput(
     },
     options,
     pollMs,
+    pollMs * IDLE_FACTOR,
   );
 }

@@ -17,7 +17,7 @@ import { SQUEUE_FORMAT, isAppJob, isEndedState, parseScontrolJob, parseSqueueLin
  * So one `squeue --local -u $USER -n <our job names>` per interval answers for all of the app's jobs (the user's
  * jobs only, filtered by slurmctld, not the whole table `--json` sends on 22.05). The `-o` format has no exit code:
  * an ended job is asked once with scontrol, and its end is kept (an ended job never changes). Queue positions need
- * every user's pending jobs: asked only while one of ours waits, at most every `positionsMaxAgeMs`.
+ * every user's pending jobs: asked only while one of ours waits, at most every `positionsMaxAgeMs` (3 min).
  */
 
 /** Runs a script on the login node (SlurmClient's exec). */
@@ -31,7 +31,7 @@ export interface SlurmQueueOptions {
   user: () => Promise<string>;
   /** The job names to ask about (`-n`); [] asks nothing; null: every app job of the user. */
   jobNames?: () => Promise<readonly string[] | null>;
-  /** How old queue positions may be (they cost a query over every user's pending jobs). Default 120 s. */
+  /** How old queue positions may be (they cost a query over every user's pending jobs). Default 3 min. */
   positionsMaxAgeMs?: number;
   now: () => number;
 }
@@ -42,7 +42,7 @@ export interface QueueFreshness {
 }
 
 const TIMEOUT_MS = 30_000;
-const POSITIONS_MAX_AGE_MS = 120_000;
+const POSITIONS_MAX_AGE_MS = 180_000;
 /** sbatch --hold: no place in the queue until released. */
 const HELD = 'JobHeldUser';
 const UNKNOWN_OPTION = /unrecognized option|invalid option|unknown option/i;

@@ -35,7 +35,7 @@ describe('SlurmClient queue questions', () => {
     expect(jobs.map((j) => j.id)).toEqual(['41', '39', '38', '37', '36', '35', '30', '28', '27', '26', '25', '22', '19']);
     expect(jobs.find((j) => j.id === '38')).toMatchObject({ state: 'PENDING', reason: 'Resources', pendingPosition: 1 });
     await client.jobs({ maxAgeMs: 0 });
-    // Places are kept for 2 minutes: the second look asked the queue, not every user's pending jobs again.
+    // Places are kept for 3 minutes: the second look asked the queue, not every user's pending jobs again.
     expect(node.calls.filter((c) => c.script.includes('-t PD'))).toHaveLength(1);
     expect(node.calls.filter((c) => c.script.includes('-t all'))).toHaveLength(2);
   });
