@@ -52,7 +52,8 @@ export async function checkJobGpus(host: EngineHost, jobId: string, spec: Pick<C
   if (result.code !== 0 || !line) {
     return { status: 'skipped', reason: `Slurm job ${jobId} asked for ${asked}; its allocation could not be read (scontrol: ${result.stderr.trim().split('\n')[0] || `exit ${result.code}`})` };
   }
-  const job = parseScontrolRecord(line);
+  // `-d` pads its detail fields with spaces: values are trimmed.
+  const job = Object.fromEntries(Object.entries(parseScontrolRecord(line)).map(([k, v]) => [k, v.trim()]));
   if (job.JobState !== 'RUNNING') return { status: 'skipped', reason: `Slurm job ${jobId} is ${(job.JobState ?? 'gone').toLowerCase()}, not running: its GPUs were not checked (the monitor reports why it ended)` };
   // 22.05 prints JOB_GRES with -d; newer versions also GRES= per node (with the indexes).
   const given = allocatedGpus(job.JOB_GRES ?? job.GRES);

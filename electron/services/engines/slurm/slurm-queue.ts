@@ -1,7 +1,7 @@
 import type { SlurmJob } from '../../../shared/schemas-slurm';
 import { shellQuote, type HostExecResult } from '../container-engine';
 import { mapSlurmError } from './slurm-errors';
-import { SQUEUE_FORMAT, isAppJob, isEndedState, parseScontrolJob, parseSqueueLines, withPendingPositions } from './slurm-parse';
+import { SQUEUE_FIELDS_LONG, SQUEUE_FORMAT, isAppJob, isEndedState, parseScontrolJob, parseSqueueLines, parseSqueueLong, withPendingPositions } from './slurm-parse';
 
 /*
  * What the app asks slurmctld about its jobs, and the answers it keeps so that it asks rarely. Measured on the
@@ -10,7 +10,7 @@ import { SQUEUE_FORMAT, isAppJob, isEndedState, parseScontrolJob, parseSqueueLin
  * | command                                                      | controller requests          |
  * |--------------------------------------------------------------|------------------------------|
  * | `squeue --json` (22.05 ignores -u, -j, --name: every job)    | 1 JOB_INFO (the whole table) |
- * | `squeue -u U -n N -t all -o F`                               | 3: FED_INFO, JOB_USER_INFO, PARTITION_INFO |
+ * | `squeue -u U -n N -t all -o F` (or `-O`)                     | 3: FED_INFO, JOB_USER_INFO, PARTITION_INFO |
  * | the same with `--local`                                      | 2: JOB_USER_INFO, PARTITION_INFO |
  * | `scontrol --local -o show job <id>`                          | 1 JOB_INFO_SINGLE            |
  *
@@ -140,10 +140,10 @@ export class SlurmQueue {
   private async ask(names: readonly string[] | null): Promise<SlurmJob[]> {
     const user = await this.options.user();
     const byName = names === null ? '' : ` -n ${shellQuote(names.join(','))}`;
-    const script = `SLURM_TIME_FORMAT=%s squeue ${this.local()}-u ${shellQuote(user)}${byName} -h -t all -o ${shellQuote(SQUEUE_FORMAT)}`;
+    const script = `SLURM_TIME_FORMAT=%s squeue ${this.local()}-u ${shellQuote(user)}${byName} -h -t all -O ${shellQuote(SQUEUE_FIELDS_LONG)}`;
     const result = await this.run(script);
     if (result.code !== 0) throw mapSlurmError('squeue', result, this.options.host);
-    return parseSqueueLines(result.stdout).filter((j) => isAppJob(j, user));
+    return parseSqueueLong(result.stdout).filter((j) => isAppJob(j, user));
   }
 
   /** Pending jobs get their place from the newest positions answer; a new one when it is old or misses one of them. */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HostExecResult } from '../../../../../electron/services/engines/container-engine';
 import { SlurmClient, parseEndpoint, type SlurmExec } from '../../../../../electron/services/engines/slurm/slurm-client';
+import { asLong } from './squeue-lines';
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8');
 const ok = (stdout: string): HostExecResult => ({ code: 0, stdout, stderr: '' });
@@ -27,7 +28,7 @@ describe('SlurmClient queue questions', () => {
     const lines = fixture('squeue-o-22.05.txt');
     const node = loginNode([
       [/^id -un$/, ok('swarmtest\n')],
-      [/squeue --local -u 'swarmtest' -h -t all -o /, ok(lines)],
+      [/squeue --local -u 'swarmtest' -h -t all -O /, ok(asLong(lines))],
       [/squeue --local -h -t PD -p 'debug' -o /, ok(lines.split('\n').filter((l) => l.includes('|PENDING|')).join('\n'))],
     ]);
     const client = new SlurmClient({ exec: node.exec, host: 'login', now: () => 1796412046_000 });
@@ -40,11 +41,20 @@ describe('SlurmClient queue questions', () => {
     expect(node.calls.filter((c) => c.script.includes('-t all'))).toHaveLength(2);
   });
 
+  it('takes the GPUs of a --gpus job from tres-per-job (the -o form has only tres-per-node)', async () => {
+    const line = '50|agentswarm-p1|swarmtest|debug|RUNNING|None|vm|10:00|9:59|1796449391|1796449392|1796449992|4294901687|N/A|agentswarm profile=p1 app=0.1.0';
+    const node = loginNode([
+      [/^id -un$/, ok('swarmtest\n')],
+      [/squeue --local -u 'swarmtest' -h -t all -O /, ok(asLong(line, 'gres:gpu:1'))],
+    ]);
+    expect(await new SlurmClient({ exec: node.exec, host: 'login' }).jobs()).toMatchObject([{ id: '50', gres: 'gres:gpu:1', comment: 'agentswarm profile=p1 app=0.1.0', timeLeftSeconds: 599 }]);
+  });
+
   it('a Slurm without --local (older than 17.11) is asked again without it, for good', async () => {
     const node = loginNode([
       [/^id -un$/, ok('swarmtest\n')],
       [/squeue --local /, { code: 1, stdout: '', stderr: "squeue: unrecognized option '--local'\nTry \"squeue --help\" for more information\n" }],
-      [/squeue -u 'swarmtest' -h -t all -o /, ok('')],
+      [/squeue -u 'swarmtest' -h -t all -O /, ok('')],
     ]);
     const client = new SlurmClient({ exec: node.exec, host: 'login' });
     expect(await client.jobs()).toEqual([]);

@@ -1,5 +1,5 @@
 // SlurmEngine's state mapping and event diffing. The login node is a TEST DOUBLE exec here (no Slurm in
-// unit tests): it answers `squeue --local -u … -n … -o` with jobs in 22.05's `-o` shape and the labels-file listing with
+// unit tests): it answers `squeue --local -u … -n … -O` with jobs in 22.05's shape and the labels-file listing with
 // records; the real Slurm runs in test/integration/slurm-engine.spec.ts.
 import { describe, expect, it } from 'vitest';
 import type { SlurmJob } from '../../../../../electron/shared/schemas-slurm';
@@ -8,7 +8,8 @@ import { SlurmEngine } from '../../../../../electron/services/engines/slurm/slur
 import { jobKeyOf, jobOptionsOf } from '../../../../../electron/services/engines/slurm/slurm-spec';
 import { RECORD_MARK, containerStateOf, diffEvents, exitCodeOf, parseRecords, toContainerSummary, type SlurmJobRecord } from '../../../../../electron/services/engines/slurm/slurm-state';
 import type { EngineWording } from '../../../../../electron/services/engines/engine-wording';
-import { squeueOutput } from './squeue-lines';
+import { asLong, squeueOutput } from './squeue-lines';
+import { SQUEUE_FIELDS_LONG } from '../../../../../electron/services/engines/slurm/slurm-parse';
 
 const NOW = Date.parse('2026-12-04T12:00:00Z');
 
@@ -161,8 +162,8 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
         if (answer) return Promise.resolve(answer);
         if (script === 'id -un') return Promise.resolve({ code: 0, stdout: 'alice\n', stderr: '' });
         // The user's jobs of the names asked (22.05 filters by user in slurmctld, by name in squeue itself).
-        const names = /squeue --local -u 'alice' -n '([^']*)' -h -t all -o /.exec(script);
-        if (names) return Promise.resolve({ code: 0, stdout: squeueOutput(jobs.filter((j) => j.user === 'alice' && names[1]!.split(',').includes(j.name))), stderr: '' });
+        const names = /squeue --local -u 'alice' -n '([^']*)' -h -t all -O /.exec(script);
+        if (names) return Promise.resolve({ code: 0, stdout: asLong(squeueOutput(jobs.filter((j) => j.user === 'alice' && names[1]!.split(',').includes(j.name)))), stderr: '' });
         if (/squeue --local -h -t PD( -p '[^']*')? -o /.test(script)) return Promise.resolve({ code: 0, stdout: squeueOutput(jobs.filter((j) => j.state === 'PENDING')), stderr: '' });
         const shown = /scontrol --local -o show job (\d+)$/.exec(script);
         if (shown) return Promise.resolve(scontrolOf(jobs.find((j) => j.id === shown[1])));
@@ -198,7 +199,7 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
   it('treats an ended job without its record as removed (Slurm lists it for MinJobAge after rm); asks about our job names only', async () => {
     const { engine, scripts } = engineWith([squeueJob(45, 'CANCELLED', { exitCode: 0, signal: 15 }), squeueJob(46, 'RUNNING')], [record('46')]);
     expect((await engine.listContainers({})).map((c) => c.id)).toEqual(['46']);
-    expect(scripts.filter((s) => s.includes('squeue'))).toEqual([`SLURM_TIME_FORMAT=%s squeue --local -u 'alice' -n 'agentswarm-p1' -h -t all -o '%i|%j|%u|%P|%T|%r|%N|%l|%L|%V|%S|%e|%Q|%b|%k'`]);
+    expect(scripts.filter((s) => s.includes('squeue'))).toEqual([`SLURM_TIME_FORMAT=%s squeue --local -u 'alice' -n 'agentswarm-p1' -h -t all -O '${SQUEUE_FIELDS_LONG}'`]);
   });
 
   it('no job folder of ours: no squeue at all', async () => {

@@ -1,6 +1,6 @@
 // What watching and following Slurm jobs costs the cluster's controller (issue 31: one watched job cost 201 slurmctld
 // requests a minute, 177 of them the follower's `squeue -j` every second). The queue is asked with one
-// `squeue --local -u $USER -n <our names> -o …` shared by every reader while it is young; an ended job's exit code is
+// `squeue --local -u $USER -n <our names> -O …` shared by every reader while it is young; an ended job's exit code is
 // asked once with scontrol and kept; the follower asks nothing of its own. The login node below is a TEST DOUBLE (the
 // real Slurm runs in test/integration/slurm-*.spec.ts): it answers in 22.05's `-o` format with the job's state of the
 // moment and serves a growing output file; its clock is a fake one that moves 10 ms per command, so counts are exact.
@@ -8,11 +8,12 @@ import { describe, expect, it } from 'vitest';
 import type { EngineLogLine, HostExecResult } from '../../../../../electron/services/engines/container-engine';
 import { SlurmClient } from '../../../../../electron/services/engines/slurm/slurm-client';
 import { followJobOutput } from '../../../../../electron/services/engines/slurm/slurm-log';
+import { asLong } from './squeue-lines';
 
 const ok = (stdout: string): HostExecResult => ({ code: 0, stdout, stderr: '' });
 
 /** One job in SQUEUE_FORMAT (`%i|%j|%u|%P|%T|%r|%N|%l|%L|%V|%S|%e|%Q|%b|%k`), as 22.05 prints it. */
-export function squeueLine(id: string, state: string, reason = 'None', name = 'agentswarm-p1'): string {
+function squeueLine(id: string, state: string, reason = 'None', name = 'agentswarm-p1'): string {
   return `${id}|${name}|alice|debug|${state}|${reason}|vm|1:00:00|59:00|1796428000|1796428010|1796431610|4294901741|N/A|agentswarm profile=${name.slice('agentswarm-'.length)} app=1.0.0`;
 }
 
@@ -24,9 +25,9 @@ function loginNode() {
     clock += 10;
     node.scripts.push(script);
     if (script === 'id -un') return Promise.resolve(ok('alice\n'));
-    if (/squeue --local -u 'alice' -n 'agentswarm-p1' -h -t all -o /.test(script)) {
+    if (/squeue --local -u 'alice' -n 'agentswarm-p1' -h -t all -O /.test(script)) {
       node.squeues += 1;
-      return Promise.resolve(ok(`${squeueLine('77', node.state)}\n`));
+      return Promise.resolve(ok(asLong(squeueLine('77', node.state))));
     }
     if (/scontrol --local -o show job 77$/.test(script)) {
       node.scontrols += 1;
@@ -82,7 +83,7 @@ describe('SlurmClient: one queue answer shared by callers that can take its age'
       exec: (script) => {
         if (script === 'id -un') return Promise.resolve(ok('alice\n'));
         calls += 1;
-        return Promise.resolve(fail ? { code: 1, stdout: '', stderr: 'squeue: error: Unable to contact slurm controller (connect failure)\n' } : ok(`${squeueLine('77', 'RUNNING')}\n`));
+        return Promise.resolve(fail ? { code: 1, stdout: '', stderr: 'squeue: error: Unable to contact slurm controller (connect failure)\n' } : ok(asLong(squeueLine('77', 'RUNNING'))));
       },
     });
     await expect(client.queue({ maxAgeMs: 60_000 })).rejects.toMatchObject({ code: 'ENGINE_UNREACHABLE' });

@@ -8,7 +8,7 @@ import { SlurmQueueWatch } from '../../../../../electron/services/engines/slurm/
 import { RECORD_MARK } from '../../../../../electron/services/engines/slurm/slurm-state';
 
 const ok = (stdout: string): HostExecResult => ({ code: 0, stdout, stderr: '' });
-const line = (state: string) => `77|agentswarm-p1|alice|debug|${state}|None|vm|1:00:00|59:00|1796428000|1796428010|1796431610|4294901741|N/A|agentswarm profile=p1 app=1.0.0\n`;
+const line = (state: string) => `77|agentswarm-p1|alice|debug|${state}|None|vm|1:00:00|59:00|1796428000|1796428010|1796431610|4294901741|N/A|N/A|agentswarm profile=p1 app=1.0.0|\n`;
 
 function loginNode(withRecord: boolean) {
   const node = { state: 'RUNNING', squeues: 0, scontrols: 0, recordReads: 0 };

@@ -29,3 +29,16 @@ export function squeueLine(job: SlurmJob): string {
 export function squeueOutput(jobs: SlurmJob[]): string {
   return jobs.map((j) => `${squeueLine(j)}\n`).join('');
 }
+
+/** `-o` lines as `squeue -O SQUEUE_FIELDS_LONG` prints them: tres-per-job before the comment, a `|` after each field. */
+export function asLong(oLines: string, perJob = 'N/A'): string {
+  return oLines
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => {
+      const parts = l.split('|');
+      parts.splice(14, 0, perJob);
+      return `${parts.join('|')}|\n`;
+    })
+    .join('');
+}
