@@ -81,13 +81,22 @@ describe('ends the scheduler decides, through the app', () => {
 
   const slurmState = async (jobId: string) => (await app.handlers['slurm:jobs']({ engineId })).find((j) => j.id === jobId)?.state;
 
-  it('a scancel in a terminal: "cancelled" (not a stop of the app, not a crash); the panel shows CANCELLED', { timeout: 240_000 }, async () => {
-    const { jobId } = await startProfile('Outside cancel', labelPort);
+  it('a scancel in a terminal: "cancelled" (not a stop of the app, not a crash); the panel shows CANCELLED; Clear then forgets it', { timeout: 240_000 }, async () => {
+    const { profileId, jobId } = await startProfile('Outside cancel', labelPort);
+    const folder = `"$HOME/.agentswarm/slurm/agentswarm-${profileId}"`;
+    // Clear never touches a running job.
+    await expect(app.handlers['slurm:clear']({ engineId, jobIds: [jobId] })).rejects.toMatchObject({ code: 'CONTAINER_CONFLICT', message: expect.stringContaining(`Slurm job ${jobId} is still running`) });
+    expect((await conn.exec(`test -d ${folder}`)).code).toBe(0);
     const r = await conn.exec(`scancel ${jobId}`);
     expect(r.code).toBe(0);
     const status = await endOf(jobId, 'cancelled');
     expect(status).toMatchObject({ connection: 'stopped', exit: { kind: 'cancelled' } });
     await poll('slurm:jobs to show CANCELLED', 60_000, async () => ((await slurmState(jobId)) === 'CANCELLED' ? true : undefined), 1000);
+    // Ended: Clear removes the app's record of it (its folder), and the panel no longer lists it. By id: the test bed's
+    // login user is shared with other suites, whose ended jobs "Clear ended" (no ids) would clear too.
+    expect(await app.handlers['slurm:clear']({ engineId, jobIds: [jobId] })).toEqual({ cleared: [jobId] });
+    expect((await conn.exec(`test -e ${folder}`)).code).toBe(1);
+    expect(await slurmState(jobId)).toBeUndefined();
   });
 
   it("the app's own Stop: CANCELLED in Slurm, 'stopped' for the user", { timeout: 240_000 }, async () => {
