@@ -155,6 +155,11 @@ export class SlurmClient {
     return this.slurmQueue.askedAt;
   }
 
+  /** The app changed a job (released, cancelled): the shared queue answer is no longer true. */
+  forgetQueue(): void {
+    this.slurmQueue.forget();
+  }
+
   /** The end kept for job `id` (null: Slurm forgot it); undefined while it is not known to have ended. */
   knownEnd(id: string): SlurmJob | null | undefined {
     return this.slurmQueue.knownEnd(id);

@@ -258,7 +258,7 @@ export class SlurmEngine implements ContainerEngine {
       throw error;
     } finally {
       // The job is about to change state: the poll looks now, not at its next turn.
-      this.queueWatch.kick();
+      this.queueWatch.changed();
     }
   }
 
@@ -267,7 +267,7 @@ export class SlurmEngine implements ContainerEngine {
     const { job } = await this.find(id);
     await this.tunnels.releaseJob(id);
     if (job && !isEndedState(job.state)) await this.client.cancel(id);
-    this.queueWatch.kick();
+    this.queueWatch.changed();
   }
 
   async removeContainer(id: string): Promise<void> {
@@ -276,7 +276,7 @@ export class SlurmEngine implements ContainerEngine {
     if (job && !isEndedState(job.state)) await this.client.cancel(id);
     await removeJobFiles(this.host, id, key);
     this.queueWatch.recordsChanged();
-    this.queueWatch.kick();
+    this.queueWatch.changed();
   }
 
   /** The output's newest lines. `sinceMs` is not applied: the output file has no per-line times (see slurm-log.ts). */

@@ -26,7 +26,7 @@ export interface SlurmQueueAnswer {
 
 export interface SlurmQueueWatchOptions {
   host: EngineHost;
-  client: Pick<SlurmClient, 'queue' | 'job' | 'knownEnd' | 'queueAskedAt'>;
+  client: Pick<SlurmClient, 'queue' | 'job' | 'knownEnd' | 'queueAskedAt' | 'forgetQueue'>;
   /** Whether a window shows this server now (the lead's visibility service); default: always. */
   isShown?: () => boolean;
   /** Poll interval while shown (default 30 s: 2 squeues a minute, 2 controller requests each). */
@@ -109,6 +109,15 @@ export class SlurmQueueWatch {
         this.timer = null;
       }
     };
+  }
+
+  /**
+   * The app itself changed a job (released, cancelled, removed): the newest answer is no longer true, so the next
+   * reader asks anew (an inspect right after a start must not see the held job of before), and the poll looks now.
+   */
+  changed(): void {
+    this.options.client.forgetQueue();
+    this.kick();
   }
 
   /** Poll now (after the app's own start or stop: the state is about to change), unless a poll is under way. */

@@ -74,6 +74,11 @@ export class SlurmQueue {
     return this.ended.get(id);
   }
 
+  /** The app changed a job (released, cancelled): the next reader asks anew, whatever age it takes. */
+  forget(): void {
+    this.last = null;
+  }
+
   /** Keeps what the app learnt about an ended job elsewhere (scancel's wait): every later answer shows it. */
   noteEnded(job: SlurmJob): void {
     if (isEndedState(job.state)) this.ended.set(job.id, job);

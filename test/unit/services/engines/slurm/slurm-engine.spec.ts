@@ -241,6 +241,21 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
     expect(await engine.inspectContainer('41')).toMatchObject({ state: 'created', statusText: 'queued: Resources (position 1)' });
   });
 
+  it('after its own start the engine asks anew: an inspect does not see the held job of before', async () => {
+    const jobs = [squeueJob(41, 'PENDING', { reason: 'JobHeldUser' })];
+    const { engine } = engineWith(jobs, [record('41')], (script) => {
+      if (script === 'scontrol release 41') {
+        jobs[0] = squeueJob(41, 'RUNNING');
+        return { code: 0, stdout: '', stderr: '' };
+      }
+      if (script.includes('@@warning')) return { code: 0, stdout: '@@warning\n', stderr: '' };
+      return null;
+    }, 0);
+    expect((await engine.inspectContainer('41')).state).toBe('created');
+    await engine.startContainer('41');
+    expect((await engine.inspectContainer('41')).state).toBe('running');
+  });
+
   it('a released job running without its endpoint yet is kept too (its server is still choosing a port)', async () => {
     const { engine, scripts } = engineWith([squeueJob(41, 'RUNNING')], [record('41')], (script) => {
       if (script === 'scontrol release 41') return { code: 0, stdout: '', stderr: '' };
