@@ -72,7 +72,7 @@ export const apiLayout = {
     log: 'jobs:log',
     openLog: 'jobs:open-log',
   },
-  slurm: { jobs: 'slurm:jobs' },
+  slurm: { jobs: 'slurm:jobs', clear: 'slurm:clear' },
   wizard: {
     state: 'wizard:state',
     goto: 'wizard:goto',

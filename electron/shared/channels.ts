@@ -74,6 +74,7 @@ export const INVOKE_CHANNELS = [
   'jobs:log',
   'jobs:open-log',
   'slurm:jobs',
+  'slurm:clear',
   'wizard:state',
   'wizard:goto',
   'wizard:reset',

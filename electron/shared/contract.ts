@@ -74,7 +74,7 @@ import {
   PythonDiscoverRequest,
   PythonDiscovery,
 } from './schemas-jobs';
-import { SlurmJobView } from './schemas-slurm';
+import { SlurmClearRequest, SlurmClearResult, SlurmJobView } from './schemas-slurm';
 import {
   CodeGenerateRequest,
   CodePreview,
@@ -205,6 +205,8 @@ export const invokeContract = {
   // Slurm login nodes (issue 18).
   /** The app's jobs on that Slurm login node's cluster (queued, running, recently ended), newest first; VALIDATION_FAILED for another engine. */
   'slurm:jobs': { request: EngineRef, response: z.array(SlurmJobView) },
+  /** Removes the records (job folders) of ended jobs; CONTAINER_CONFLICT naming a job that is still queued or running. */
+  'slurm:clear': { request: SlurmClearRequest, response: SlurmClearResult },
   // Guided wizard (issue 16): every step is completed by a fact the backend saw.
   'wizard:state': { request: Empty, response: WizardState },
   /** Revisit any step (later steps keep their facts; their `missing` says what they need). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ImageRef } from './schemas';
+import { EngineId, ImageRef } from './schemas';
 import { EnvName, HostPath, ProfileId } from './schemas-profile-fields';
 
 /**
@@ -257,3 +257,21 @@ export const SlurmJobView = SlurmJob.extend({
 });
 export type SlurmLimitWarning = z.infer<typeof SlurmLimitWarning>;
 export type SlurmJobView = z.infer<typeof SlurmJobView>;
+
+/** A Slurm job id as squeue prints it: digits, or `123_4` for an array task. */
+export const SlurmJobId = z.string().regex(/^\d+(_\d+)?$/, 'a Slurm job id is digits (123, or 123_4 for an array task)');
+
+/**
+ * `slurm:clear`: the app forgets ended jobs (removes each job's folder under ~/.agentswarm/slurm/ on the login node:
+ * script, labels and output). `jobIds` absent: every ended job. A job still queued or running is never cleared.
+ */
+export const SlurmClearRequest = z.object({
+  engineId: EngineId,
+  jobIds: z.array(SlurmJobId).min(1).max(1000).optional(),
+});
+export const SlurmClearResult = z.object({
+  /** The jobs whose records were removed. */
+  cleared: z.array(SlurmJobId),
+});
+export type SlurmClearRequest = z.infer<typeof SlurmClearRequest>;
+export type SlurmClearResult = z.infer<typeof SlurmClearResult>;

@@ -141,9 +141,9 @@ describe('a Slurm job that waits in the queue', () => {
     const profile = (await app!.handlers['profiles:list']({})).find((v) => v.profile.id === profileId);
     expect(profile?.runtime.container).toMatchObject({ id: jobId, state: 'running' });
     expect(await activeJobs(profileId)).toEqual([jobId]);
-    // The node has no nvidia-smi (fake GPUs): the app does not claim a GPU check it did not make, it says so.
-    const skipped = readFileSync(join(app!.dataDir, APP_LOG_FILE), 'utf8').split('\n').find((l) => l.includes('GPU check after start skipped') && l.includes(`"containerId":"${jobId}"`));
-    expect(skipped).toMatch(/Slurm allocated 1 GPU \(--gres\).*not checked/);
+    // The GPU check reads what the job was given (the node has fake GPUs and no nvidia-smi): the request and the allocation.
+    const checked = readFileSync(join(app!.dataDir, APP_LOG_FILE), 'utf8').split('\n').find((l) => l.includes('GPU check after start passed') && l.includes(`"containerId":"${jobId}"`));
+    expect(checked).toMatch(new RegExp(`Slurm job ${jobId} asked for 1 GPU \\(--gres=gpu:1\\) and was given 1 on ${tb.slurm.node} \\(gpu:fake:1\\)`));
 
     await cancelledAfterStop(profileId, jobId);
   });

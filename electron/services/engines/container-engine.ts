@@ -77,11 +77,6 @@ export interface ContainerSummary {
   /** The kernel's OOM killer ended it (then exit code 137 means out of memory, not a kill). */
   oomKilled: boolean;
   /**
-   * A batch scheduler ended it at its time limit (Slurm's TIMEOUT): its exit code is then the server's
-   * answer to SIGTERM, which alone would read as a stop. Absent: no scheduler, or not ended by one.
-   */
-  timeLimitReached?: boolean;
-  /**
    * A batch scheduler ended it (Slurm's TIMEOUT, NODE_FAIL, PREEMPTED, or a scancel the app did not
    * send): named whatever the exit code. Absent: no scheduler, or the job ended by itself.
    */
@@ -91,6 +86,13 @@ export interface ContainerSummary {
   /** A batch job still waiting in the scheduler's queue: Slurm's reason and its place. */
   queue?: { reason: string | null; position: number | null };
 }
+
+/** What an engine's own GPU check found (see ContainerEngine.verifyGpus). */
+export type EngineGpuCheck =
+  | { status: 'skipped'; reason: string }
+  | { status: 'passed'; detail: string }
+  /** `problem`: what was asked and what was given; `fix`: what to change, in the engine's words. */
+  | { status: 'failed'; problem: string; fix: string };
 
 export interface LogReadOptions {
   /** At most this many lines, the newest ones. */
@@ -260,6 +262,11 @@ export interface ContainerEngine {
   readonly queuesJobs?: boolean;
   /** Why the post-start GPU check could not see GPUs the engine gave the server another way (a native job's --gres); null: nothing to add. */
   gpusNotChecked?(spec: Pick<ContainerSpec, 'gpus' | 'batch'>): string | null;
+  /**
+   * The engine's own post-start GPU check, in place of nvidia-smi inside the container: a scheduler checks what the
+   * job was given (Slurm: the job's allocation). Its failure names the request and the scheduler's fix.
+   */
+  verifyGpus?(containerId: string, spec: Pick<ContainerSpec, 'gpus' | 'runtime' | 'batch'>): Promise<EngineGpuCheck>;
   dispose(): Promise<void>;
 }
 

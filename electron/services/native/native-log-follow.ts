@@ -57,13 +57,15 @@ export interface FileFollowScripts {
  * Follows a file without timestamps on an engine's host by polling byte offsets (`tail -c +N | head
  * -n`), so each poll costs what is new, not the whole file. Complete lines only; a last line without
  * a newline is delivered once the writer has ended. Resolves when it has ended and everything is
- * read, or when `signal` aborts. Every line is `stdout` (the files hold both streams).
+ * read, or when `signal` aborts. Every line is `stdout` (the files hold both streams). While nothing new comes, the
+ * pause doubles up to `maxPollMs` (default `pollMs`: a fixed pace) and is back to `pollMs` with the next line.
  */
 export async function followFileByOffset(
   run: (script: string) => Promise<HostExecResult>,
   scripts: FileFollowScripts,
   options: FollowLogOptions,
   pollMs = POLL_MS,
+  maxPollMs = pollMs,
 ): Promise<void> {
   const { signal, onLines } = options;
   // Each line has its own cursor: the line at it was seen unless the caller says none was (skipAtSince 0).
@@ -71,6 +73,7 @@ export async function followFileByOffset(
   let line = since === null ? 0 : options.skipAtSince === 0 ? Math.max(0, since - 1) : since;
   let offset = 0;
   if (line > 0) offset = Number((await run(scripts.lineOffset(line))).stdout.trim()) || 0;
+  let pause = pollMs;
   while (!signal.aborted) {
     const endedBeforeRead = scripts.askEnded ? await scripts.askEnded() : null;
     if (signal.aborted) return;
@@ -97,7 +100,8 @@ export async function followFileByOffset(
         return;
       }
     }
-    if (count < MAX_LINES_PER_POLL) await sleep(pollMs, signal);
+    pause = count > 0 ? pollMs : Math.min(maxPollMs, pause * 2);
+    if (count < MAX_LINES_PER_POLL) await sleep(count > 0 ? pollMs : pause, signal);
   }
 }
 

@@ -16,15 +16,11 @@ const SIGKILL_EXIT = 137;
  * the code: 143 is SIGTERM, i.e. someone stopped it outside the app; 137 a kill or the OOM killer;
  * 0 an unexpected stop, since the server is meant to run until stopped; others a crash.
  */
-export function exitKind(
-  info: Pick<ContainerSummary, 'exitCode' | 'oomKilled' | 'timeLimitReached' | 'schedulerEnd' | 'stoppedByApp'>,
-  requested: boolean,
-): SwarmExit['kind'] {
+export function exitKind(info: Pick<ContainerSummary, 'exitCode' | 'oomKilled' | 'schedulerEnd' | 'stoppedByApp'>, requested: boolean): SwarmExit['kind'] {
   if (info.oomKilled) return 'out-of-memory';
   if (requested || info.stoppedByApp) return 'stopped';
   // Before the codes: at its time limit a job gets SIGTERM like a stop (143), but nobody asked for it.
   if (info.schedulerEnd) return info.schedulerEnd;
-  if (info.timeLimitReached) return 'time-limit';
   if (info.exitCode === SIGTERM_EXIT) return 'stopped-outside';
   if (info.exitCode === SIGKILL_EXIT) return 'killed';
   if (info.exitCode === 0) return 'unexpected-stop';

@@ -131,9 +131,11 @@ export type GpuCheckOutcome =
 export async function verifyGpus(
   engine: ContainerEngine,
   containerId: string,
-  spec: Pick<ContainerSpec, 'gpus' | 'runtime'>,
+  spec: Pick<ContainerSpec, 'gpus' | 'runtime'> & Partial<Pick<ContainerSpec, 'batch'>>,
   options: { timeoutMs?: number } = {},
 ): Promise<GpuCheckOutcome> {
+  // A scheduler checks what the job was given (a native Slurm job asks for GPUs in its batch options, not in `gpus`).
+  if (engine.verifyGpus) return engineGpuCheck(engine, containerId, spec);
   if (spec.gpus.mode === 'none') return { status: 'skipped', reason: 'no GPUs asked for' };
   const native = spec.runtime === 'native';
   const timeoutMs = options.timeoutMs ?? GPU_CHECK_TIMEOUT_MS;
@@ -154,4 +156,15 @@ export async function verifyGpus(
   const verdict = judgeGpuCheck(spec.gpus, result, timeoutMs);
   const ms = Date.now() - started;
   return verdict.ok ? { status: 'passed', detail: verdict.detail, ms } : { status: 'failed', error: gpuNotVisibleError(engine, verdict.problem, native), ms };
+}
+
+/** The engine's own check (Slurm: the job's allocation), its failure worded with the engine's fix, not Docker's or Podman's. */
+async function engineGpuCheck(engine: ContainerEngine, containerId: string, spec: Pick<ContainerSpec, 'gpus' | 'runtime'> & Partial<Pick<ContainerSpec, 'batch'>>): Promise<GpuCheckOutcome> {
+  const started = Date.now();
+  const outcome = await engine.verifyGpus!(containerId, { gpus: spec.gpus, runtime: spec.runtime, ...(spec.batch === undefined ? {} : { batch: spec.batch }) });
+  const ms = Date.now() - started;
+  if (outcome.status === 'skipped') return outcome;
+  if (outcome.status === 'passed') return { status: 'passed', detail: outcome.detail, ms };
+  const error = new AppError('GPU_NOT_VISIBLE', `The swarm server on ${engine.summary.label} started without the GPUs it asked for: ${redact(outcome.problem)}. It was stopped and removed before it ran any training. ${outcome.fix} Or start with GPUs off.`);
+  return { status: 'failed', error, ms };
 }

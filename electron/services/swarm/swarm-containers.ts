@@ -202,7 +202,7 @@ export class SwarmContainers {
     const unchecked = engine.gpusNotChecked?.(spec) ?? null;
     if (gpus.status === 'failed') log?.warn('swarm server started without its GPUs: removed', { engineId, containerId: id, ms: gpus.ms });
     else if (gpus.status === 'passed') log?.info?.('GPU check after start passed', { engineId, containerId: id, detail: gpus.detail, ms: gpus.ms });
-    else if (spec.gpus.mode !== 'none' || unchecked) log?.warn('GPU check after start skipped', { engineId, containerId: id, reason: unchecked ?? gpus.reason });
+    else if (spec.gpus.mode !== 'none' || spec.batch?.gpus || unchecked) log?.warn('GPU check after start skipped', { engineId, containerId: id, reason: unchecked ?? gpus.reason });
     return gpus;
   }
 

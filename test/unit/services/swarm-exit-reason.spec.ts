@@ -49,9 +49,9 @@ describe('why a swarm container ended', () => {
   });
 
   it("names a scheduler's time limit as such, though the server answered its SIGTERM like a stop", () => {
-    expect(exitKind({ exitCode: 143, oomKilled: false, timeLimitReached: true }, false)).toBe('time-limit');
-    expect(exitKind({ exitCode: 0, oomKilled: false, timeLimitReached: true }, false)).toBe('time-limit');
-    expect(exitKind({ exitCode: 137, oomKilled: true, timeLimitReached: true }, false)).toBe('out-of-memory');
+    expect(exitKind({ exitCode: 143, oomKilled: false, schedulerEnd: 'time-limit' }, false)).toBe('time-limit');
+    expect(exitKind({ exitCode: 0, oomKilled: false, schedulerEnd: 'time-limit' }, false)).toBe('time-limit');
+    expect(exitKind({ exitCode: 137, oomKilled: true, schedulerEnd: 'time-limit' }, false)).toBe('out-of-memory');
     expect(exitKind({ exitCode: 1, oomKilled: false, schedulerEnd: 'node-failure' }, false)).toBe('node-failure');
     expect(exitKind({ exitCode: 143, oomKilled: false, schedulerEnd: 'cancelled' }, false)).toBe('cancelled');
     expect(exitKind({ exitCode: 143, oomKilled: false, schedulerEnd: 'cancelled' }, true)).toBe('stopped');

@@ -145,6 +145,7 @@ describe('engineId in requests', () => {
     'training:view': { engineId: 'local', containerId: 'a1b2c3d4e5f6' },
     'training:series': { engineId: 'local', containerId: 'a1b2c3d4e5f6' },
     'slurm:jobs': { engineId: 'ssh-cluster' },
+    'slurm:clear': { engineId: 'ssh-cluster', jobIds: ['41'] },
   };
 
   it('every request schema with an engineId requires it (no default engine), and the list above is complete', () => {

@@ -4,17 +4,10 @@ import type { SlurmJob } from '../../../shared/schemas-slurm';
 import { shellQuote, type HostExecResult } from '../container-engine';
 import { slurmStateDirWord } from './job-script';
 import { mapSlurmError, slurmRequestOf } from './slurm-errors';
-import {
-  SQUEUE_FORMAT,
-  isAppJob,
-  isEndedState,
-  parseKillWait,
-  parseNodeAddr,
-  parseScontrolJob,
-  parseSqueueJson,
-  parseSqueueLines,
-  withPendingPositions,
-} from './slurm-parse';
+import { isEndedState, parseKillWait, parseNodeAddr } from './slurm-parse';
+import { SlurmQueue, type QueueFreshness } from './slurm-queue';
+
+export type { QueueFreshness } from './slurm-queue';
 
 /**
  * Runs a POSIX sh script on the login node: the shape of `EngineHost.exec` (an `SshHost` gives it over
@@ -29,6 +22,10 @@ export interface SlurmClientOptions {
   /** ms since the epoch (time left is computed against it). */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /** The job names the queue is asked about (`squeue -n`); [] asks nothing; absent or null: every app job of the user. */
+  jobNames?: () => Promise<readonly string[] | null>;
+  /** How old queue positions may be (each costs a query over every user's pending jobs; default 3 min). */
+  positionsMaxAgeMs?: number;
 }
 
 export interface SubmitOptions {
@@ -70,7 +67,9 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MISSING = 44;
 /** Slurm's default KillWait, when `scontrol show config` does not say. */
 const DEFAULT_KILL_WAIT_SECONDS = 30;
-const POLL_MS = 200;
+/** Cancel's waits: 0.2, 0.4, 0.8 … s, at most this long (each look is one controller request). */
+const CANCEL_FIRST_WAIT_MS = 200;
+const CANCEL_MAX_WAIT_MS = 5000;
 const TIMEOUT_MS = 30_000;
 
 /**
@@ -126,37 +125,44 @@ export function parseEndpoint(text: string): SlurmEndpoint | null {
   return { jobId, node: kv.get('node') || null, host: kv.get('host') ?? '', port, startedAt: started > 0 ? new Date(started * 1000).toISOString() : null };
 }
 
-/** How old a shared queue answer a caller can take (0, the default: a new `squeue`). */
-export interface QueueFreshness {
-  maxAgeMs?: number;
-}
-
 /**
  * sbatch, squeue, scontrol and scancel on a login node. Stateless apart from the answers kept per client: the login
- * user, whether `squeue --json` works there, KillWait, and the newest queue answer (shared with callers that can
- * take it at its age).
+ * user, KillWait, and the queue (slurm-queue.ts: the newest answer, shared with callers that can take it at its age,
+ * and the ends of jobs, asked once).
  */
 export class SlurmClient {
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   private userName: string | null = null;
-  /** null: not tried yet; false: this Slurm has no `squeue --json` (older than 21.08, or no openapi plugin). */
-  private jsonWorks: boolean | null = null;
   private killWait: number | null = null;
-  /**
-   * The newest queue answer (or the one on its way) and when it was asked for. Callers that can take an answer of
-   * a given age share it (the log follower rides on the engine's event poll) instead of asking slurmctld again.
-   */
-  private lastQueue: { askedAt: number; jobs: Promise<SlurmJob[]> } | null = null;
+  private readonly slurmQueue: SlurmQueue;
 
   constructor(private readonly options: SlurmClientOptions) {
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.slurmQueue = new SlurmQueue({
+      exec: options.exec,
+      host: options.host,
+      user: () => this.user(),
+      now: this.now,
+      ...(options.jobNames ? { jobNames: options.jobNames } : {}),
+      ...(options.positionsMaxAgeMs !== undefined ? { positionsMaxAgeMs: options.positionsMaxAgeMs } : {}),
+    });
   }
 
-  /** Whether the JSON path is in use (null until the first query). */
-  get usesJson(): boolean | null {
-    return this.jsonWorks;
+  /** When the newest queue answer was asked for (ms), null before the first. */
+  get queueAskedAt(): number | null {
+    return this.slurmQueue.askedAt;
+  }
+
+  /** The app changed a job (released, cancelled): the shared queue answer is no longer true. */
+  forgetQueue(): void {
+    this.slurmQueue.forget();
+  }
+
+  /** The end kept for job `id` (null: Slurm forgot it); undefined while it is not known to have ended. */
+  knownEnd(id: string): SlurmJob | null | undefined {
+    return this.slurmQueue.knownEnd(id);
   }
 
   /** Writes `script` as the profile's job.sh (making its output folder), then `sbatch --parsable`; the job id. */
@@ -213,39 +219,22 @@ export class SlurmClient {
     return this.userName;
   }
 
-  /**
-   * Every job Slurm lists (all users; finished ones for MinJobAge), and the app's jobs of the login user
-   * among them with their queue position. `squeue --json` where it works, else the `-o` format.
-   */
-  async queue(fresh: QueueFreshness = {}): Promise<{ all: SlurmJob[]; ours: SlurmJob[] }> {
-    const user = await this.user();
-    const all = await this.allJobs(fresh.maxAgeMs ?? 0);
-    const ours = all.filter((j) => isAppJob(j, user));
-    return { all, ours: withPendingPositions(ours, all) };
+  /** The app's jobs of the login user (see `jobNames`) with their queue position: one `squeue` unless a young enough answer is shared. */
+  queue(fresh: QueueFreshness = {}): Promise<SlurmJob[]> {
+    return this.slurmQueue.jobs(fresh);
   }
 
   /** The app's jobs of the login user, newest first. */
-  async jobs(): Promise<SlurmJob[]> {
-    return (await this.queue()).ours.sort((a, b) => Number(b.id.split('_')[0]) - Number(a.id.split('_')[0]));
+  async jobs(fresh: QueueFreshness = {}): Promise<SlurmJob[]> {
+    return (await this.queue(fresh)).sort((a, b) => Number(b.id.split('_')[0]) - Number(a.id.split('_')[0]));
   }
 
   /**
-   * One job: from squeue, else (or for the exit code the `-o` format lacks) from `scontrol -o show job`.
-   * null when Slurm has forgotten it (MinJobAge after its end: "Invalid job id specified").
+   * One job: from the queue while it is active; ended, from `scontrol -o show job` once (the exit code the `-o`
+   * format lacks), then kept. null when Slurm has forgotten it (MinJobAge after its end: "Invalid job id specified").
    */
-  async job(jobId: string, fresh: QueueFreshness = {}): Promise<SlurmJob | null> {
-    assertJobId(jobId);
-    const { all, ours } = await this.queue(fresh);
-    const listed = ours.find((j) => j.id === jobId) ?? all.find((j) => j.id === jobId) ?? null;
-    if (listed && !(isEndedState(listed.state) && listed.exitCode === null)) return listed;
-    const result = await this.options.exec(`SLURM_TIME_FORMAT=%s scontrol -o show job ${jobId}`, { timeoutMs: TIMEOUT_MS });
-    if (result.code !== 0) {
-      const error = mapSlurmError('scontrol', result, this.options.host);
-      if (error.code === 'CONTAINER_NOT_FOUND') return listed;
-      throw error;
-    }
-    const shown = parseScontrolJob(result.stdout, this.now());
-    return shown ? { ...shown, pendingPosition: listed?.pendingPosition ?? null } : listed;
+  job(jobId: string, fresh: QueueFreshness = {}): Promise<SlurmJob | null> {
+    return this.slurmQueue.job(assertJobId(jobId), fresh);
   }
 
   /** The address the login node reaches `node` at (NodeAddr; the name when Slurm has none). */
@@ -265,8 +254,11 @@ export class SlurmClient {
   }
 
   /**
-   * `scancel`, then waits (KillWait + 10 s at most) until the job left PENDING/RUNNING/COMPLETING.
-   * The job as last seen: CANCELLED with its exit code, or null once Slurm forgot it.
+   * `scancel`, then waits (KillWait + 10 s at most) until the job left PENDING/RUNNING/COMPLETING, looking with
+   * `scontrol show job` (one controller request) after 0.2, 0.4, 0.8 … s (at most 5 s apart): a job ends in well under
+   * a second when its server stops at SIGTERM, and one that does not takes KillWait, so faster looks would only load
+   * the controller. The job as last seen: CANCELLED with its exit code (kept for every later answer), or null once
+   * Slurm forgot it.
    */
   async cancel(jobId: string): Promise<SlurmJob | null> {
     assertJobId(jobId);
@@ -276,14 +268,19 @@ export class SlurmClient {
       if (error.code !== 'CONTAINER_NOT_FOUND') throw error;
     }
     const deadline = this.now() + ((await this.killWaitSeconds()) + 10) * 1000;
-    for (;;) {
-      const job = await this.job(jobId);
+    for (let wait = CANCEL_FIRST_WAIT_MS; ; wait = Math.min(CANCEL_MAX_WAIT_MS, wait * 2)) {
+      await this.sleep(Math.max(0, Math.min(wait, deadline - this.now())));
+      const job = await this.slurmQueue.show(jobId);
       if (!job || isEndedState(job.state)) return job;
       if (this.now() >= deadline) {
         throw new AppError('INTERNAL', `Slurm job ${jobId} is still ${job.state} ${Math.round((await this.killWaitSeconds()) + 10)} s after scancel: ask the cluster's admins to check node ${job.node ?? '(none)'}.`);
       }
-      await this.sleep(POLL_MS);
     }
+  }
+
+  /** `scontrol -o show job`: one job as the controller knows it now (one request; an ended job is kept). null once forgotten. */
+  showJob(jobId: string): Promise<SlurmJob | null> {
+    return this.slurmQueue.show(assertJobId(jobId));
   }
 
   /** The endpoint file and the time-limit warning of the profile's job, in one round trip. */
@@ -309,33 +306,6 @@ export class SlurmClient {
     if (result.code === MISSING) return null;
     if (result.code !== 0) throw mapSlurmError('tail', result, this.options.host);
     return result.stdout.split('\n').filter((l, i, all) => l !== '' || i < all.length - 1);
-  }
-
-  /** Every job squeue lists: a new `squeue`, unless an answer asked for at most `maxAgeMs` ago can be shared. */
-  private allJobs(maxAgeMs: number): Promise<SlurmJob[]> {
-    const last = this.lastQueue;
-    if (last && maxAgeMs > 0 && this.now() - last.askedAt <= maxAgeMs) return last.jobs;
-    const entry = { askedAt: this.now(), jobs: this.askSqueue() };
-    this.lastQueue = entry;
-    // A failed answer is not shared: the next caller asks again.
-    entry.jobs.catch(() => {
-      if (this.lastQueue === entry) this.lastQueue = null;
-    });
-    return entry.jobs;
-  }
-
-  private async askSqueue(): Promise<SlurmJob[]> {
-    if (this.jsonWorks !== false) {
-      const result = await this.options.exec('squeue --json', { timeoutMs: TIMEOUT_MS });
-      if (result.code === 0) {
-        this.jsonWorks = true;
-        return parseSqueueJson(result.stdout, this.now());
-      }
-      if (!/unrecognized option|invalid option|unknown option|openapi|plugin/i.test(result.stderr)) throw mapSlurmError('squeue', result, this.options.host);
-      this.jsonWorks = false;
-    }
-    const { stdout } = await this.run('squeue', `SLURM_TIME_FORMAT=%s squeue -h -t all -o ${shellQuote(SQUEUE_FORMAT)}`);
-    return parseSqueueLines(stdout);
   }
 
   private async run(command: string, script: string): Promise<HostExecResult> {

@@ -11,6 +11,7 @@ import {
   type ContainerExecResult,
   type ContainerSpec,
   type ContainerSummary,
+  type EngineGpuCheck,
   type EngineHost,
   type EngineInfo,
   type FollowLogOptions,
@@ -24,11 +25,12 @@ import { SlurmClient } from './slurm-client';
 import { mapSlurmError } from './slurm-errors';
 import { followJobOutput, pathWord } from './slurm-log';
 import { isEndedState } from './slurm-parse';
-import { discardJob, readRecords, removeJobFiles, writeRecord } from './slurm-files';
+import { discardJob, removeJobFiles, writeRecord } from './slurm-files';
+import { SlurmQueueWatch, type SlurmQueueAnswer } from './slurm-queue-watch';
 import { waitForStart } from './slurm-start';
 import { diffEvents, hasLabels, keyOfJobName, toContainerSummary, type SlurmJobRecord } from './slurm-state';
-import { slurmGpusUnchecked } from './slurm-gpu-note';
-import { slurmJobViews } from './slurm-job-views';
+import { checkJobGpus } from './slurm-gpu-check';
+import { endFromOutput, slurmJobViews } from './slurm-job-views';
 import { PROFILE_ID, jobKeyOf, jobOptionsOf } from './slurm-spec';
 import { SlurmTunnels } from './slurm-tunnels';
 
@@ -47,15 +49,15 @@ import { SlurmTunnels } from './slurm-tunnels';
  * |                            | a job still queued (or running without its endpoint) is kept: the swarm services adopt |
  * |                            | it on its `start` event. A failed release or a job Slurm will never run is cancelled   |
  * |                            | and its folder removed (slurm-start.ts)                                                |
- * | list / inspect             | `squeue --json` filtered client-side + every labels.json in one exec; PENDING →        |
+ * | list / inspect             | the queue poll's answer (slurm-queue-watch.ts) + every labels.json in one exec; PENDING →|
  * |                            | created ("queued: <reason>"), RUNNING/COMPLETING → running, ended → exited (OOM →      |
  * |                            | oomKilled); purged from squeue but folder kept → exited with what the output says      |
- * | stopContainer              | `scancel`, waiting until the job left RUNNING/COMPLETING (KillWait bounds it)          |
+ * | stopContainer              | `scancel`, waiting (backoff) until the job left RUNNING/COMPLETING (KillWait bounds it)|
  * | removeContainer            | cancel if active, then remove the job folder (or only its output if a newer job owns it)|
  * | readLog / followLog        | the output file `out/<id>.out` over SSH; cursors are line numbers (no times in it)     |
  * | readContainerFile          | a file on the node read through the login node (clusters share home folders);          |
  * |                            | `swarm_server.log` is the job's output                                                 |
- * | watchEvents                | polls list every few seconds and diffs: start / die (exit code) / oom / destroy        |
+ * | watchEvents                | diffs the queue poll's answers: start / die (exit code) / oom / destroy                |
  * | execInContainer            | `srun --jobid=<id> --overlap <cmd>` (a step inside the job's allocation, on its node)  |
  * | health / info              | `sinfo --version` on the login node; no product (not a container engine)              |
  * | images                     | none needed: native runs use the node's AgentJet; a Podman job pulls on its node       |
@@ -77,16 +79,19 @@ export interface SlurmEngineOptions {
   portBase?: number;
   /** How long startContainer waits for the released job to run and choose its port before it returns with the job queued (default 15 s). */
   startWaitMs?: number;
-  /** How often watchEvents polls (default 3 s). */
+  /** How often the queue is polled while a window shows the server (default 30 s; slurm-queue-watch.ts). */
   eventPollMs?: number;
-  /** How often followLog polls the output (default 1 s). */
+  /** How often the queue is polled while no window shows it (default 60 s). */
+  hiddenPollMs?: number;
+  /** Whether a window shows this server now (wired to the app's visibility later); default: always. */
+  isShown?: () => boolean;
+  /** How often followLog polls the output file (default 1 s; it asks Slurm nothing). */
   logPollMs?: number;
   now?: () => number;
 }
 
-const EVENT_POLL_MS = 3000;
 const START_WAIT_MS = 15_000;
-const START_POLL_MS = 1000;
+const START_POLL_MS = 500;
 const EXEC_CAP_BYTES = 64 * 1024;
 /** Exit code of our scripts for "file not there". */
 const MISSING = 44;
@@ -100,15 +105,27 @@ export class SlurmEngine implements ContainerEngine {
   readonly host: EngineHost;
   private readonly client: SlurmClient;
   private readonly tunnels: SlurmTunnels;
+  /** The one queue poll every reader shares (slurm-queue-watch.ts). */
+  readonly queueWatch: SlurmQueueWatch;
   private readonly now: () => number;
   private readonly submitting = new Set<string>();
+  /** Output tails of jobs that ended badly, by job id: an ended job's output does not change, so it is read once. */
+  private readonly endedTails = new Map<string, string[]>();
 
   constructor(private readonly options: SlurmEngineOptions) {
     this.summary = options.summary;
     this.wording = options.wording;
     this.host = options.host;
     this.now = options.now ?? Date.now;
-    this.client = new SlurmClient({ exec: (script, o) => options.host.exec(script, o), host: options.host.label, now: this.now });
+    this.client = new SlurmClient({ exec: (script, o) => options.host.exec(script, o), host: options.host.label, now: this.now, jobNames: () => this.queueWatch.activeNames() });
+    this.queueWatch = new SlurmQueueWatch({
+      host: options.host,
+      client: this.client,
+      now: this.now,
+      ...(options.isShown ? { isShown: options.isShown } : {}),
+      ...(options.eventPollMs !== undefined ? { shownMs: options.eventPollMs } : {}),
+      ...(options.hiddenPollMs !== undefined ? { hiddenMs: options.hiddenPollMs } : {}),
+    });
     this.tunnels = new SlurmTunnels(options.openChannel);
   }
 
@@ -141,30 +158,29 @@ export class SlurmEngine implements ContainerEngine {
     };
   }
 
+  /** From the queue poll's newest answer (no squeue of its own while it is young). */
   async listContainers(labels: Record<string, string>): Promise<ContainerSummary[]> {
-    const [jobs, records] = await Promise.all([this.client.jobs(), this.records()]);
+    return this.summaries(await this.queueWatch.read()).filter((c) => hasLabels(c.labels, labels));
+  }
+
+  private summaries({ jobs, records }: SlurmQueueAnswer): ContainerSummary[] {
     const now = this.now();
     // An ended job without its record was removed (Slurm still lists it for MinJobAge): gone, as in Docker.
     const listed = jobs.filter((job) => records.has(job.id) || !isEndedState(job.state)).map((job) => toContainerSummary(job, records.get(job.id) ?? null, now));
     const seen = new Set(jobs.map((j) => j.id));
     for (const record of records.values()) if (!seen.has(record.jobId)) listed.push(toContainerSummary(null, record, now));
-    return listed.filter((c) => hasLabels(c.labels, labels));
+    return listed;
   }
 
   async inspectContainer(id: string): Promise<ContainerSummary> {
     const { job, record } = await this.find(id);
-    const lastExitCode = job === null ? await this.lastExitCode(record!) : null;
-    return toContainerSummary(job, record, this.now(), lastExitCode);
+    const last = job === null ? await this.lastEnd(record!) : null;
+    return toContainerSummary(job, record, this.now(), last?.exitCode ?? null, last?.state ?? null);
   }
 
   /** Native runs need no image; a Podman job pulls its image on the node when it starts (the node may not be this one's twin). */
-  imageExists(): Promise<boolean> {
-    return Promise.resolve(true);
-  }
-
-  inspectImage(): Promise<ImageInfo | null> {
-    return Promise.resolve(null);
-  }
+  imageExists = (): Promise<boolean> => Promise.resolve(true);
+  inspectImage = (): Promise<ImageInfo | null> => Promise.resolve(null);
 
   /** Nothing to pull from the login node: see imageExists. */
   pullImage(_image: string, _onEvent: (event: PullEvent) => void, signal: AbortSignal): Promise<void> {
@@ -187,7 +203,8 @@ export class SlurmEngine implements ContainerEngine {
 
   private async submit(spec: ContainerSpec, key: string, jobOptions: SlurmJobOptions): Promise<string> {
     // One job per folder: its endpoint and labels files would be shared otherwise.
-    const active = (await this.client.jobs()).find((j) => j.name === slurmJobName(key) && !isEndedState(j.state));
+    // A fresh look (a user's action): the poll's answer may be older than another window's submission.
+    const active = (await this.queueWatch.read(0)).jobs.find((j) => j.name === slurmJobName(key) && !isEndedState(j.state));
     if (active) {
       throw new AppError('CONTAINER_CONFLICT', `Slurm job ${active.id} (${slurmJobName(key)}) is still ${active.state.toLowerCase()}: stop it before submitting another.`);
     }
@@ -200,6 +217,8 @@ export class SlurmEngine implements ContainerEngine {
     } catch (error) {
       await discardJob(this.host, jobId, key);
       throw error;
+    } finally {
+      this.queueWatch.recordsChanged();
     }
     return jobId;
   }
@@ -219,8 +238,9 @@ export class SlurmEngine implements ContainerEngine {
       await this.client.release(id);
       const jobKey = key;
       const progress = await waitForStart({
+        // One `scontrol show job` per look (one controller request), 0.5, 1, 2, 4 s apart.
         look: async () => {
-          const job = await this.client.job(id);
+          const job = await this.client.showJob(id);
           return { job, endpointIsOurs: job?.state === 'RUNNING' && (await this.client.endpoint(jobKey))?.jobId === id };
         },
         waitMs: this.options.startWaitMs ?? START_WAIT_MS,
@@ -234,7 +254,11 @@ export class SlurmEngine implements ContainerEngine {
       // A failed start leaves nothing: no held job in the queue, no folder.
       key ??= (await this.find(id).catch(() => null))?.key ?? null;
       if (key) await discardJob(this.host, id, key);
+      this.queueWatch.recordsChanged();
       throw error;
+    } finally {
+      // The job is about to change state: the poll looks now, not at its next turn.
+      this.queueWatch.changed();
     }
   }
 
@@ -243,6 +267,7 @@ export class SlurmEngine implements ContainerEngine {
     const { job } = await this.find(id);
     await this.tunnels.releaseJob(id);
     if (job && !isEndedState(job.state)) await this.client.cancel(id);
+    this.queueWatch.changed();
   }
 
   async removeContainer(id: string): Promise<void> {
@@ -250,6 +275,8 @@ export class SlurmEngine implements ContainerEngine {
     await this.tunnels.releaseJob(id);
     if (job && !isEndedState(job.state)) await this.client.cancel(id);
     await removeJobFiles(this.host, id, key);
+    this.queueWatch.recordsChanged();
+    this.queueWatch.changed();
   }
 
   /** The output's newest lines. `sinceMs` is not applied: the output file has no per-line times (see slurm-log.ts). */
@@ -260,31 +287,23 @@ export class SlurmEngine implements ContainerEngine {
 
   async followLog(id: string, options: FollowLogOptions): Promise<void> {
     const { key } = await this.find(id);
-    const queueMaxAgeMs = (this.options.eventPollMs ?? EVENT_POLL_MS) + 2000; // rides on the event poll's squeue
-    await followJobOutput((script) => this.host.exec(script), { client: this.client, jobId: id, queueMaxAgeMs }, slurmOutputPath(key, id), options, this.options.logPollMs);
+    // The job's end comes from the queue poll's answer (no squeue of its own).
+    const jobEnded = async () => {
+      const job = (await this.queueWatch.read()).jobs.find((j) => j.id === id);
+      return job === undefined || isEndedState(job.state);
+    };
+    await followJobOutput((script) => this.host.exec(script), jobEnded, slurmOutputPath(key, id), options, this.options.logPollMs);
   }
 
+  /** The queue poll's answers as Docker-style events (slurm-queue-watch.ts paces it; no squeue of its own). */
   watchEvents(labels: Record<string, string>, onEvent: (event: ContainerEvent) => void): () => void {
-    let stopped = false;
     let before: Map<string, ContainerSummary> | null = null;
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    const poll = async () => {
-      try {
-        const after = new Map((await this.listContainers(labels)).map((c) => [c.id, c]));
-        if (stopped) return;
-        // The first poll is the baseline: like Docker's events API, only what happens after subscribing.
-        if (before !== null) for (const event of diffEvents(before, after, this.now())) onEvent(event);
-        before = after;
-      } catch {
-        // The login node or slurmctld did not answer: keep the last state and ask again (reconnects by itself).
-      }
-      if (!stopped) timer = setTimeout(() => void poll(), this.options.eventPollMs ?? EVENT_POLL_MS);
-    };
-    void poll();
-    return () => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-    };
+    return this.queueWatch.subscribe((answer) => {
+      const after = new Map(this.summaries(answer).filter((c) => hasLabels(c.labels, labels)).map((c) => [c.id, c]));
+      // The first answer is the baseline: like Docker's events API, only what happens after subscribing.
+      if (before !== null) for (const event of diffEvents(before, after, this.now())) onEvent(event);
+      before = after;
+    });
   }
 
   /**
@@ -337,40 +356,41 @@ export class SlurmEngine implements ContainerEngine {
     return this.tunnels.release(port);
   }
 
-  gpusNotChecked(spec: Pick<ContainerSpec, 'gpus' | 'batch'>): string | null {
-    return slurmGpusUnchecked(spec);
+  /** What the job was given (its allocation; slurm-gpu-check.ts), not nvidia-smi: a job gets its GPUs from Slurm. */
+  verifyGpus(id: string, spec: Pick<ContainerSpec, 'gpus' | 'runtime' | 'batch'>): Promise<EngineGpuCheck> {
+    return checkJobGpus(this.host, id, spec);
   }
 
   /** The app's jobs with their queue reason, node, time left and warnings (the Slurm server card). */
   jobViews(): Promise<SlurmJobView[]> {
-    return slurmJobViews({ engineId: this.summary.id, client: this.client, records: () => this.records(), now: this.now });
+    return slurmJobViews({ engineId: this.summary.id, answer: () => this.queueWatch.read(), client: this.client, tails: this.endedTails });
   }
 
   async dispose(): Promise<void> {
+    this.queueWatch.dispose();
     await this.tunnels.closeAll();
-  }
-
-  private records(): Promise<Map<string, SlurmJobRecord>> {
-    return readRecords(this.host);
   }
 
   /** Job `id` as Slurm knows it (null once forgotten) and its record; CONTAINER_NOT_FOUND when neither knows it. */
   private async find(id: string): Promise<{ job: SlurmJob | null; record: SlurmJobRecord | null; key: string }> {
     if (!/^\d+(_\d+)?$/.test(id)) throw new AppError('CONTAINER_NOT_FOUND', `"${id}" is not a Slurm job id.`);
-    const [job, records] = await Promise.all([this.client.job(id), this.records()]);
-    const record = records.get(id) ?? null;
+    const answer = await this.queueWatch.read();
+    const record = answer.records.get(id) ?? null;
+    let job = answer.jobs.find((j) => j.id === id) ?? null;
+    // Not in the answer (submitted since), or ended without its exit code (squeue's -o format lacks it): scontrol, once for an end.
+    if (record && (job === null || (isEndedState(job.state) && job.exitCode === null))) job = await this.client.job(id, { maxAgeMs: this.queueWatch.maxAgeMs });
     const key = record?.key ?? (job ? keyOfJobName(job.name) : null);
     const removed = record === null && (job === null || isEndedState(job.state));
     if (removed || key === null || !PROFILE_ID.test(key)) throw new AppError('CONTAINER_NOT_FOUND', `Slurm job ${id} is not one the app started on ${this.host.label} (or it was removed).`);
     return { job, record, key };
   }
 
-  private async lastExitCode(record: SlurmJobRecord): Promise<number | null> {
-    const tail = await this.client.outputTail(slurmOutputPath(record.key, record.jobId), 20).catch(() => null);
-    for (const line of (tail ?? []).reverse()) {
-      const m = EXITED_LINE.exec(line);
-      if (m) return Number(m[1]);
-    }
-    return null;
+  /** A job Slurm forgot: the end its output's last lines tell (Slurm's own line names a time limit, node failure, …). */
+  private async lastEnd(record: SlurmJobRecord): Promise<{ state: string | null; exitCode: number | null }> {
+    const tail = (await this.client.outputTail(slurmOutputPath(record.key, record.jobId), 20).catch(() => null)) ?? [];
+    const end = endFromOutput(tail);
+    if (end) return end;
+    const m = [...tail].reverse().map((line) => EXITED_LINE.exec(line)).find((x) => x !== null);
+    return { state: null, exitCode: m ? Number(m[1]) : null };
   }
 }

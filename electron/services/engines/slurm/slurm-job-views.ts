@@ -3,6 +3,7 @@ import { LABEL_PORT, LABEL_PROFILE } from '../container-engine';
 import { JOB_LINE_MARK, slurmJobName, slurmOutputPath } from './job-script';
 import type { SlurmClient } from './slurm-client';
 import { isEndedState } from './slurm-parse';
+import type { SlurmQueueAnswer } from './slurm-queue-watch';
 import { containerStateOf, type SlurmJobRecord } from './slurm-state';
 
 /** Lines of output kept for a job that ended badly: enough for a traceback's end. */
@@ -19,9 +20,11 @@ const SCRIPT_FAILURE_LINE = new RegExp(`\\${JOB_LINE_MARK.slice(0, -1)}\\] (?:th
 
 export interface SlurmJobViewSources {
   engineId: string;
-  client: Pick<SlurmClient, 'jobs' | 'jobFiles' | 'outputTail'>;
-  records: () => Promise<Map<string, SlurmJobRecord>>;
-  now: () => number;
+  /** The queue poll's newest answer (slurm-queue-watch.ts): no squeue of its own. */
+  answer: () => Promise<SlurmQueueAnswer>;
+  client: Pick<SlurmClient, 'jobFiles' | 'outputTail'>;
+  /** Output tails of badly ended jobs already read, by job id (an ended job's output does not change). */
+  tails: Map<string, string[]>;
 }
 
 /**
@@ -30,11 +33,12 @@ export interface SlurmJobViewSources {
  * output's tail for a job that ended badly). A removed job (no labels file, already ended) is left out,
  * as the container list leaves it out. A job Slurm has forgotten (MinJobAge after its end) whose folder
  * is kept is shown with the end its output tells (see `endFromOutput`), as long as the output tells one.
- * One squeue, one exec for the labels, one per running or badly ended job.
+ * The queue poll's answer (no squeue), one exec per running job (its warning file), one per badly ended job once.
  */
 export async function slurmJobViews(sources: SlurmJobViewSources): Promise<SlurmJobView[]> {
-  const [jobs, records] = await Promise.all([sources.client.jobs(), sources.records()]);
-  const readAt = new Date(sources.now()).toISOString();
+  const { jobs, records, at } = await sources.answer();
+  // Time left counts from when Slurm was asked, not from now.
+  const readAt = new Date(at).toISOString();
   const shown = jobs.filter((job) => records.has(job.id) || !isEndedState(job.state));
   const listed = new Set(jobs.map((j) => j.id));
   const forgotten = [...records.values()].filter((r) => !listed.has(r.jobId));
@@ -50,9 +54,18 @@ async function viewOf(sources: SlurmJobViewSources, job: SlurmJob, record: Slurm
   const ended = isEndedState(job.state);
   // Only a job on its node can have been warned (a pending one would show the previous job's leftover file).
   const files = key && containerStateOf(job.state) === 'running' ? await sources.client.jobFiles(key).catch(() => null) : null;
-  const outputTail =
-    ended && !PLAIN_ENDS.has(job.state) && key ? ((await sources.client.outputTail(job.outputPath ?? slurmOutputPath(key, job.id), FAILED_TAIL_LINES).catch(() => null)) ?? []) : [];
+  const outputTail = ended && !PLAIN_ENDS.has(job.state) && key ? await endedTail(sources, job.id, job.outputPath ?? slurmOutputPath(key, job.id)) : [];
   return { ...job, ...labelsOf(sources, record), limitWarning: files ? ownWarning(job, files) : null, outputTail, readAt };
+}
+
+/** The output's end of an ended job: read once, then kept (a failed read is tried again next time). */
+async function endedTail(sources: SlurmJobViewSources, jobId: string, path: string): Promise<string[]> {
+  const kept = sources.tails.get(jobId);
+  if (kept) return kept;
+  const tail = await sources.client.outputTail(path, FAILED_TAIL_LINES).catch(() => undefined);
+  if (tail === undefined) return [];
+  sources.tails.set(jobId, tail ?? []);
+  return tail ?? [];
 }
 
 /**
@@ -96,7 +109,7 @@ export function endFromOutput(tail: readonly string[]): { state: string; exitCod
 /** A job Slurm no longer lists, its folder kept: what its record and output still tell. */
 async function forgottenView(sources: SlurmJobViewSources, record: SlurmJobRecord, readAt: string): Promise<SlurmJobView | null> {
   const outputPath = slurmOutputPath(record.key, record.jobId);
-  const tail = (await sources.client.outputTail(outputPath, FAILED_TAIL_LINES).catch(() => null)) ?? [];
+  const tail = await endedTail(sources, record.jobId, outputPath);
   const end = endFromOutput(tail);
   if (!end) return null;
   const job: SlurmJob = {

@@ -1,7 +1,5 @@
 import { followFileByOffset } from '../../native/native-log-follow';
 import { shellQuote, type FollowLogOptions, type HostExecResult } from '../container-engine';
-import type { SlurmClient } from './slurm-client';
-import { isEndedState } from './slurm-parse';
 
 /**
  * Following a job's output file (`out/<id>.out`, stdout and stderr together) through the login node.
@@ -12,6 +10,11 @@ import { isEndedState } from './slurm-parse';
  */
 
 const POLL_MS = 1000;
+/**
+ * A quiet output is read less often, up to every 5 polls (each read is an SSH command on the login node, a shell and
+ * a `tail`: 60 a minute per followed job at a fixed 1 s); the first new line brings the pace back to `pollMs`.
+ */
+const IDLE_FACTOR = 5;
 
 /** A path as a shell word: `~/x` keeps $HOME expanding on the host. */
 export function pathWord(path: string): string {
@@ -38,31 +41,19 @@ function lineOffsetScript(path: string, lines: number): string {
   return `f=${pathWord(path)}\n[ -f "$f" ] && head -n ${Math.floor(lines)} "$f" | wc -c | tr -d ' '\nexit 0`;
 }
 
-/** Where a follower learns whether its job still writes: the engine's client, sharing answers up to `queueMaxAgeMs` old. */
-export interface FollowedJob {
-  client: Pick<SlurmClient, 'job'>;
-  jobId: string;
-  queueMaxAgeMs: number;
-}
-
 /**
  * Follows job `jobId`'s output until the job has ended and everything is read, or `signal` aborts.
- * Complete lines only; a last line without a newline is delivered once the job has ended. The job's state is asked
- * before each read (so "ended" means the output is complete), from a queue answer shared with the engine's event
- * poll: while events are watched, following costs the controller nothing of its own. A job Slurm no longer lists
- * has ended.
+ * Complete lines only; a last line without a newline is delivered once the job has ended. `jobEnded` is asked
+ * before each read (so "ended" means the output is complete); the engine answers it from its queue poll's newest
+ * answer, so following costs the controller nothing of its own. A job Slurm no longer lists has ended.
  */
 export function followJobOutput(
   run: (script: string) => Promise<HostExecResult>,
-  followed: FollowedJob,
+  jobEnded: () => Promise<boolean>,
   path: string,
   options: FollowLogOptions,
   pollMs = POLL_MS,
 ): Promise<void> {
-  const jobEnded = async () => {
-    const job = await followed.client.job(followed.jobId, { maxAgeMs: followed.queueMaxAgeMs });
-    return job === null || isEndedState(job.state);
-  };
   return followFileByOffset(
     run,
     {
@@ -73,5 +64,6 @@ export function followJobOutput(
     },
     options,
     pollMs,
+    pollMs * IDLE_FACTOR,
   );
 }

@@ -16,6 +16,27 @@ import { SLURM_JOB_PREFIX, parseJobComment } from './job-script';
 export const SQUEUE_FORMAT = '%i|%j|%u|%P|%T|%r|%N|%l|%L|%V|%S|%e|%Q|%b|%k';
 const SQUEUE_FIELDS = 15;
 
+/**
+ * The same fields in `squeue -O` (`--Format`) form, with `tres-per-job` before the comment: a job that asked for GPUs
+ * with `--gpus=N` has them there, not in `%b` (tres-per-node), which the `-o` form alone can print. `:|` is each
+ * field's suffix (no width: values are not cut). Measured on 22.05: the same controller requests as `-o`.
+ */
+export const SQUEUE_FIELDS_LONG =
+  'JobID:|,Name:|,UserName:|,Partition:|,State:|,Reason:|,NodeList:|,TimeLimit:|,TimeLeft:|,SubmitTime:|,StartTime:|,EndTime:|,PriorityLong:|,tres-per-node:|,tres-per-job:|,Comment:|';
+
+/** `squeue -h -O SQUEUE_FIELDS_LONG` lines: as `parseSqueueLines`, the GPUs from tres-per-job when tres-per-node has none. */
+export function parseSqueueLong(stdout: string): SlurmJob[] {
+  const jobs: SlurmJob[] = [];
+  for (const line of stdout.split('\n')) {
+    const parts = line.replace(/\|$/, '').split('|');
+    if (parts.length < SQUEUE_FIELDS + 1) continue;
+    const perJob = parts.splice(SQUEUE_FIELDS - 1, 1)[0] ?? '';
+    const [job] = parseSqueueLines(parts.join('|'));
+    if (job) jobs.push({ ...job, gres: job.gres ?? text(perJob) });
+  }
+  return jobs;
+}
+
 type Json = Record<string, unknown>;
 
 /** Slurm's "no value" words in text output. */

@@ -43,14 +43,17 @@ export interface StartWait {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** Looks until the job serves, ended, is rejected, or `waitMs` passed (then the last `waiting`). */
+/** Looks at most this far apart: each look is a controller request. */
+const MAX_POLL_MS = 4000;
+
+/** Looks until the job serves, ended, is rejected, or `waitMs` passed (then the last `waiting`); `pollMs`, then twice as long each time. */
 export async function waitForStart(wait: StartWait): Promise<StartProgress> {
   const sleep = wait.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const deadline = wait.now() + wait.waitMs;
-  for (;;) {
+  for (let pause = wait.pollMs; ; pause = Math.min(MAX_POLL_MS, pause * 2)) {
     const { job, endpointIsOurs } = await wait.look();
     const progress = startProgress(job, endpointIsOurs);
     if (progress.kind !== 'waiting' || wait.now() >= deadline) return progress;
-    await sleep(wait.pollMs);
+    await sleep(Math.max(0, Math.min(pause, deadline - wait.now())));
   }
 }

@@ -78,6 +78,18 @@ export function queuedText(job: Pick<SlurmJob, 'reason' | 'pendingPosition'>): s
   return `queued: ${job.reason ?? 'waiting'}${job.pendingPosition ? ` (position ${job.pendingPosition})` : ''}`;
 }
 
+/** Slurm's ends that the scheduler decided, as the engine-neutral names (exit-reason.ts words them; a stop the app asked for stays 'stopped'). */
+const SCHEDULER_ENDS: Readonly<Record<string, NonNullable<ContainerSummary['schedulerEnd']>>> = {
+  TIMEOUT: 'time-limit',
+  NODE_FAIL: 'node-failure',
+  PREEMPTED: 'preempted',
+  CANCELLED: 'cancelled',
+};
+
+export function schedulerEndOf(slurmState: string): ContainerSummary['schedulerEnd'] {
+  return SCHEDULER_ENDS[slurmState];
+}
+
 /** Labels of a job the app did not create through this engine (no labels file): enough to be ours. */
 function fallbackLabels(): Record<string, string> {
   return { [LABEL_MANAGED]: 'true' };
@@ -87,7 +99,7 @@ function fallbackLabels(): Record<string, string> {
  * One job as a container. `job` null: Slurm has forgotten it (MinJobAge after its end) but its folder
  * still holds the record: exited, with what is known (`lastExitCode` read from the output by the caller, or null).
  */
-export function toContainerSummary(job: SlurmJob | null, record: SlurmJobRecord | null, now: number, lastExitCode: number | null = null): ContainerSummary {
+export function toContainerSummary(job: SlurmJob | null, record: SlurmJobRecord | null, now: number, lastExitCode: number | null = null, lastState: string | null = null): ContainerSummary {
   const id = job?.id ?? record!.jobId;
   const base = {
     id,
@@ -97,7 +109,9 @@ export function toContainerSummary(job: SlurmJob | null, record: SlurmJobRecord 
     createdAt: record?.createdAt ?? job?.submitTime ?? new Date(0).toISOString(),
   };
   if (job === null) {
-    const known = { state: 'exited' as const, startedAt: null, finishedAt: null, exitCode: lastExitCode };
+    // Its output's last lines may still say which end Slurm chose (slurm-job-views.ts endFromOutput): kept across restarts.
+    const end = lastState === null ? undefined : schedulerEndOf(lastState);
+    const known = { state: 'exited' as const, startedAt: null, finishedAt: null, exitCode: lastExitCode, ...(end ? { schedulerEnd: end } : {}) };
     return { ...base, ...known, oomKilled: false, statusText: `Exited${lastExitCode === null ? '' : ` (${lastExitCode})`}: Slurm no longer lists the job` };
   }
   const state = containerStateOf(job.state);
@@ -109,8 +123,10 @@ export function toContainerSummary(job: SlurmJob | null, record: SlurmJobRecord 
     finishedAt: ended ? job.endTime : null,
     exitCode: ended ? exitCodeOf(job) : null,
     oomKilled: job.state === 'OUT_OF_MEMORY',
-    // Only when true: the summaries of other engines (and of other ends) carry no such field.
-    ...(job.state === 'TIMEOUT' ? { timeLimitReached: true } : {}),
+    // Only when Slurm ended it: the summaries of other engines (and of other ends) carry no such field.
+    ...(ended && schedulerEndOf(job.state) ? { schedulerEnd: schedulerEndOf(job.state) } : {}),
+    // Only while it waits: why, and its place (null while held or not known).
+    ...(state === 'created' ? { queue: { reason: job.reason, position: job.pendingPosition } } : {}),
   };
   let statusText = state === 'created' ? queuedText(job) : containerStatusText(summary, now);
   if (ended && job.state !== 'COMPLETED') statusText += ` [${job.state}${job.reason ? `: ${job.reason}` : ''}]`;

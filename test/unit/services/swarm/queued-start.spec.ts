@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { slurmGpusUnchecked } from '../../../../electron/services/engines/slurm/slurm-gpu-note';
 import { gpuSpecOf, isQueued, waitForUrl } from '../../../../electron/services/swarm/queued-start';
 import { SlurmJobOptions } from '../../../../electron/shared/schemas-slurm';
 
@@ -11,11 +10,8 @@ describe('servers that wait for their turn', () => {
     expect(isQueued({ state: 'running', statusText: 'queued: stale text' })).toBe(false);
   });
 
-  it('says plainly when a Slurm job\'s GPUs were not checked (native run: the spec asks none itself)', () => {
+  it('keeps the GPU request of a queued spec (a native Slurm job asks in its batch options), without its env', () => {
     const batch = SlurmJobOptions.parse({ gpus: { flag: 'gres', count: 1 }, run: { mode: 'native', activate: null } });
-    expect(slurmGpusUnchecked({ gpus: { mode: 'none' }, batch })).toMatch(/^Slurm allocated 1 GPU \(--gres\); .*not checked$/);
-    expect(slurmGpusUnchecked({ gpus: { mode: 'all' }, batch }), 'checked with nvidia-smi: nothing to add').toBeNull();
-    expect(slurmGpusUnchecked({ gpus: { mode: 'none' } })).toBeNull();
     expect(gpuSpecOf({ name: 'n', image: '', cmd: [], env: { A: 'secret' }, labels: {}, network: { mode: 'host' }, init: false, gpus: { mode: 'none' }, shm: { mode: 'ipc-host' }, binds: [], runtime: 'native', batch })).toEqual({ gpus: { mode: 'none' }, runtime: 'native', batch });
   });
 

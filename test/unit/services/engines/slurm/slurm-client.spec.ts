@@ -1,5 +1,5 @@
-// SlurmClient paths the test bed's Slurm 22.05 cannot take: a Slurm without `squeue --json` (older than
-// 21.08), `sbatch --parsable` with a cluster suffix; and what must never be in the script (argv on the
+// SlurmClient paths the test bed's Slurm 22.05 cannot take: a Slurm without `--local` (older than 17.11),
+// `sbatch --parsable` with a cluster suffix; the queue questions it sends; and what must never be in the script (argv on the
 // host): the env values. The exec below is a TEST DOUBLE that answers with real 22.05 output from
 // fixtures/ (the real Slurm runs in test/integration/slurm-client.spec.ts).
 import { readFileSync } from 'node:fs';
@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HostExecResult } from '../../../../../electron/services/engines/container-engine';
 import { SlurmClient, parseEndpoint, type SlurmExec } from '../../../../../electron/services/engines/slurm/slurm-client';
+import { asLong } from './squeue-lines';
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8');
 const ok = (stdout: string): HostExecResult => ({ code: 0, stdout, stderr: '' });
@@ -22,26 +23,49 @@ function loginNode(rules: [RegExp, HostExecResult][]): { exec: SlurmExec; calls:
   return { exec, calls };
 }
 
-describe('SlurmClient with a Slurm that has no squeue --json', () => {
-  it('falls back to the -o format once, for good, and still finds our jobs with their queue place', async () => {
+describe('SlurmClient queue questions', () => {
+  it("asks the user's jobs of our names with --local, and every user's pending jobs only for our pending ones' places", async () => {
+    const lines = fixture('squeue-o-22.05.txt');
     const node = loginNode([
       [/^id -un$/, ok('swarmtest\n')],
-      [/^squeue --json$/, { code: 1, stdout: '', stderr: "squeue: unrecognized option '--json'\nTry \"squeue --help\" for more information\n" }],
-      [/^SLURM_TIME_FORMAT=%s squeue -h -t all -o /, ok(fixture('squeue-o-22.05.txt'))],
+      [/squeue --local -u 'swarmtest' -h -t all -O /, ok(asLong(lines))],
+      [/squeue --local -h -t PD -p 'debug' -o /, ok(lines.split('\n').filter((l) => l.includes('|PENDING|')).join('\n'))],
     ]);
     const client = new SlurmClient({ exec: node.exec, host: 'login', now: () => 1796412046_000 });
     const jobs = await client.jobs();
-    expect(client.usesJson).toBe(false);
     expect(jobs.map((j) => j.id)).toEqual(['41', '39', '38', '37', '36', '35', '30', '28', '27', '26', '25', '22', '19']);
     expect(jobs.find((j) => j.id === '38')).toMatchObject({ state: 'PENDING', reason: 'Resources', pendingPosition: 1 });
+    await client.jobs({ maxAgeMs: 0 });
+    // Places are kept for 3 minutes: the second look asked the queue, not every user's pending jobs again.
+    expect(node.calls.filter((c) => c.script.includes('-t PD'))).toHaveLength(1);
+    expect(node.calls.filter((c) => c.script.includes('-t all'))).toHaveLength(2);
+  });
+
+  it('takes the GPUs of a --gpus job from tres-per-job (the -o form has only tres-per-node)', async () => {
+    const line = '50|agentswarm-p1|swarmtest|debug|RUNNING|None|vm|10:00|9:59|1796449391|1796449392|1796449992|4294901687|N/A|agentswarm profile=p1 app=0.1.0';
+    const node = loginNode([
+      [/^id -un$/, ok('swarmtest\n')],
+      [/squeue --local -u 'swarmtest' -h -t all -O /, ok(asLong(line, 'gres:gpu:1'))],
+    ]);
+    expect(await new SlurmClient({ exec: node.exec, host: 'login' }).jobs()).toMatchObject([{ id: '50', gres: 'gres:gpu:1', comment: 'agentswarm profile=p1 app=0.1.0', timeLeftSeconds: 599 }]);
+  });
+
+  it('a Slurm without --local (older than 17.11) is asked again without it, for good', async () => {
+    const node = loginNode([
+      [/^id -un$/, ok('swarmtest\n')],
+      [/squeue --local /, { code: 1, stdout: '', stderr: "squeue: unrecognized option '--local'\nTry \"squeue --help\" for more information\n" }],
+      [/squeue -u 'swarmtest' -h -t all -O /, ok('')],
+    ]);
+    const client = new SlurmClient({ exec: node.exec, host: 'login' });
+    expect(await client.jobs()).toEqual([]);
     await client.jobs();
-    expect(node.calls.filter((c) => c.script === 'squeue --json')).toHaveLength(1);
+    expect(node.calls.filter((c) => c.script.includes('--local'))).toHaveLength(1);
   });
 
   it('any other squeue failure is mapped, not taken for an old Slurm', async () => {
     const node = loginNode([
       [/^id -un$/, ok('swarmtest\n')],
-      [/^squeue --json$/, { code: 1, stdout: '', stderr: 'squeue: error: Unable to contact slurm controller (connect failure)\n' }],
+      [/squeue/, { code: 1, stdout: '', stderr: 'squeue: error: Unable to contact slurm controller (connect failure)\n' }],
     ]);
     await expect(new SlurmClient({ exec: node.exec, host: 'login' }).jobs()).rejects.toMatchObject({ code: 'ENGINE_UNREACHABLE' });
   });

@@ -1,5 +1,5 @@
 // SlurmEngine's state mapping and event diffing. The login node is a TEST DOUBLE exec here (no Slurm in
-// unit tests): it answers `squeue --json` with jobs in 22.05's shape and the labels-file listing with
+// unit tests): it answers `squeue --local -u … -n … -O` with jobs in 22.05's shape and the labels-file listing with
 // records; the real Slurm runs in test/integration/slurm-engine.spec.ts.
 import { describe, expect, it } from 'vitest';
 import type { SlurmJob } from '../../../../../electron/shared/schemas-slurm';
@@ -8,9 +8,10 @@ import { SlurmEngine } from '../../../../../electron/services/engines/slurm/slur
 import { jobKeyOf, jobOptionsOf } from '../../../../../electron/services/engines/slurm/slurm-spec';
 import { RECORD_MARK, containerStateOf, diffEvents, exitCodeOf, parseRecords, toContainerSummary, type SlurmJobRecord } from '../../../../../electron/services/engines/slurm/slurm-state';
 import type { EngineWording } from '../../../../../electron/services/engines/engine-wording';
+import { asLong, squeueOutput } from './squeue-lines';
+import { SQUEUE_FIELDS_LONG } from '../../../../../electron/services/engines/slurm/slurm-parse';
 
 const NOW = Date.parse('2026-12-04T12:00:00Z');
-const epoch = (iso: string) => Date.parse(iso) / 1000;
 
 function job(over: Partial<SlurmJob>): SlurmJob {
   return {
@@ -59,6 +60,18 @@ describe('Slurm job states as container states', () => {
     expect(held).toMatchObject({ state: 'created', startedAt: null, exitCode: null, statusText: 'queued: held until started' });
     const waiting = toContainerSummary(job({ state: 'PENDING', reason: 'Resources', pendingPosition: 2 }), record('41'), NOW);
     expect(waiting.statusText).toBe('queued: Resources (position 2)');
+    expect(waiting.queue).toEqual({ reason: 'Resources', position: 2 });
+    expect(held.queue).toEqual({ reason: 'JobHeldUser', position: null });
+    expect(toContainerSummary(job({}), record('41'), NOW).queue, 'a running job has no queue place').toBeUndefined();
+  });
+
+  it("names the scheduler's ends (time limit, node failure, preemption, scancel); a job's own end carries none", () => {
+    const end = (state: string) => toContainerSummary(job({ state, exitCode: 0, signal: 15 }), record('41'), NOW).schedulerEnd;
+    expect(['TIMEOUT', 'NODE_FAIL', 'PREEMPTED', 'CANCELLED'].map(end)).toEqual(['time-limit', 'node-failure', 'preempted', 'cancelled']);
+    expect(['COMPLETED', 'FAILED', 'OUT_OF_MEMORY'].map(end)).toEqual([undefined, undefined, undefined]);
+    // Slurm forgot it: the end its output's last line named.
+    expect(toContainerSummary(null, record('40'), NOW, 143, 'NODE_FAIL')).toMatchObject({ schedulerEnd: 'node-failure', exitCode: 143 });
+    expect(toContainerSummary(null, record('40'), NOW, 1, 'FAILED').schedulerEnd).toBeUndefined();
   });
 
   it('gives the exit code, the times and OOM of ended jobs, in Docker words', () => {
@@ -129,25 +142,15 @@ describe('specs as jobs', () => {
 });
 
 describe('SlurmEngine over a TEST DOUBLE login node', () => {
-  const squeueJob = (id: number, state: string, extra: Record<string, unknown> = {}) => ({
-    job_id: id,
-    name: 'agentswarm-p1',
-    comment: 'agentswarm profile=p1 app=1.0.0',
-    user_name: 'alice',
-    partition: 'debug',
-    job_state: state,
-    state_reason: 'None',
-    nodes: state === 'PENDING' ? '' : 'vm',
-    exit_code: 0,
-    time_limit: 60,
-    submit_time: epoch('2026-12-04T11:00:00Z'),
-    start_time: epoch('2026-12-04T11:50:00Z'),
-    end_time: 0,
-    priority: 1,
-    ...extra,
-  });
+  const squeueJob = (id: number, state: string, extra: Partial<SlurmJob> = {}): SlurmJob =>
+    job({ id: String(id), state, node: state === 'PENDING' ? null : 'vm', exitCode: /^(RUNNING|PENDING)$/.test(state) ? null : 0, signal: 0, endTime: null, ...extra });
+  /** `scontrol -o show job` of a job, or Slurm's answer for one it does not know. */
+  const scontrolOf = (j: SlurmJob | undefined): HostExecResult =>
+    j
+      ? { code: 0, stdout: `JobId=${j.id} JobName=${j.name} UserId=${j.user}(1000) JobState=${j.state} Reason=${j.reason ?? 'None'} ExitCode=${j.exitCode ?? 0}:${j.signal ?? 0} Partition=debug NodeList=${j.node ?? '(null)'} Comment=${j.comment}\n`, stderr: '' }
+      : { code: 1, stdout: '', stderr: 'slurm_load_jobs error: Invalid job id specified\n' };
 
-  function engineWith(jobs: unknown[], records: SlurmJobRecord[], more: (script: string) => HostExecResult | null = () => null, startWaitMs?: number) {
+  function engineWith(jobs: SlurmJob[], records: SlurmJobRecord[], more: (script: string) => HostExecResult | null = () => null, startWaitMs?: number) {
     const scripts: string[] = [];
     // TEST DOUBLE: what a login node with Slurm 22.05 answers to the scripts the engine sends.
     const host: EngineHost = {
@@ -158,7 +161,12 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
         const answer = more(script);
         if (answer) return Promise.resolve(answer);
         if (script === 'id -un') return Promise.resolve({ code: 0, stdout: 'alice\n', stderr: '' });
-        if (script === 'squeue --json') return Promise.resolve({ code: 0, stdout: JSON.stringify({ jobs }), stderr: '' });
+        // The user's jobs of the names asked (22.05 filters by user in slurmctld, by name in squeue itself).
+        const names = /squeue --local -u 'alice' -n '([^']*)' -h -t all -O /.exec(script);
+        if (names) return Promise.resolve({ code: 0, stdout: asLong(squeueOutput(jobs.filter((j) => j.user === 'alice' && names[1]!.split(',').includes(j.name)))), stderr: '' });
+        if (/squeue --local -h -t PD( -p '[^']*')? -o /.test(script)) return Promise.resolve({ code: 0, stdout: squeueOutput(jobs.filter((j) => j.state === 'PENDING')), stderr: '' });
+        const shown = /scontrol --local -o show job (\d+)$/.exec(script);
+        if (shown) return Promise.resolve(scontrolOf(jobs.find((j) => j.id === shown[1])));
         if (script.includes('labels.json; do')) return Promise.resolve({ code: 0, stdout: records.map((r) => `${RECORD_MARK}\n${JSON.stringify(r)}\n`).join(''), stderr: '' });
         if (script === 'sinfo --version') return Promise.resolve({ code: 0, stdout: 'slurm-wlm 22.05.8\n', stderr: '' });
         return Promise.resolve({ code: 1, stdout: '', stderr: `unexpected script: ${script}` });
@@ -178,7 +186,7 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
 
   it('lists our jobs and the forgotten ones with records, filtered by label, in two execs plus the user', async () => {
     const { engine, scripts } = engineWith(
-      [squeueJob(41, 'RUNNING'), squeueJob(42, 'PENDING', { state_reason: 'Resources' }), { ...squeueJob(43, 'RUNNING'), user_name: 'bob' }, { ...squeueJob(44, 'RUNNING'), comment: 'not ours', name: 'other' }],
+      [squeueJob(41, 'RUNNING'), squeueJob(42, 'PENDING', { reason: 'Resources' }), squeueJob(43, 'RUNNING', { user: 'bob' }), squeueJob(44, 'RUNNING', { comment: 'not ours', name: 'other' })],
       [record('41'), record('40'), record('42', { [LABEL_MANAGED]: 'true', [LABEL_PORT]: '10087' })],
     );
     const all = await engine.listContainers({ [LABEL_MANAGED]: 'true' });
@@ -188,9 +196,17 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
     expect(scripts.filter((s) => s === 'id -un'), 'the login user is asked once').toHaveLength(1);
   });
 
-  it('treats an ended job without its record as removed (Slurm lists it for MinJobAge after rm)', async () => {
-    const { engine } = engineWith([{ ...squeueJob(45, 'CANCELLED'), exit_code: 15 }, squeueJob(46, 'RUNNING')], []);
+  it('treats an ended job without its record as removed (Slurm lists it for MinJobAge after rm); asks about our job names only', async () => {
+    const { engine, scripts } = engineWith([squeueJob(45, 'CANCELLED', { exitCode: 0, signal: 15 }), squeueJob(46, 'RUNNING')], [record('46')]);
     expect((await engine.listContainers({})).map((c) => c.id)).toEqual(['46']);
+    expect(scripts.filter((s) => s.includes('squeue'))).toEqual([`SLURM_TIME_FORMAT=%s squeue --local -u 'alice' -n 'agentswarm-p1' -h -t all -O '${SQUEUE_FIELDS_LONG}'`]);
+  });
+
+  it('no job folder of ours: no squeue at all', async () => {
+    const { engine, scripts } = engineWith([squeueJob(46, 'RUNNING')], []);
+    expect(await engine.listContainers({})).toEqual([]);
+    expect(await engine.jobViews()).toEqual([]);
+    expect(scripts.filter((s) => /squeue|scontrol/.test(s))).toEqual([]);
   });
 
   it('a job Slurm forgot (MinJobAge) but whose folder is kept: exited with the code its output reports', async () => {
@@ -203,7 +219,7 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
   });
 
   it('a failed start leaves nothing: the held job is cancelled and its folder removed', async () => {
-    const { engine, scripts } = engineWith([squeueJob(41, 'PENDING', { state_reason: 'JobHeldUser' })], [record('41')], (script) => {
+    const { engine, scripts } = engineWith([squeueJob(41, 'PENDING', { reason: 'JobHeldUser' })], [record('41')], (script) => {
       if (script === 'scontrol release 41') return { code: 1, stdout: '', stderr: 'scontrol: error: Slurm controller not responding\n' };
       if (script === 'scancel 41' || script.includes('rm -rf')) return { code: 0, stdout: '', stderr: '' };
       return null;
@@ -214,7 +230,7 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
   });
 
   it('a released job still queued after the short wait is kept: start returns, nothing cancelled or removed', async () => {
-    const { engine, scripts } = engineWith([squeueJob(41, 'PENDING', { state_reason: 'Resources' })], [record('41')], (script) => {
+    const { engine, scripts } = engineWith([squeueJob(41, 'PENDING', { reason: 'Resources' })], [record('41')], (script) => {
       if (script === 'scontrol release 41') return { code: 0, stdout: '', stderr: '' };
       return null;
     }, 0);
@@ -223,6 +239,21 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
     expect(scripts).not.toContain('scancel 41');
     expect(scripts.some((s) => s.includes('rm -rf'))).toBe(false);
     expect(await engine.inspectContainer('41')).toMatchObject({ state: 'created', statusText: 'queued: Resources (position 1)' });
+  });
+
+  it('after its own start the engine asks anew: an inspect does not see the held job of before', async () => {
+    const jobs = [squeueJob(41, 'PENDING', { reason: 'JobHeldUser' })];
+    const { engine } = engineWith(jobs, [record('41')], (script) => {
+      if (script === 'scontrol release 41') {
+        jobs[0] = squeueJob(41, 'RUNNING');
+        return { code: 0, stdout: '', stderr: '' };
+      }
+      if (script.includes('@@warning')) return { code: 0, stdout: '@@warning\n', stderr: '' };
+      return null;
+    }, 0);
+    expect((await engine.inspectContainer('41')).state).toBe('created');
+    await engine.startContainer('41');
+    expect((await engine.inspectContainer('41')).state).toBe('running');
   });
 
   it('a released job running without its endpoint yet is kept too (its server is still choosing a port)', async () => {
@@ -237,7 +268,7 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
   });
 
   it('a released job Slurm will never run (BadConstraints) is cancelled and removed; the error says why', async () => {
-    const { engine, scripts } = engineWith([squeueJob(41, 'PENDING', { state_reason: 'BadConstraints' })], [record('41')], (script) => {
+    const { engine, scripts } = engineWith([squeueJob(41, 'PENDING', { reason: 'BadConstraints' })], [record('41')], (script) => {
       if (script === 'scontrol release 41' || script === 'scancel 41' || script.includes('rm -rf')) return { code: 0, stdout: '', stderr: '' };
       return null;
     }, 60_000);
@@ -247,7 +278,7 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
   });
 
   it('a released job that ended at once is kept (its exit code and output stay visible), not cancelled', async () => {
-    const { engine, scripts } = engineWith([{ ...squeueJob(41, 'FAILED'), exit_code: 127 }], [record('41')], (script) => {
+    const { engine, scripts } = engineWith([squeueJob(41, 'FAILED', { exitCode: 127 })], [record('41')], (script) => {
       if (script === 'scontrol release 41') return { code: 0, stdout: '', stderr: '' };
       return null;
     }, 0);
@@ -270,7 +301,7 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
   });
 
   it('refuses a URL for a port whose job waits in the queue, saying why', async () => {
-    const { engine } = engineWith([squeueJob(42, 'PENDING', { state_reason: 'Resources' })], [record('42')]);
+    const { engine } = engineWith([squeueJob(42, 'PENDING', { reason: 'Resources' })], [record('42')]);
     await expect(engine.urlForHostPort(10086)).rejects.toThrow(/42 for port 10086 waits in the queue \(queued: Resources/);
   });
 

@@ -1,41 +1,46 @@
-// What following a Slurm job's output costs the cluster's controller (issue 31: one watched job cost 201 slurmctld
-// requests a minute, 177 of them the follower's `squeue -j` every second). The follower now asks squeue nothing of
-// its own: the job's end comes from the client's newest queue answer, shared while it is young enough.
-// The login node below is a TEST DOUBLE (the real Slurm runs in test/integration/slurm-*.spec.ts): it answers
-// `squeue --json` with the job's state of the moment and serves a growing output file; its clock is a fake one that
-// moves 10 ms per command, so the counts are exact however loaded the machine is.
+// What watching and following Slurm jobs costs the cluster's controller (issue 31: one watched job cost 201 slurmctld
+// requests a minute, 177 of them the follower's `squeue -j` every second). The queue is asked with one
+// `squeue --local -u $USER -n <our names> -O …` shared by every reader while it is young; an ended job's exit code is
+// asked once with scontrol and kept; the follower asks nothing of its own. The login node below is a TEST DOUBLE (the
+// real Slurm runs in test/integration/slurm-*.spec.ts): it answers in 22.05's `-o` format with the job's state of the
+// moment and serves a growing output file; its clock is a fake one that moves 10 ms per command, so counts are exact.
 import { describe, expect, it } from 'vitest';
 import type { EngineLogLine, HostExecResult } from '../../../../../electron/services/engines/container-engine';
 import { SlurmClient } from '../../../../../electron/services/engines/slurm/slurm-client';
 import { followJobOutput } from '../../../../../electron/services/engines/slurm/slurm-log';
+import { asLong } from './squeue-lines';
 
 const ok = (stdout: string): HostExecResult => ({ code: 0, stdout, stderr: '' });
 
-function squeueJson(state: string): string {
-  const job = { job_id: 77, name: 'agentswarm-p1', comment: 'agentswarm profile=p1 app=1.0.0', user_name: 'alice', partition: 'debug', job_state: state, state_reason: 'None', nodes: 'vm', exit_code: 0, time_limit: 60, submit_time: 1, start_time: 2, end_time: 0, priority: 1 };
-  return JSON.stringify({ jobs: [job] });
+/** One job in SQUEUE_FORMAT (`%i|%j|%u|%P|%T|%r|%N|%l|%L|%V|%S|%e|%Q|%b|%k`), as 22.05 prints it. */
+function squeueLine(id: string, state: string, reason = 'None', name = 'agentswarm-p1'): string {
+  return `${id}|${name}|alice|debug|${state}|${reason}|vm|1:00:00|59:00|1796428000|1796428010|1796431610|4294901741|N/A|agentswarm profile=${name.slice('agentswarm-'.length)} app=1.0.0`;
 }
 
 /** TEST DOUBLE of a login node: a job whose output grows by one line per read, and whose state the test sets. */
 function loginNode() {
   let clock = 1_796_428_800_000;
-  const node = { state: 'RUNNING', output: '', scripts: [] as string[], squeues: 0 };
+  const node = { state: 'RUNNING', output: '', scripts: [] as string[], squeues: 0, scontrols: 0 };
   const exec = (script: string): Promise<HostExecResult> => {
     clock += 10;
     node.scripts.push(script);
     if (script === 'id -un') return Promise.resolve(ok('alice\n'));
-    if (script === 'squeue --json') {
+    if (/squeue --local -u 'alice' -n 'agentswarm-p1' -h -t all -O /.test(script)) {
       node.squeues += 1;
-      return Promise.resolve(ok(squeueJson(node.state)));
+      return Promise.resolve(ok(asLong(squeueLine('77', node.state))));
     }
-    const chunk = /tail -c \+(\d+)/.exec(script);
+    if (/scontrol --local -o show job 77$/.test(script)) {
+      node.scontrols += 1;
+      return Promise.resolve(ok(`JobId=77 JobName=agentswarm-p1 UserId=alice(1000) JobState=${node.state} Reason=None ExitCode=0:0 Partition=debug NodeList=vm\n`));
+    }
     if (script.includes('@@follow')) {
+      const chunk = /tail -c \+(\d+)/.exec(script);
       const from = chunk ? Number(chunk[1]) - 1 : 0;
       return Promise.resolve(ok(`@@follow - ${Buffer.byteLength(node.output)}\n${node.output.slice(from)}`));
     }
     return Promise.resolve({ code: 1, stdout: '', stderr: `unexpected script: ${script}` });
   };
-  const client = new SlurmClient({ exec, host: 'login', now: () => clock });
+  const client = new SlurmClient({ exec, host: 'login', now: () => clock, jobNames: () => Promise.resolve(['agentswarm-p1']) });
   return { node, exec, client, advance: (ms: number) => void (clock += ms) };
 }
 
@@ -51,11 +56,21 @@ describe('SlurmClient: one queue answer shared by callers that can take its age'
     // Still young: the shared answer (the job's end is learnt on the next squeue).
     expect((await client.job('77', { maxAgeMs: 100 }))?.state).toBe('RUNNING');
     advance(100);
-    expect((await client.job('77', { maxAgeMs: 100 }))?.state).toBe('COMPLETED');
+    // Ended: its exit code (not in squeue's -o format) is asked once with scontrol, then kept.
+    expect(await client.job('77', { maxAgeMs: 100 })).toMatchObject({ state: 'COMPLETED', exitCode: 0 });
     expect(node.squeues).toBe(3);
-    // A fresh caller (maxAgeMs 0, the default) is never handed an older answer.
+    expect(node.scontrols).toBe(1);
     await client.job('77');
-    expect(node.squeues).toBe(4);
+    await client.job('77');
+    expect(node.squeues + node.scontrols, 'an ended job is never asked again').toBe(4);
+    expect(client.knownEnd('77')).toMatchObject({ state: 'COMPLETED' });
+  });
+
+  it('asks nothing at all when there are no job names to ask about', async () => {
+    const calls: string[] = [];
+    const client = new SlurmClient({ host: 'login', exec: (s) => (calls.push(s), Promise.resolve(ok(''))), jobNames: () => Promise.resolve([]) });
+    expect(await client.queue()).toEqual([]);
+    expect(calls).toEqual([]);
   });
 
   it('does not share a failed answer: the next caller asks again', async () => {
@@ -64,25 +79,49 @@ describe('SlurmClient: one queue answer shared by callers that can take its age'
     const client = new SlurmClient({
       host: 'login',
       now: () => 0,
+      jobNames: () => Promise.resolve(['agentswarm-p1']),
       exec: (script) => {
         if (script === 'id -un') return Promise.resolve(ok('alice\n'));
         calls += 1;
-        return Promise.resolve(fail ? { code: 1, stdout: '', stderr: 'squeue: error: Unable to contact slurm controller (connect failure)\n' } : ok(squeueJson('RUNNING')));
+        return Promise.resolve(fail ? { code: 1, stdout: '', stderr: 'squeue: error: Unable to contact slurm controller (connect failure)\n' } : ok(asLong(squeueLine('77', 'RUNNING'))));
       },
     });
     await expect(client.queue({ maxAgeMs: 60_000 })).rejects.toMatchObject({ code: 'ENGINE_UNREACHABLE' });
     fail = false;
-    expect((await client.queue({ maxAgeMs: 60_000 })).ours.map((j) => j.id)).toEqual(['77']);
+    expect((await client.queue({ maxAgeMs: 60_000 })).map((j) => j.id)).toEqual(['77']);
     expect(calls).toBe(2);
+  });
+
+  it('cancel waits with backoff (0.2, 0.4, 0.8 … s), one scontrol per look, not five squeues a second', async () => {
+    const { node, exec } = loginNode();
+    const waits: number[] = [];
+    let looks = 0;
+    const client = new SlurmClient({
+      host: 'login',
+      jobNames: () => Promise.resolve(['agentswarm-p1']),
+      sleep: (ms) => (waits.push(ms), Promise.resolve()),
+      exec: (script) => {
+        if (script === 'scancel 77') return Promise.resolve(ok(''));
+        if (script === 'scontrol show config') return Promise.resolve(ok('KillWait                = 30 sec\n'));
+        if (/scontrol --local -o show job 77$/.test(script) && ++looks === 5) node.state = 'CANCELLED';
+        return exec(script);
+      },
+    });
+    expect(await client.cancel('77')).toMatchObject({ state: 'CANCELLED' });
+    expect(waits).toEqual([200, 400, 800, 1600, 3200]);
+    expect(node.squeues).toBe(0);
+    // The end is kept: the queue shows it without asking again.
+    expect(client.knownEnd('77')).toMatchObject({ state: 'CANCELLED' });
   });
 });
 
 describe('following a job output', () => {
-  it('sends no squeue with its reads and asks the queue at most once per maxAge, then ends with every line', async () => {
-    const { node, exec, client } = loginNode();
+  it('sends no Slurm command with its reads and ends with every line once told the job ended', async () => {
+    const { node, exec } = loginNode();
     const seen: EngineLogLine[] = [];
     const controller = new AbortController();
     let reads = 0;
+    let asked = 0;
     const run = (script: string) => {
       if (script.includes('@@follow')) {
         reads += 1;
@@ -95,36 +134,11 @@ describe('following a job output', () => {
       }
       return exec(script);
     };
-    await followJobOutput(run, { client, jobId: '77', queueMaxAgeMs: 50 }, '~/.agentswarm/slurm/agentswarm-p1/out/77.out', { signal: controller.signal, onLines: (lines) => seen.push(...lines) }, 0);
+    // The engine answers from its queue poll; here: the state of the moment.
+    const jobEnded = () => Promise.resolve((asked += 1) > 0 && node.state === 'COMPLETED');
+    await followJobOutput(run, jobEnded, '~/.agentswarm/slurm/agentswarm-p1/out/77.out', { signal: controller.signal, onLines: (lines) => seen.push(...lines) }, 0);
     expect(seen.map((l) => l.text)).toEqual([...Array.from({ length: 39 }, (_, i) => `line ${i + 1}`), 'last words']);
-    const chunks = node.scripts.filter((s) => s.includes('@@follow'));
-    expect(chunks.length).toBeGreaterThanOrEqual(40);
-    expect(chunks.filter((s) => s.includes('squeue'))).toEqual([]);
-    // Each command moves the clock 10 ms: a 50 ms-old answer serves about five reads. One squeue a read before.
-    expect(node.squeues).toBeLessThanOrEqual(Math.ceil(chunks.length / 4));
-    expect(node.squeues).toBeGreaterThan(1);
-  });
-
-  it('rides on a caller that keeps the answer fresh (the engine event poll): no squeue of its own', async () => {
-    const { node, exec, client } = loginNode();
-    const controller = new AbortController();
-    let reads = 0;
-    let eventPolls = 0;
-    const run = async (script: string) => {
-      if (script.includes('@@follow')) {
-        reads += 1;
-        if (reads === 30) node.state = 'COMPLETED';
-        // The event poll's own squeue between two reads (every third read here).
-        if (reads % 3 === 0) {
-          eventPolls += 1;
-          await client.queue();
-        }
-      }
-      return exec(script);
-    };
-    await followJobOutput(run, { client, jobId: '77', queueMaxAgeMs: 1_000 }, 'out/77.out', { signal: controller.signal, onLines: () => undefined }, 0);
-    // The follower's first look (nothing shared yet) is its only squeue; it saw the end through the event poll's.
-    expect(reads).toBe(31);
-    expect(node.squeues - eventPolls).toBe(1);
+    expect(node.scripts.filter((s) => /squeue|scontrol/.test(s))).toEqual([]);
+    expect(asked).toBeGreaterThanOrEqual(40);
   });
 });

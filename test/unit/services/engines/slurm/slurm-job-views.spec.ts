@@ -21,11 +21,11 @@ const record = (jobId: string, key = 'p1'): SlurmJobRecord => ({ jobId, name: `a
 type Files = Awaited<ReturnType<SlurmClient['jobFiles']>>;
 function sources(jobs: SlurmJob[], records: SlurmJobRecord[], files: Files, tails: Record<string, string[]> = {}) {
   const client = {
-    jobs: () => Promise.resolve(jobs),
     jobFiles: () => Promise.resolve(files),
     outputTail: (path: string) => Promise.resolve(Object.entries(tails).find(([id]) => path.endsWith(`/out/${id}.out`))?.[1] ?? null),
-  } as unknown as Pick<SlurmClient, 'jobs' | 'jobFiles' | 'outputTail'>;
-  return { engineId: 'ssh-login', client, records: () => Promise.resolve(new Map(records.map((r) => [r.jobId, r]))), now: () => NOW };
+  } as unknown as Pick<SlurmClient, 'jobFiles' | 'outputTail'>;
+  const answer = () => Promise.resolve({ jobs, records: new Map(records.map((r) => [r.jobId, r])), at: NOW });
+  return { engineId: 'ssh-login', answer, client, tails: new Map<string, string[]>() };
 }
 
 const endpoint = (jobId: string) => ({ jobId, node: 'vm', host: 'vm', port: 10086, startedAt: null });
@@ -34,7 +34,7 @@ describe('the time-limit warning a job shows', () => {
   it("a running job shows its own warning; a pending job never shows the folder's leftover file", async () => {
     const warning = { at: '2026-12-04T20:59:50Z', seconds: 40 };
     const [running] = await slurmJobViews(sources([job({})], [record('10')], { endpoint: endpoint('10'), warning }));
-    expect(running).toMatchObject({ id: '10', limitWarning: warning, profileId: 'p1', port: 10086 });
+    expect(running).toMatchObject({ id: '10', limitWarning: warning, profileId: 'p1', port: 10086, readAt: new Date(NOW).toISOString() });
     const [pending] = await slurmJobViews(sources([job({ state: 'PENDING', node: null, startTime: null })], [record('10')], { endpoint: null, warning }));
     expect(pending?.limitWarning).toBeNull();
   });
@@ -54,6 +54,15 @@ describe('a job Slurm has forgotten, its folder kept', () => {
     expect(endFromOutput(['bash: line 1: /nonexistent/bin/activate: No such file or directory', '2026-12-04T21:00:00Z [agentswarm] the activate line failed (exit 1)'])).toEqual({ state: 'FAILED', exitCode: 1 });
     expect(endFromOutput(['x [agentswarm] ajet-swarm exited with code 3'])).toEqual({ state: 'FAILED', exitCode: 3 });
     expect(endFromOutput(['slurmstepd: error: *** JOB 12 ON vm CANCELLED AT 2026-12-04T21:00:31 ***'])).toEqual({ state: 'CANCELLED', exitCode: null });
+  });
+
+  it("reads an ended job's output once: its tail is kept for every later view", async () => {
+    let reads = 0;
+    const src = sources([job({ state: 'FAILED', exitCode: 1, timeLeftSeconds: null })], [record('10')], { endpoint: null, warning: null });
+    src.client = { ...src.client, outputTail: () => Promise.resolve((reads += 1) && ['Traceback', 'boom']) } as typeof src.client;
+    expect((await slurmJobViews(src))[0]?.outputTail).toEqual(['Traceback', 'boom']);
+    expect((await slurmJobViews(src))[0]?.outputTail).toEqual(['Traceback', 'boom']);
+    expect(reads).toBe(1);
   });
 
   it('is left out when its output tells nothing (or is gone)', async () => {

@@ -44,11 +44,14 @@ describe('what start makes of a released Slurm job', () => {
 
     t = 0;
     let asked = 0;
+    const pauses: number[] = [];
     const timedOut = await waitForStart({
       look: () => { asked += 1; return Promise.resolve({ job: job('PENDING', 'Resources'), endpointIsOurs: false }); },
-      waitMs: 3000, pollMs: 1000, now: () => t, sleep: (ms) => { t += ms; return Promise.resolve(); },
+      waitMs: 12_000, pollMs: 500, now: () => t, sleep: (ms) => { pauses.push(ms); t += ms; return Promise.resolve(); },
     });
     expect(timedOut).toEqual({ kind: 'waiting', why: 'pending: Resources' });
-    expect(asked).toBe(4);
+    // Twice as long each time (each look is a controller request), at most 4 s, and never past the deadline.
+    expect(pauses).toEqual([500, 1000, 2000, 4000, 4000, 500]);
+    expect(asked).toBe(7);
   });
 });
