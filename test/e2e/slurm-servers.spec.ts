@@ -152,7 +152,8 @@ describe('a Slurm login node end to end (Chromium + browser host + real sshd + r
     const job = jobs.getByTestId('slurm-job').filter({ hasText: jobName });
     await jobs.getByTestId('slurm-jobs-refresh').click();
     await job.locator('xpath=self::*[@data-state="RUNNING"]').waitFor({ timeout: 30_000 });
-    expect(await job.getByTestId('slurm-job-state').textContent()).toBe('Running');
+    // The job's badge is its server's state, worded as on its profile card (issue 31); Slurm's code stays beside it.
+    expect(await job.getByTestId('slurm-job-state').textContent()).toMatch(/^Running( · |$)/);
     expect(await job.getByTestId('slurm-job-slurm-state').textContent()).toBe('Slurm: RUNNING');
     expect(await job.getByTestId('slurm-job-node').textContent()).toBe(testbed.slurm.node);
     const left = (await job.getByTestId('slurm-job-time-left').textContent())?.trim() ?? '';
@@ -194,7 +195,9 @@ describe('a Slurm login node end to end (Chromium + browser host + real sshd + r
         { timeout: 60_000, interval: 2_000 },
       )
       .toBe('CANCELLED');
-    expect(await job.getByTestId('slurm-job-state').textContent()).toBe('Cancelled');
+    // Cancelled by you through the app: a stop you asked for, as on the profile card (Slurm says CANCELLED).
+    await expect.poll(async () => job.getByTestId('slurm-job-state').textContent(), { timeout: 30_000 }).toBe('Stopped');
+    expect(await job.getByTestId('slurm-job-slurm-state').textContent()).toBe('Slurm: CANCELLED');
     expect(await job.getByTestId('slurm-job-cancel').count()).toBe(0);
     const card = page.getByTestId('profile-card').filter({ hasText: profileLabel });
     await expect.poll(async () => card.getAttribute('data-state'), { timeout: 60_000 }).not.toBe('running');
