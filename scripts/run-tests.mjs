@@ -57,6 +57,24 @@ function summariseOne(file) {
   return { passed: json.numPassedTests ?? 0, failed: (json.numFailedTests ?? 0) + brokenFiles, skipped: json.numPendingTests ?? 0 };
 }
 
+/**
+ * Where the time went: the slowest test files of every report (wall time from vitest's JSON report), so a
+ * slow CI is fixed by the file that costs it, not by dropping tests (issue 35).
+ */
+function printSlowestFiles(files, count = 15) {
+  const rows = [];
+  for (const file of files.filter((f) => existsSync(f))) {
+    const lane = file.endsWith('-e2e.json') ? 'e2e' : file.endsWith('-slurm.json') ? 'slurm' : file.endsWith('-isolated.json') ? 'cpu' : 'integration';
+    for (const result of JSON.parse(readFileSync(file, 'utf8')).testResults ?? []) {
+      const seconds = ((result.endTime ?? 0) - (result.startTime ?? 0)) / 1000;
+      if (seconds > 0) rows.push({ lane, seconds, name: result.name.replace(`${root}/`, ''), tests: (result.assertionResults ?? []).length });
+    }
+  }
+  rows.sort((a, b) => b.seconds - a.seconds);
+  console.log(`[test] the ${Math.min(count, rows.length)} slowest of ${rows.length} files (lane, seconds, tests, file):`);
+  for (const row of rows.slice(0, count)) console.log(`[test]   ${row.lane.padEnd(11)} ${row.seconds.toFixed(1).padStart(6)} s ${String(row.tests).padStart(4)}  ${row.name}`);
+}
+
 /** Both reports added up; null when a vitest that ran wrote none (it crashed before reporting). */
 function summarise(expected) {
   if (expected.some((file) => !existsSync(file))) return null;
@@ -112,6 +130,7 @@ if (extraArgs.length > 0) {
 
 if (!process.env.AGENTSWARM_KEEP_TESTBED) run('bash', ['test/testbed/testbed.sh', 'down']);
 
+printSlowestFiles(extraArgs.length > 0 ? [report] : reports);
 const summary = summarise(extraArgs.length > 0 ? [report] : reports);
 if (!summary) {
   console.log('[test] vitest wrote no report; counting the run as one failure');
