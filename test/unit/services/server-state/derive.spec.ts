@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SwarmContainer, SwarmExit, SwarmStatus } from '../../../../electron/shared/schemas';
 import { deriveServerState, phaseOf, sameState } from '../../../../electron/services/server-state/derive';
+import { makeStatus } from '../../../renderer/fake-api';
 
 const T0 = Date.parse('2026-12-05T10:00:00Z');
 
@@ -22,25 +23,8 @@ function container(over: Partial<SwarmContainer> = {}): SwarmContainer {
   };
 }
 
-function status(over: Partial<SwarmStatus> = {}): SwarmStatus {
-  return {
-    engineId: 'local',
-    containerId: 'c1',
-    url: 'http://127.0.0.1:10086',
-    connection: 'online',
-    engineStatus: 'ENGINE.OFFLINE',
-    engineStatusDetail: null,
-    globalStep: null,
-    lastGlobalStep: null,
-    lastEngineStatusDetail: null,
-    bootingSince: null,
-    engineProblem: null,
-    exit: null,
-    lastError: null,
-    checkedAt: '2026-12-05T10:00:00Z',
-    ...over,
-  };
-}
+/** The monitor's status as it sends it (the renderer tests' builder), checked at a fixed time. */
+const status = (over: Partial<SwarmStatus> = {}): SwarmStatus => makeStatus('c1', { checkedAt: '2026-12-05T10:00:00Z', ...over });
 
 const crash: SwarmExit = { kind: 'crashed', code: 1, finishedAt: '2026-12-05T10:00:05Z', log: { lines: ["ModuleNotFoundError: No module named 'verl'"], explains: true } };
 const exited = (over: Partial<SwarmContainer> = {}) => container({ state: 'exited', exitCode: 1, finishedAt: '2026-12-05T10:00:05Z', ...over });
