@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { LinkHealth, TunnelView } from '../../shared/schemas-servers';
-import { probeSwarm, type ProbeResult } from './swarm-probe';
+import type { SwarmReading } from '../swarm/watch-types';
+import { probeFromReading, probeSwarm, type ProbeResult } from './swarm-probe';
 import type { SshTunnel } from './tunnel';
 import { TunnelSet, type TunnelLease } from './tunnel-set';
 
@@ -29,6 +30,8 @@ export interface ServerTunnelsOptions {
   /** How long a new tunnel's server may not answer before that degrades the server (default 20 s). */
   startGraceMs?: number;
   now?: () => number;
+  /** The swarm monitor's last poll of a URL, if it watches one there: a recent one is the probe (no second request). */
+  latestReading?: (url: string) => SwarmReading | null;
 }
 
 /** A swarm server's first seconds: its port opens once `ajet-swarm start` has imported its stack (2–4 s measured). */
@@ -114,12 +117,13 @@ export class ServerTunnels {
     await lease?.release();
   }
 
-  /** Probes every open tunnel (GET /get_engine_status through it); true when all answered. */
+  /** Probes every open tunnel (GET /get_engine_status through it, or the monitor's recent poll of it); true when all answered. */
   async probeAll(): Promise<boolean> {
     const entries = [...this.entries.values()].filter((e) => e.tunnel);
     const results = await Promise.all(
       entries.map(async (entry) => {
-        entry.probe = await probeSwarm(entry.tunnel!.url);
+        const url = entry.tunnel!.url;
+        entry.probe = probeFromReading(this.options.latestReading?.(url) ?? null, this.now()) ?? (await probeSwarm(url));
         if (entry.probe.ok) entry.answered = true;
         return entry.probe.ok;
       }),

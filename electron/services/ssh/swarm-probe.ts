@@ -1,10 +1,25 @@
 import type { TunnelView } from '../../shared/schemas-servers';
 import { SwarmHttpClient } from '../swarm/swarm-http-client';
+import type { SwarmReading } from '../swarm/watch-types';
 
 export type ProbeResult = NonNullable<TunnelView['probe']>;
 
 /** Short: a probe that hangs says more about the tunnel than a slow answer would. */
 export const PROBE_TIMEOUT_MS = 2000;
+
+/**
+ * The swarm monitor polls the same URL through the same tunnel (at least every 4 s while no window
+ * shows the app): a reading of its that is younger than this is the probe's answer, not asked again.
+ */
+export const READING_STANDS_FOR_PROBE_MS = 10_000;
+
+/** The monitor's last poll of a tunnel's URL, when it is recent enough to stand for a probe. */
+export function probeFromReading(reading: SwarmReading | null, now = Date.now()): ProbeResult | null {
+  if (!reading || now - reading.at > READING_STANDS_FOR_PROBE_MS) return null;
+  const checkedAt = new Date(reading.at).toISOString();
+  if (reading.engine) return { ok: true, engineStatus: reading.engine.engineStatus, error: null, latencyMs: reading.latencyMs, checkedAt };
+  return { ok: false, engineStatus: null, error: reading.error?.message ?? 'no answer', latencyMs: null, checkedAt };
+}
 
 /**
  * Proves the tunnel end to end: `GET /get_engine_status` through it, as the monitor does. A process
