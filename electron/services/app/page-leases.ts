@@ -38,7 +38,7 @@ export class PageLeases {
     return false;
   }
 
-  /** Calls `listener` whenever a key is taken by a first page or let go by the last; returns the unsubscribe. */
+  /** Calls `listener` whenever a page takes or lets go of a key (renewals are no change); returns the unsubscribe. */
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
