@@ -58,7 +58,7 @@ export class SwarmMonitor {
   constructor(private readonly options: SwarmMonitorOptions) {
     const intervalMs = options.intervalMs ?? 1000;
     this.pollerSettings = {
-      pace: { intervalMs, hiddenIntervalMs: options.hiddenIntervalMs ?? 4000, maxBackoffMs: options.maxBackoffMs ?? 30_000 },
+      pace: { intervalMs, hiddenIntervalMs: options.hiddenIntervalMs ?? 4 * intervalMs, maxBackoffMs: options.maxBackoffMs ?? 30_000 },
       timeoutMs: options.timeoutMs ?? Math.max(500, Math.min(3000, intervalMs * 3)),
       startGraceMs: options.startGraceMs ?? 60_000,
       firstRetryMs: options.firstRetryMs ?? 50,

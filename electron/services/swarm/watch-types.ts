@@ -49,8 +49,8 @@ export interface SwarmMonitorOptions {
   /** Poll interval while a window shows the app (default 1000, AgentJet's own client's cadence). */
   intervalMs?: number;
   /**
-   * Poll interval while no window shows anything (default 4000: under uvicorn's 5 s keep-alive, so
-   * the one pooled connection stays open; about 15 requests a minute per server).
+   * Poll interval while no window shows anything (default four intervals: 4 s in the app, under
+   * uvicorn's 5 s keep-alive so the one pooled connection stays open; 15 requests a minute per server).
    */
   hiddenIntervalMs?: number;
   /** Longest wait between two polls of a server that does not answer (default 30 s; doubling up to it). */

@@ -327,5 +327,9 @@ function resultOf(reading: SwarmReading | null, pool: PoolAnswer | null, now: nu
   if (pool?.missing) missingRoutes.push(POOL_ROUTE);
   if (pool?.error) errors.push(pool.error);
   const error = errors.length > 0 ? [...new Set(errors)].join('; ') : null;
-  return { now, engine: reading?.engine ?? null, pool: pool?.reading ?? null, missingRoutes, error };
+  // The pool's live status and step were read with its rewards (the server fills them on every GET);
+  // the monitor's reading may be a poll older: a step that just advanced must not get the new step's rewards.
+  const live = pool?.reading?.engineStatus ? pool.reading : null;
+  const engine = live ? { engineStatus: live.engineStatus, globalStep: live.globalStep, engineStatusDetail: reading?.engine?.engineStatusDetail ?? null } : (reading?.engine ?? null);
+  return { now, engine, pool: pool?.reading ?? null, missingRoutes, error };
 }
