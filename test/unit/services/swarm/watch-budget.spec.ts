@@ -80,6 +80,25 @@ describe('one watcher per swarm server', () => {
     expect(watcher.statuses()[0]).toMatchObject({ via: 'direct', confirmedAt: expect.any(String) });
   });
 
+  it('asks again at once when the server is found again (its SSH session or tunnel is back), not after the backoff', async () => {
+    const port = await freePort();
+    const hub = new EventHub();
+    const watcher = monitor(hub, { intervalMs: 100, maxBackoffMs: 60_000, startGraceMs: 0 });
+    const target = { engineId: 'ssh-gpu', containerId: 'd'.repeat(64), url: `http://127.0.0.1:${port}` };
+    watcher.watch(target);
+    await waitForEvent(hub, 'swarm:status', (s) => s.connection === 'unreachable');
+    // Nobody listens: after a few failures the waits double (0.2 s, 0.4 s, … up to a minute).
+    await sleep(1500);
+    const asked: number[] = [];
+    const server = await startFakeSwarmServer({ port, quiet: true, onRequest: () => asked.push(Date.now()) });
+    cleanups.push(() => server.close());
+    const foundAt = Date.now();
+    const online = waitForEvent(hub, 'swarm:status', (s) => s.connection === 'online', 5000);
+    watcher.watch(target); // what resumeWatching does when the engine reports it reconnected
+    await online;
+    expect(asked[0]! - foundAt).toBeLessThan(300);
+  });
+
   describe('a frozen link (the server process stopped with SIGSTOP: connections open, no answer)', () => {
     let child: ChildProcess | null = null;
     afterEach(() => {
