@@ -47,6 +47,8 @@ export class ServerTunnels {
   private readonly set: TunnelSet;
 
   private readonly now: () => number;
+  /** When the last connection was lost: the monitor's polls from before then do not stand for a probe. */
+  private lostAt = 0;
 
   constructor(private readonly options: ServerTunnelsOptions) {
     this.set = new TunnelSet((remotePort) => this.channel(remotePort));
@@ -123,7 +125,7 @@ export class ServerTunnels {
     const results = await Promise.all(
       entries.map(async (entry) => {
         const url = entry.tunnel!.url;
-        entry.probe = probeFromReading(this.options.latestReading?.(url) ?? null, this.now()) ?? (await probeSwarm(url));
+        entry.probe = probeFromReading(this.options.latestReading?.(url) ?? null, this.now(), this.lostAt) ?? (await probeSwarm(url));
         if (entry.probe.ok) entry.answered = true;
         return entry.probe.ok;
       }),
@@ -152,6 +154,7 @@ export class ServerTunnels {
    * probes said, so no link shows green on the word of a connection that no longer exists.
    */
   connectionLost(): void {
+    this.lostAt = this.now();
     for (const entry of this.entries.values()) {
       entry.tunnel?.dropSockets();
       entry.remote = null;

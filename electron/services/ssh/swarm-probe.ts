@@ -13,12 +13,14 @@ export const PROBE_TIMEOUT_MS = 2000;
  */
 export const READING_STANDS_FOR_PROBE_MS = 10_000;
 
-/** The monitor's last poll of a tunnel's URL, when it is recent enough to stand for a probe. */
-export function probeFromReading(reading: SwarmReading | null, now = Date.now()): ProbeResult | null {
-  if (!reading || now - reading.at > READING_STANDS_FOR_PROBE_MS) return null;
-  const checkedAt = new Date(reading.at).toISOString();
-  if (reading.engine) return { ok: true, engineStatus: reading.engine.engineStatus, error: null, latencyMs: reading.latencyMs, checkedAt };
-  return { ok: false, engineStatus: null, error: reading.error?.message ?? 'no answer', latencyMs: null, checkedAt };
+/**
+ * The monitor's last poll of a tunnel's URL, when it answered recently and after `notBefore` (the
+ * current SSH connection came up: an answer through an older one proves nothing about this one).
+ * A failed poll is not taken: the probe asks itself, so the link is judged on a fresh word.
+ */
+export function probeFromReading(reading: SwarmReading | null, now = Date.now(), notBefore = 0): ProbeResult | null {
+  if (!reading?.engine || reading.at < notBefore || now - reading.at > READING_STANDS_FOR_PROBE_MS) return null;
+  return { ok: true, engineStatus: reading.engine.engineStatus, error: null, latencyMs: reading.latencyMs, checkedAt: new Date(reading.at).toISOString() };
 }
 
 /**
