@@ -384,7 +384,7 @@ export class SwarmMonitor {
     const now = Date.now();
     const starting = watch.status.connection === 'starting';
     // Before the first answer the server may still be starting its HTTP layer: "starting" for a grace period.
-    const graceOver = now - watch.poller.since > this.pollerSettings.startGraceMs;
+    const graceOver = now - watch.poller.since >= this.pollerSettings.startGraceMs;
     const connection = starting && !graceOver ? 'starting' : 'unreachable';
     const via = watch.status.via ?? this.viaOf(watch.target);
     const since = watch.status.confirmedAt ? `; last answer ${watch.status.confirmedAt}` : '; no answer yet';

@@ -96,7 +96,7 @@ export class TargetPoller {
       answered: this.answered,
       retryMs: this.retryMs,
       failures: this.failures,
-      inStartGrace: Date.now() - this.since <= this.settings.startGraceMs,
+      inStartGrace: Date.now() - this.since < this.settings.startGraceMs,
     });
     if (!this.answered) this.retryMs *= 2;
     this.timer = setTimeout(() => void this.loop(), delay);
