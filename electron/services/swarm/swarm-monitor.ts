@@ -1,33 +1,14 @@
 import type { LogExcerpt, SwarmStatus } from '../../shared/schemas';
 import type { ContainerEvent } from '../engines/container-engine';
-import { NO_ENGINE, newEngineMemory, nextEngineView, type EngineMemory } from './engine-view';
+import { NO_ENGINE, newEngineMemory, nextEngineView } from './engine-view';
 import { pickExplainingLines } from './log-lines';
 import type { EngineStatusReading, SwarmHttpClient } from './swarm-http-client';
+import { PollerGroups, type PollerGroup } from './poller-groups';
 import { TargetPoller, type TargetPollerSettings } from './target-poller';
+import { BOOT_LOG_LINES, withoutTime, type Watch } from './watch-state';
 import { statusKey, type LinkVia, type SwarmMonitorOptions, type SwarmReading, type TargetEvent, type WatchTarget } from './watch-types';
 
 export { statusKey, type LinkVia, type SwarmMonitorOptions, type SwarmReading, type TargetEvent, type WatchTarget } from './watch-types';
-
-type Watch = {
-  key: string;
-  target: WatchTarget;
-  status: SwarmStatus;
-  stopped: boolean;
-  /** The schedule, connection and last reading of this target. */
-  poller: TargetPoller;
-  /** A "still running?" question is out: asked beside the polls, one at a time. */
-  checkingRunning: boolean;
-  lastRunningCheckAt: number;
-  memory: EngineMemory;
-};
-
-const BOOT_LOG_LINES = 200;
-
-/** What is compared to decide whether a status is news: not the poll or answer times. */
-function withoutTime(status: SwarmStatus): string {
-  const { checkedAt: _checkedAt, confirmedAt: _confirmedAt, ...rest } = status;
-  return JSON.stringify(rest);
-}
 
 /**
  * The one watcher of each swarm server's HTTP port: one /get_engine_status per interval on a
@@ -44,6 +25,7 @@ export class SwarmMonitor {
   /** Containers that are not running, with why: kept until removed, so a reload still says why. */
   private readonly ended = new Map<string, SwarmStatus>();
   private readonly pollerSettings: TargetPollerSettings;
+  private readonly groups = new PollerGroups<Watch>();
   private readonly targetListeners = new Set<(event: TargetEvent) => void>();
   private readonly readingListeners = new Set<(reading: SwarmReading) => void>();
   private readonly unsubscribeVisibility: () => void;
@@ -129,7 +111,11 @@ export class SwarmMonitor {
   /** The last poll of the watched server at `url` (a tunnel's local URL), or null when none is watched there. */
   latestForUrl(url: string): SwarmReading | null {
     const wanted = url.replace(/\/+$/, '');
-    for (const watch of this.watches.values()) if (watch.target.url.replace(/\/+$/, '') === wanted) return watch.poller.latest;
+    for (const watch of this.watches.values()) {
+      const latest = watch.poller.latest;
+      // A shared poller may ask through another engine's URL: that answer proves nothing about this one's tunnel.
+      if (watch.target.url.replace(/\/+$/, '') === wanted && latest?.target.url.replace(/\/+$/, '') === wanted) return latest;
+    }
     return null;
   }
 
@@ -154,7 +140,7 @@ export class SwarmMonitor {
     if (existing) {
       const moved = existing.target.url !== target.url;
       existing.target = target;
-      existing.poller.moveTo(target);
+      this.groups.moved(existing.group);
       if (moved) this.notifyTargets({ kind: 'watch', target });
       // Found again after a reconnect (the tunnel or session is back): ask now, so "unreachable" does not linger.
       existing.poller.pollSoon();
@@ -167,6 +153,8 @@ export class SwarmMonitor {
       target,
       stopped: false,
       poller: null as unknown as TargetPoller,
+      group: null as unknown as PollerGroup<Watch>,
+      direct: this.viaOf(target) === 'direct',
       checkingRunning: false,
       lastRunningCheckAt: 0,
       memory: newEngineMemory(),
@@ -183,18 +171,27 @@ export class SwarmMonitor {
         via: this.viaOf(target),
       },
     };
-    watch.poller = new TargetPoller(target, this.pollerSettings, {
-      reading: (reading) => this.fanOut(reading),
-      answered: (engine, at) => this.answered(watch, engine, at),
-      failed: (message) => this.pollFailed(watch, message),
-      overdue: (message) => {
-        if (!watch.stopped && watch.status.connection !== 'unreachable') this.sayUnreachable(watch, message);
-      },
-    });
+    const { group, created } = this.groups.join(watch, (g) => this.newPoller(target, g));
+    watch.group = group;
+    watch.poller = group.poller;
     this.watches.set(key, watch);
     this.options.events.emit('swarm:status', watch.status);
     this.notifyTargets({ kind: 'watch', target });
-    watch.poller.start();
+    if (created) watch.poller.start();
+  }
+
+  /** A poller whose every reading serves each watch of its group (usually one). */
+  private newPoller(target: WatchTarget, group: PollerGroup<Watch>): TargetPoller {
+    return new TargetPoller(target, this.pollerSettings, {
+      reading: (reading) => {
+        for (const w of group.members) this.fanOut({ ...reading, target: w.target });
+      },
+      answered: async (engine, at) => void (await Promise.all(group.members.map((w) => this.answered(w, engine, at)))),
+      failed: (message) => group.members.forEach((w) => this.pollFailed(w, message)),
+      overdue: (message) => {
+        for (const w of group.members) if (!w.stopped && w.status.connection !== 'unreachable') this.sayUnreachable(w, message);
+      },
+    });
   }
 
   /**
@@ -261,7 +258,7 @@ export class SwarmMonitor {
 
   private stopPolling(watch: Watch): void {
     watch.stopped = true;
-    watch.poller.stop();
+    this.groups.leave(watch, watch.group);
     if (this.watches.get(watch.key) === watch) this.watches.delete(watch.key);
   }
 

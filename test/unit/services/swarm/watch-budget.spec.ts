@@ -99,6 +99,37 @@ describe('one watcher per swarm server', () => {
     expect(asked[0]! - foundAt).toBeLessThan(300);
   });
 
+  it('polls a container reached through two engines (local Docker and SSH to the same daemon) once, through the direct URL', async () => {
+    const direct: number[] = [];
+    const tunnel: number[] = [];
+    // Two doors to one server: the local port and (standing in for the SSH tunnel's local end) a second fake.
+    const local = await startFakeSwarmServer({ port: 0, quiet: true, onRequest: () => direct.push(Date.now()) });
+    const viaTunnel = await startFakeSwarmServer({ port: 0, quiet: true, onRequest: () => tunnel.push(Date.now()) });
+    cleanups.push(() => local.close(), () => viaTunnel.close());
+    const hub = new EventHub();
+    const watcher = monitor(hub, { viaOf: (t) => (t.engineId.startsWith('ssh-') ? 'ssh-tunnel' : 'direct') });
+    const id = 'f'.repeat(64);
+    const readings: string[] = [];
+    watcher.onReading((r) => readings.push(r.target.engineId));
+    watcher.watch({ engineId: 'ssh-testbed', containerId: id, url: viaTunnel.url });
+    await waitForEvent(hub, 'swarm:status', (s) => s.engineId === 'ssh-testbed' && s.connection === 'online');
+    watcher.watch({ engineId: 'local', containerId: id, url: local.url });
+    await waitForEvent(hub, 'swarm:status', (s) => s.engineId === 'local' && s.connection === 'online');
+    await sleep(100);
+    const [directBefore, tunnelBefore] = [direct.length, tunnel.length];
+    await sleep(1000);
+    // One poller, through the local port: about 10 polls there, none through the tunnel; both statuses and both followers fed.
+    expect(direct.length - directBefore).toBeGreaterThanOrEqual(5);
+    expect(tunnel.length - tunnelBefore).toBe(0);
+    expect(watcher.statuses().map((s) => [s.engineId, s.connection])).toEqual([['ssh-testbed', 'online'], ['local', 'online']]);
+    expect(readings.slice(-2).sort()).toEqual(['local', 'ssh-testbed']);
+    // The tunnel probe does not take the local port's answer as its own.
+    expect(watcher.latestForUrl(viaTunnel.url)).toBeNull();
+    // The local engine's watch ends: the SSH one is polled through its tunnel again.
+    await watcher.unwatch('local', id);
+    await poll('polls through the tunnel again', 3000, async () => (tunnel.length > tunnelBefore ? true : undefined));
+  });
+
   describe('a frozen link (the server process stopped with SIGSTOP: connections open, no answer)', () => {
     let child: ChildProcess | null = null;
     afterEach(() => {
