@@ -96,6 +96,9 @@ if (process.argv[2] === 'start') {
 } else if (process.argv[2] === 'dryrun') {
   // `npm run bench -- dryrun`: the dry run's LLM relay against calling the LLM directly (scripts/bench-dryrun.ts).
   void import('./bench-dryrun');
+} else if (process.argv[2] === 'watch') {
+  // `npm run bench -- watch`: requests a watched swarm server receives, and the backend's CPU, with no window (scripts/bench-watch.ts).
+  void import('./bench-watch');
 } else if (process.argv[2] === 'logs') {
   // `npm run bench -- logs`: stored logs against `docker logs`, crash report delay, memory (scripts/bench-logs.ts).
   void import('./bench-logs');

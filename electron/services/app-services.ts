@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { registerApp } from './app/register';
+import { PageVisibility } from './app/visibility';
 import { registerDoctor } from './doctor/register';
 import { registerImages } from './images/register';
 import { registerLogs } from './logs/register';
@@ -22,7 +23,7 @@ import { registerServers } from './ssh/register';
 import type { SessionTuning } from './ssh/server-manager';
 import { SettingsService } from './settings/settings-service';
 import type { TransferTargets } from './settings/settings-transfer';
-import { registerSwarm } from './swarm/register';
+import { registerSwarm, type SwarmModule } from './swarm/register';
 import { registerServerState } from './server-state/register';
 import { registerVault } from './secrets/register';
 import { registerDryRun } from './dry-run/register';
@@ -119,6 +120,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     shellStoreStatus: options.shellStoreStatus,
     vault: new SecretVault({ dataDir: options.dataDir, host: options.host, keychain: options.keychain, logger }),
     resourcesDir: options.resourcesDir ?? defaultResourcesDir(),
+    visibility: new PageVisibility(),
   };
 
   // Order matters: start() runs in this order (settings first), dispose() in reverse.
@@ -128,6 +130,8 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const enginesModule = registerEngines(context);
   // Servers before swarm: their engines must be in the registry when swarm rediscovers containers.
   // SSH logins see the vault through a kind check: an LLM key chosen as a password never reaches a server.
+  // The tunnel probes read the swarm monitor's polls of their URLs; the monitor is built just below.
+  let swarmMonitor: SwarmModule['monitor'] | null = null;
   const sshContext: ServiceContext = { ...context, vault: kindScopedVault(context.vault, SSH_KINDS, 'An SSH login') };
   const servers = withServerSecretKinds(context.vault, registerServers(sshContext, {
     dataDir: options.dataDir,
@@ -135,8 +139,10 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ...(options.ssh?.configPath ? { configPath: options.ssh.configPath } : {}),
     ...(options.ssh?.env ? { env: options.ssh.env } : {}),
     ...(options.ssh?.tuning ? { tuning: options.ssh.tuning } : {}),
+    latestReading: (url) => swarmMonitor?.latestForUrl(url) ?? null,
   }));
   const swarm = registerSwarm(context);
+  swarmMonitor = swarm.monitor;
   const serverState = registerServerState(context, { swarm, observed });
   const doctor = registerDoctor(context);
   const images = registerImages(context);

@@ -3,6 +3,7 @@ import type { EngineRegistry } from './engines/engine-registry';
 import type { EventSink } from './events';
 import type { Handlers } from './ipc/handlers';
 import type { StoreStatus } from '../shared/schemas';
+import type { PageVisibility } from './app/visibility';
 import type { Notifier } from './notifier';
 import type { ProfileStore } from './profiles/profile-store';
 import type { SecretVaultApi } from './secrets/vault-api';
@@ -59,4 +60,6 @@ export interface ServiceContext {
   readonly vault: SecretVaultApi;
   /** The app's `resources/` folder: Python templates and helper scripts (issue 16). */
   readonly resourcesDir: string;
+  /** Whether any window shows the app (`app:visibility`): pollers use `shown()`/`onChange` to slow down while none does. */
+  readonly visibility: PageVisibility;
 }

@@ -7,7 +7,7 @@ import type { EventChannel, EventPayload, InvokeChannel, InvokeInput, InvokeResp
  * object by looping over it (`buildLayoutApi`), so the three cannot drift apart.
  */
 export const apiLayout = {
-  app: { info: 'app:info', log: 'app:log', openLog: 'app:open-log' },
+  app: { info: 'app:info', log: 'app:log', openLog: 'app:open-log', visibility: 'app:visibility' },
   engines: { list: 'engines:list', health: 'engines:health' },
   swarm: {
     list: 'swarm:list',
@@ -44,7 +44,7 @@ export const apiLayout = {
   doctor: { run: 'doctor:run', reports: 'doctor:reports' },
   images: { pull: 'images:pull', cancelPull: 'images:cancel-pull', pulls: 'images:pulls' },
   logs: { read: 'logs:read', export: 'logs:export', serverLog: 'logs:server-log', heads: 'logs:heads' },
-  training: { view: 'training:view', series: 'training:series', views: 'training:views' },
+  training: { view: 'training:view', series: 'training:series', views: 'training:views', interest: 'training:interest' },
   vault: {
     state: 'vault:state',
     setup: 'vault:setup',

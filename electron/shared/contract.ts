@@ -75,6 +75,7 @@ import {
   PythonDiscovery,
 } from './schemas-jobs';
 import { SlurmClearRequest, SlurmClearResult, SlurmJobView } from './schemas-slurm';
+import { AppVisibility, PageVisibilityReport, TrainingInterest, TrainingInterestState } from './schemas-watch';
 import {
   CodeGenerateRequest,
   CodePreview,
@@ -103,6 +104,8 @@ export const invokeContract = {
   'app:info': { request: Empty, response: AppInfo },
   'app:log': { request: LogTailRequest, response: LogTail },
   'app:open-log': { request: Empty, response: LogOpened },
+  /** A page reports whether it is shown (renewed while it is); pollers slow down while no page is. */
+  'app:visibility': { request: PageVisibilityReport, response: AppVisibility },
   'engines:list': { request: Empty, response: z.array(EngineSummary) },
   'engines:health': { request: EngineRef, response: EngineHealth },
   'swarm:list': { request: EngineRef, response: z.array(SwarmContainer) },
@@ -161,6 +164,8 @@ export const invokeContract = {
   'training:series': { request: TrainingRef, response: TrainingSeries },
   /** The view of every server the training monitor polls now. */
   'training:views': { request: Empty, response: z.array(TrainingView) },
+  /** A page shows (or stopped showing) a server's dashboard (renewed while it does): the pool route is asked only then. */
+  'training:interest': { request: TrainingInterest, response: TrainingInterestState },
   // Credentials vault (issue 14). No channel returns a secret value.
   'vault:state': { request: Empty, response: VaultState },
   /** First set-up, or a move to another backend (re-wrap; nothing is lost). */

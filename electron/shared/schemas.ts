@@ -201,6 +201,18 @@ export const SwarmStatus = z.object({
   /** Why the last poll failed (connection text); null when the last poll worked. */
   lastError: z.string().nullable(),
   checkedAt: z.string(),
+  /**
+   * When the server last answered (ISO), null before its first answer. While `online` the monitor
+   * keeps confirming without an event per poll (ask `swarm:statuses` for the newest); once
+   * `unreachable` it is the age of what is shown. Optional: sources other than the monitor omit it.
+   */
+  confirmedAt: z.string().nullable().optional(),
+  /**
+   * Through what the app reaches the server's HTTP port, so "unreachable" can name the failing link:
+   * `direct` (a local engine's port), `ssh-tunnel` (an SSH server's tunnel), `login-node` (a Slurm
+   * job, through its login node).
+   */
+  via: z.enum(['direct', 'ssh-tunnel', 'login-node']).optional(),
 });
 
 /** `dry-run`: the in-app dry-run swarm (issue 15), one pseudo-container while it runs; shown by its own card. */

@@ -36,6 +36,8 @@ describe('training monitor against the fake swarm server in a container', () => 
     const port = await freePort();
     const container = await app.handlers['swarm:start']({ engineId: 'local', image: testbed.fakeSwarmImage, port, networkMode: 'host', gpus: false, shmSizeGb: 1 });
     containerId = container.id;
+    // As the dashboard does while it shows this server: the pool route is polled only then.
+    await app.handlers['training:interest']({ pageId: 'integration-test-page', engineId: 'local', containerId, shown: true });
     client = new SwarmTestClient(`http://127.0.0.1:${port}`);
     app.hub.subscribe((name, payload) => {
       if (name === 'training:changed' && (payload as TrainingView).containerId === containerId) views.push(payload as TrainingView);
@@ -118,6 +120,8 @@ describe('training monitor against the fake swarm server in a container', () => 
     const restarted = await startTestApp({ dataDir: app.dataDir, monitorIntervalMs: 100, notifier });
     // The restarted app is the one afterAll disposes (with the container).
     app = restarted;
+    // The reloaded dashboard says again that it shows this server.
+    await restarted.handlers['training:interest']({ pageId: 'integration-test-page', engineId: 'local', containerId, shown: true });
     {
       const resumed = await poll('the stored series after the restart', 30_000, async () => {
         const s = await restarted.handlers['training:series']({ engineId: 'local', containerId });

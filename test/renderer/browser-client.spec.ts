@@ -242,7 +242,8 @@ describe('browser-host API client', () => {
   });
 
   it('replays through a table whose rows produce valid payloads for every event channel', () => {
-    const status = makeStatus('0123456789ab');
+    // With when it was last confirmed and through which link (issue 31).
+    const status = makeStatus('0123456789ab', { confirmedAt: '2026-12-03T00:00:00.000Z', via: 'ssh-tunnel' });
     const settings = { language: 'en', swarm: { image: 'a/b:1', port: 10086, networkMode: 'publish', gpus: true, shmSizeGb: 32 } };
     const sample: Partial<Record<InvokeChannel, unknown>> = {
       'swarm:statuses': [status],

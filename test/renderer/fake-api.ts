@@ -187,6 +187,9 @@ class FakeBackend {
     'logs:server-log': () => structuredClone(this.serverLogTail),
     // ---- training (issue 13, training helper): what a test put in trainingViews / trainingSeries.
     'training:views': () => structuredClone(this.trainingViews),
+    // The page's reports to the backend's pollers: recorded in `calls`, answered as a backend would.
+    'app:visibility': (r) => ({ shown: r?.shown ?? false }),
+    'training:interest': (r) => ({ interested: r?.shown ?? false }),
     'training:view': (r) => {
       const view = this.trainingViews.find((v) => v.engineId === r?.engineId && v.containerId === r?.containerId);
       // What the backend answers for a server its monitor does not poll.

@@ -15,6 +15,7 @@ export function registerApp(context: ServiceContext): DomainModule<'app'> {
       }),
       // Lines are redacted again on the way out (`tail`), in case an older build wrote a secret.
       'app:log': async ({ lines }) => ({ path: appLog.path, lines: appLog.tail(lines), problem: appLog.problem, canOpen: openPath !== undefined }),
+      'app:visibility': async ({ pageId, shown }) => ({ shown: context.visibility.report(pageId, shown) }),
       'app:open-log': async () => {
         if (!openPath) {
           throw new AppError(
@@ -36,5 +37,6 @@ export function registerApp(context: ServiceContext): DomainModule<'app'> {
         return { opened: true as const, path: appLog.path };
       },
     },
+    dispose: () => context.visibility.dispose(),
   };
 }

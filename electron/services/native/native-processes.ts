@@ -1,3 +1,6 @@
+import { readdir } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { AppError } from '../../shared/errors';
 import {
   LABEL_PORT,
@@ -133,7 +136,20 @@ export class NativeProcesses {
   }
 
   watchEvents(labels: Record<string, string>, onEvent: (event: ContainerEvent) => void): () => void {
-    return watchNativeRuns(() => this.records(), labels, onEvent);
+    return watchNativeRuns(() => this.recordsIfAny(), labels, onEvent);
+  }
+
+  /**
+   * On this computer an empty (or missing) run folder is seen without starting a shell, so the
+   * event poll costs next to nothing while no native server exists here (a spawn every few seconds
+   * was most of the backend's idle CPU). Anywhere else, and with runs, the describe script as ever.
+   */
+  private async recordsIfAny(): Promise<NativeRunRecord[]> {
+    if (this.host.kind === 'local') {
+      const runs = await readdir(join(homedir(), '.agentswarm', 'run')).catch(() => []);
+      if (runs.length === 0) return [];
+    }
+    return this.records();
   }
 
   async readFile(id: string, path: string, maxBytes: number): Promise<string | null> {

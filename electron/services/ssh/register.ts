@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { DomainModule, ServiceContext } from '../domain';
+import type { SwarmReading } from '../swarm/watch-types';
 import { ServerManager, type SessionTuning } from './server-manager';
 
 export interface ServersOptions {
@@ -12,6 +13,8 @@ export interface ServersOptions {
   /** Where SSH_AUTH_SOCK is read (default process.env). */
   env?: NodeJS.ProcessEnv;
   tuning?: SessionTuning;
+  /** The swarm monitor's last poll of a tunnel URL (bound late: the swarm domain is built after this one). */
+  latestReading?: (url: string) => SwarmReading | null;
 }
 
 export interface ServersModule extends DomainModule<'servers'> {
@@ -35,6 +38,7 @@ export function registerServers(context: ServiceContext, options: ServersOptions
     ...(options.tuning ? { tuning: options.tuning } : {}),
     vault: context.vault,
     appVersion: context.version,
+    ...(options.latestReading ? { latestReading: options.latestReading } : {}),
   });
   // "Used by" in Settings → Secrets.
   context.vault.addUsageSource(() =>

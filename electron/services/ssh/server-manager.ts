@@ -31,6 +31,8 @@ export interface ServerManagerOptions {
   vault?: SecretVaultApi;
   /** The app's version, written into the jobs a Slurm login node's engine submits. */
   appVersion?: string;
+  /** The swarm monitor's last poll of a tunnel URL: tunnel probes reuse a recent one instead of asking again. */
+  latestReading?: ServerSessionOptions['latestReading'];
 }
 
 /** Views without what changes on every probe or socket, so snapshots go out only when something a user sees changed. */
@@ -198,6 +200,7 @@ export class ServerManager {
       onUp: () => engines.reconnected(session.engine.summary.id),
       ...(this.options.vault ? { vault: this.options.vault } : {}),
       ...(this.options.appVersion ? { appVersion: this.options.appVersion } : {}),
+      ...(this.options.latestReading ? { latestReading: this.options.latestReading } : {}),
       ...this.options.tuning,
     });
     this.sessions.set(profile.id, session);

@@ -17,7 +17,7 @@ import { hopsOfProfile, sshCommandOf } from './profile-hops';
 import { SecretMemory, type SecretRequest, type SshAuthOutcome } from './ssh-auth';
 import { SshChain, hopTarget, type ChainHop } from './ssh-chain';
 import type { SshConnection } from './ssh-connection';
-import { ServerTunnels } from './server-tunnels';
+import { ServerTunnels, type ServerTunnelsOptions } from './server-tunnels';
 
 export interface ServerSessionOptions {
   profile: ServerProfile;
@@ -42,6 +42,8 @@ export interface ServerSessionOptions {
   vault?: SecretVaultApi;
   /** A Slurm login node's jobs carry it in their comment when the spec does not (default "0.0.0"). */
   appVersion?: string;
+  /** The swarm monitor's last poll of a tunnel URL: the tunnel probe reuses a recent one. */
+  latestReading?: ServerTunnelsOptions['latestReading'];
 }
 
 /**
@@ -92,6 +94,7 @@ export class ServerSession {
       preferredLocalPort: () => this.profile.tunnelLocalPort,
       openChannel: async (port) => (await this.connection(3000)).forwardOut('127.0.0.1', port),
       onChange: options.onChange,
+      ...(options.latestReading ? { latestReading: options.latestReading } : {}),
     });
     if (profile.docker.engine === 'slurm') {
       this.containers = null;

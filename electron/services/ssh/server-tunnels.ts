@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { LinkHealth, TunnelView } from '../../shared/schemas-servers';
-import { probeSwarm, type ProbeResult } from './swarm-probe';
+import type { SwarmReading } from '../swarm/watch-types';
+import { probeFromReading, probeSwarm, type ProbeResult } from './swarm-probe';
 import type { SshTunnel } from './tunnel';
 import { TunnelSet, type TunnelLease } from './tunnel-set';
 
@@ -29,6 +30,8 @@ export interface ServerTunnelsOptions {
   /** How long a new tunnel's server may not answer before that degrades the server (default 20 s). */
   startGraceMs?: number;
   now?: () => number;
+  /** The swarm monitor's last poll of a URL, if it watches one there: a recent one is the probe (no second request). */
+  latestReading?: (url: string) => SwarmReading | null;
 }
 
 /** A swarm server's first seconds: its port opens once `ajet-swarm start` has imported its stack (2–4 s measured). */
@@ -44,6 +47,8 @@ export class ServerTunnels {
   private readonly set: TunnelSet;
 
   private readonly now: () => number;
+  /** When the last connection was lost: the monitor's polls from before then do not stand for a probe. */
+  private lostAt = 0;
 
   constructor(private readonly options: ServerTunnelsOptions) {
     this.set = new TunnelSet((remotePort) => this.channel(remotePort));
@@ -114,12 +119,13 @@ export class ServerTunnels {
     await lease?.release();
   }
 
-  /** Probes every open tunnel (GET /get_engine_status through it); true when all answered. */
+  /** Probes every open tunnel (GET /get_engine_status through it, or the monitor's recent poll of it); true when all answered. */
   async probeAll(): Promise<boolean> {
     const entries = [...this.entries.values()].filter((e) => e.tunnel);
     const results = await Promise.all(
       entries.map(async (entry) => {
-        entry.probe = await probeSwarm(entry.tunnel!.url);
+        const url = entry.tunnel!.url;
+        entry.probe = probeFromReading(this.options.latestReading?.(url) ?? null, this.now(), this.lostAt) ?? (await probeSwarm(url));
         if (entry.probe.ok) entry.answered = true;
         return entry.probe.ok;
       }),
@@ -148,6 +154,7 @@ export class ServerTunnels {
    * probes said, so no link shows green on the word of a connection that no longer exists.
    */
   connectionLost(): void {
+    this.lostAt = this.now();
     for (const entry of this.entries.values()) {
       entry.tunnel?.dropSockets();
       entry.remote = null;

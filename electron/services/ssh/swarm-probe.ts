@@ -1,10 +1,27 @@
 import type { TunnelView } from '../../shared/schemas-servers';
 import { SwarmHttpClient } from '../swarm/swarm-http-client';
+import type { SwarmReading } from '../swarm/watch-types';
 
 export type ProbeResult = NonNullable<TunnelView['probe']>;
 
 /** Short: a probe that hangs says more about the tunnel than a slow answer would. */
 export const PROBE_TIMEOUT_MS = 2000;
+
+/**
+ * The swarm monitor polls the same URL through the same tunnel (at least every 4 s while no window
+ * shows the app): a reading of its that is younger than this is the probe's answer, not asked again.
+ */
+export const READING_STANDS_FOR_PROBE_MS = 10_000;
+
+/**
+ * The monitor's last poll of a tunnel's URL, when it answered recently and after `notBefore` (the
+ * current SSH connection came up: an answer through an older one proves nothing about this one).
+ * A failed poll is not taken: the probe asks itself, so the link is judged on a fresh word.
+ */
+export function probeFromReading(reading: SwarmReading | null, now = Date.now(), notBefore = 0): ProbeResult | null {
+  if (!reading?.engine || reading.at < notBefore || now - reading.at > READING_STANDS_FOR_PROBE_MS) return null;
+  return { ok: true, engineStatus: reading.engine.engineStatus, error: null, latencyMs: reading.latencyMs, checkedAt: new Date(reading.at).toISOString() };
+}
 
 /**
  * Proves the tunnel end to end: `GET /get_engine_status` through it, as the monitor does. A process

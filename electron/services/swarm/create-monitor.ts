@@ -1,10 +1,12 @@
 import { isAppError } from '../../shared/errors';
+import type { Visibility } from '../app/visibility';
 import { LABEL_MANAGED, LABEL_ROLE, type ContainerEngine, type ContainerEvent } from '../engines/container-engine';
 import type { EngineRegistry } from '../engines/engine-registry';
 import type { EventSink } from '../events';
+import { engineIdOfServer } from '../../shared/schemas-servers';
 import { describeExit } from './exit-reason';
 import { SWARM_ROLE } from './swarm-containers';
-import { SwarmMonitor, type SwarmMonitorOptions } from './swarm-monitor';
+import { SwarmMonitor, type LinkVia, type SwarmMonitorOptions } from './swarm-monitor';
 
 /** The swarm monitor wired to the engines: container state, exit reasons and logs come from them. */
 export function createSwarmMonitor(
@@ -13,9 +15,13 @@ export function createSwarmMonitor(
   tuning: Pick<SwarmMonitorOptions, 'intervalMs' | 'firstRetryMs' | 'bootWarnAfterMs' | 'bootLogEveryMs'> = {},
   /** Also told every event the monitor gets (one subscription per engine: a Slurm engine's is a poll over SSH). */
   alsoOnEvent?: (engineId: string, event: ContainerEvent) => void,
+  /** Whether a window shows the app: slower polls while none does (default: always shown). */
+  visibility?: Visibility,
 ): SwarmMonitor {
   return new SwarmMonitor({
     events,
+    ...(visibility ? { visibility } : {}),
+    viaOf: (target) => linkOf(engines, target.engineId),
     ...Object.fromEntries(Object.entries(tuning).filter(([, value]) => value !== undefined)),
     isContainerRunning: async (target) => {
       try {
@@ -35,6 +41,16 @@ export function createSwarmMonitor(
         alsoOnEvent?.(engineId, event);
       }),
   });
+}
+
+/**
+ * Through what a server's port is reached, from its engine: an SSH server's through its tunnel, a
+ * Slurm job's through the login node (tunnel and hop), a local engine's (Docker, Podman, dry run) directly.
+ */
+export function linkOf(engines: EngineRegistry, engineId: string): LinkVia {
+  if (!engines.has(engineId)) return 'direct';
+  if (engines.get(engineId).summary.kind === 'slurm') return 'login-node';
+  return engineId.startsWith(engineIdOfServer('')) ? 'ssh-tunnel' : 'direct';
 }
 
 /**

@@ -21,7 +21,7 @@ export function registerSwarm(context: ServiceContext): SwarmModule {
     if (event.action !== 'start' || !containers || monitor.isWatching(engineId, event.containerId)) return;
     if (!engines.has(engineId) || engines.get(engineId).queuesJobs !== true) return;
     void containers.adoptStarted(engineId, event.containerId);
-  });
+  }, context.visibility);
   containers = new SwarmContainers({ engines, monitor, events, appVersion: context.version, logger: context.logger });
   // An engine that answers again (an SSH server up at start or after a reconnect): find its
   // containers and watch them through its tunnel again. A removed engine: stop watching its containers.

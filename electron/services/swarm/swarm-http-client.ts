@@ -5,9 +5,12 @@ import http from 'node:http';
  * /get_current_batch_rollout_pool_information are stable across server versions (agentjet-swarm.md
  * §0), so everything here tolerates missing fields instead of failing on them.
  *
- * Every request goes on a fresh connection with `Connection: close` (node:http, `agent: false`),
- * as upstream's overwatch does: a pooled keep-alive socket can stay pinned to a stale worker, and
- * after a 500 the server drops the socket without saying so (reference appendix point 13).
+ * Without an agent, a request goes on a fresh connection with `Connection: close` (node:http,
+ * `agent: false`), as upstream's overwatch does. The swarm monitor, which asks every second, passes
+ * one keep-alive agent per target instead (no new TCP connection, and through an SSH tunnel no new
+ * channel, per poll): a request that fails on a reused socket (the server restarted, or dropped the
+ * socket after a 500: reference appendix point 13) is sent once more on a fresh connection, so a
+ * pooled socket never pins us to a stale worker.
  */
 export interface EngineStatusReading {
   engineStatus: string | null;
@@ -28,19 +31,43 @@ export class SwarmHttpError extends Error {
 /** Most a route's JSON may weigh: the pool lists every finished episode of a batch, never megabytes. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
-/** GET `path` on a fresh connection; resolves the parsed JSON, rejects with a SwarmHttpError. */
-export function getJson(baseUrl: string, path: string, timeoutMs: number): Promise<unknown> {
+/** A keep-alive agent for one target: one socket is enough for one poll at a time. */
+export function keepAliveAgent(): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets: 2, maxFreeSockets: 1 });
+}
+
+/**
+ * GET `path`; resolves the parsed JSON, rejects with a SwarmHttpError. With `agent`, on a pooled
+ * socket; a reused socket that fails before any answer is retried once on a fresh connection.
+ */
+export async function getJson(baseUrl: string, path: string, timeoutMs: number, agent?: http.Agent): Promise<unknown> {
+  if (!agent) return getJsonOnce(baseUrl, path, timeoutMs, false);
+  try {
+    return await getJsonOnce(baseUrl, path, timeoutMs, agent);
+  } catch (error) {
+    if (!(error instanceof StaleSocketError)) throw error;
+    return getJsonOnce(baseUrl, path, timeoutMs, false);
+  }
+}
+
+/** A pooled socket the server had closed: the request never reached it, so asking again is safe. */
+class StaleSocketError extends Error {}
+
+function getJsonOnce(baseUrl: string, path: string, timeoutMs: number, agent: http.Agent | false): Promise<unknown> {
   const url = new URL(path, baseUrl);
   return new Promise((resolve, reject) => {
     let settled = false;
-    const fail = (error: SwarmHttpError): void => {
+    const fail = (error: Error): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       request.destroy();
       reject(error);
     };
-    const request = http.get(url, { agent: false, headers: { accept: 'application/json', connection: 'close' } }, (response) => {
+    const headers = agent ? { accept: 'application/json' } : { accept: 'application/json', connection: 'close' };
+    let answered = false;
+    const request = http.get(url, { agent, headers }, (response) => {
+      answered = true;
       const status = response.statusCode ?? 0;
       if (status < 200 || status >= 300) {
         response.resume();
@@ -69,6 +96,7 @@ export function getJson(baseUrl: string, path: string, timeoutMs: number): Promi
     });
     const timer = setTimeout(() => fail(new SwarmHttpError(`${path} did not answer within ${timeoutMs} ms`, 'timeout')), timeoutMs);
     request.on('error', (error: NodeJS.ErrnoException) => {
+      if (request.reusedSocket && !answered && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) return fail(new StaleSocketError(error.code));
       fail(new SwarmHttpError(`cannot connect to ${baseUrl}${error.code ? ` (${error.code})` : ''}`, 'unreachable'));
     });
   });
@@ -86,16 +114,18 @@ export class SwarmHttpClient {
   constructor(
     readonly baseUrl: string,
     private readonly timeoutMs = 3000,
+    /** Keep-alive sockets shared by the requests of one target (default: a fresh connection each). */
+    private readonly agent?: http.Agent,
   ) {}
 
   /** True when /health says `{"status":"ok"}`. */
   async health(): Promise<boolean> {
-    const body = (await getJson(this.baseUrl, '/health', this.timeoutMs)) as { status?: unknown } | null;
+    const body = (await getJson(this.baseUrl, '/health', this.timeoutMs, this.agent)) as { status?: unknown } | null;
     return body?.status === 'ok';
   }
 
   async engineStatus(): Promise<EngineStatusReading> {
-    const body = (await getJson(this.baseUrl, '/get_engine_status', this.timeoutMs)) as Record<string, unknown> | null;
+    const body = (await getJson(this.baseUrl, '/get_engine_status', this.timeoutMs, this.agent)) as Record<string, unknown> | null;
     const step = body?.global_step;
     return {
       // The real client reports "unknown" for a response without engine_status; we keep null.
@@ -111,7 +141,7 @@ export class SwarmHttpClient {
    */
   async poolInformation(): Promise<Record<string, unknown> | null> {
     try {
-      const body = await getJson(this.baseUrl, '/get_current_batch_rollout_pool_information', this.timeoutMs);
+      const body = await getJson(this.baseUrl, '/get_current_batch_rollout_pool_information', this.timeoutMs, this.agent);
       return isRecord(body) ? body : {};
     } catch (error) {
       if (error instanceof SwarmHttpError && error.kind === 'not-found') return null;

@@ -1,92 +1,34 @@
-import type { LogExcerpt, SwarmExit, SwarmStatus } from '../../shared/schemas';
+import type { LogExcerpt, SwarmStatus } from '../../shared/schemas';
 import type { ContainerEvent } from '../engines/container-engine';
-import type { EventSink } from '../events';
-import { NO_ENGINE, newEngineMemory, nextEngineView, type EngineMemory } from './engine-view';
+import { NO_ENGINE, newEngineMemory, nextEngineView } from './engine-view';
 import { pickExplainingLines } from './log-lines';
-import { SwarmHttpClient } from './swarm-http-client';
+import type { EngineStatusReading, SwarmHttpClient } from './swarm-http-client';
+import { PollerGroups, type PollerGroup } from './poller-groups';
+import { TargetPoller, type TargetPollerSettings } from './target-poller';
+import { BOOT_LOG_LINES, withoutTime, type Watch } from './watch-state';
+import { statusKey, type LinkVia, type SwarmMonitorOptions, type SwarmReading, type TargetEvent, type WatchTarget } from './watch-types';
 
-export interface WatchTarget {
-  engineId: string;
-  containerId: string;
-  url: string;
-}
-
-/**
- * What happened to a watched server, for the services that follow the same servers (logs, training
- * monitor): `watch` (new, or its URL changed after a reconnect), `ended` (not running any more, with
- * why), `forgotten` (removed).
- */
-export type TargetEvent =
-  | { kind: 'watch'; target: WatchTarget }
-  | { kind: 'ended'; target: WatchTarget; status: SwarmStatus }
-  | { kind: 'forgotten'; engineId: string; containerId: string };
-
-/** Statuses are keyed by engine and container: two engines may share an id space. */
-export function statusKey(engineId: string, containerId: string): string {
-  return `${engineId}:${containerId}`;
-}
-
-export interface SwarmMonitorOptions {
-  events: EventSink;
-  /** Poll interval once the server answered (default 1000, AgentJet's own client's cadence). */
-  intervalMs?: number;
-  /** First retry delay while a fresh server has not answered yet; doubles up to the interval (default 50). */
-  firstRetryMs?: number;
-  /** Asked after a failed poll: is the container still running? Lets us say "stopped", not "unreachable". */
-  isContainerRunning: (target: WatchTarget) => Promise<boolean>;
-  onContainerGone?: (target: WatchTarget) => void;
-  /**
-   * Why a container is not running (exit code, explaining log lines); `requested` when the app
-   * stopped it; `'gone'` when it was removed (then its status is announced once and not kept).
-   */
-  describeExit?: (target: WatchTarget, requested: boolean) => Promise<SwarmExit | null | 'gone'>;
-  /** The newest lines of the running container's log, oldest first (default: none). */
-  readLog?: (target: WatchTarget, options: { tail: number; sinceMs?: number }) => Promise<string[]>;
-  /** How long a fresh server may stay silent before we call it unreachable (default 60 s). */
-  startGraceMs?: number;
-  /** A boot that lasts longer than this points at the log (default 5 min: models load for minutes). */
-  bootWarnAfterMs?: number;
-  /** How often the log is read while the engine boots (default 2 s). */
-  bootLogEveryMs?: number;
-  /**
-   * Subscribes to the engines' container events (Docker's event stream), so a crash ends its watch
-   * at once instead of at the next failed poll; returns the unsubscribe.
-   */
-  subscribeEvents?: (onEvent: (engineId: string, event: ContainerEvent) => void) => () => void;
-}
-
-type Watch = {
-  key: string;
-  target: WatchTarget;
-  status: SwarmStatus;
-  timer: NodeJS.Timeout | null;
-  stopped: boolean;
-  since: number;
-  answered: boolean;
-  retryMs: number;
-  lastRunningCheckAt: number;
-  memory: EngineMemory;
-};
-
-const BOOT_LOG_LINES = 200;
-
-function withoutTime(status: SwarmStatus): string {
-  const { checkedAt: _checkedAt, ...rest } = status;
-  return JSON.stringify(rest);
-}
+export { statusKey, type LinkVia, type SwarmMonitorOptions, type SwarmReading, type TargetEvent, type WatchTarget } from './watch-types';
 
 /**
- * Polls each watched swarm server's /health and /get_engine_status and emits `swarm:status` only
- * when something meaningful changed, so the UI and a future notifier are not flooded. A fresh server
- * is retried quickly (from 50 ms, doubling) until it first answers, then at the 1 s interval. Once a
- * container is no longer running, its status keeps why it ended (served by `statuses()` too).
+ * The one watcher of each swarm server's HTTP port: one /get_engine_status per interval on a
+ * keep-alive connection (/health adds nothing: both answer once uvicorn is up), fanned out to whoever
+ * needs it (`onReading`, `latest`), and `swarm:status` only when something meaningful changed. A
+ * fresh server is retried quickly (from 50 ms, doubling) until it first answers; then every second
+ * while a window shows the app, every 4 s while none does, and with doubling waits (up to 30 s)
+ * while it does not answer. An answer overdue by two intervals plus a timeout turns the status
+ * `unreachable` at once, naming the link, whatever else is still being asked. Once a container is no
+ * longer running, its status keeps why it ended (served by `statuses()` too).
  */
 export class SwarmMonitor {
   private readonly watches = new Map<string, Watch>();
   /** Containers that are not running, with why: kept until removed, so a reload still says why. */
   private readonly ended = new Map<string, SwarmStatus>();
-  private readonly intervalMs: number;
+  private readonly pollerSettings: TargetPollerSettings;
+  private readonly groups = new PollerGroups<Watch>();
   private readonly targetListeners = new Set<(event: TargetEvent) => void>();
+  private readonly readingListeners = new Set<(reading: SwarmReading) => void>();
+  private readonly unsubscribeVisibility: () => void;
 
   private readonly unsubscribeEvents: () => void;
   /** Keys whose exit is being described right now, and those destroyed meanwhile (see onContainerEvent). */
@@ -96,7 +38,18 @@ export class SwarmMonitor {
   private readonly expectedStops = new Set<string>();
 
   constructor(private readonly options: SwarmMonitorOptions) {
-    this.intervalMs = options.intervalMs ?? 1000;
+    const intervalMs = options.intervalMs ?? 1000;
+    this.pollerSettings = {
+      pace: { intervalMs, hiddenIntervalMs: options.hiddenIntervalMs ?? 4 * intervalMs, maxBackoffMs: options.maxBackoffMs ?? 30_000 },
+      timeoutMs: options.timeoutMs ?? Math.max(500, Math.min(3000, intervalMs * 3)),
+      startGraceMs: options.startGraceMs ?? 60_000,
+      firstRetryMs: options.firstRetryMs ?? 50,
+      shown: () => this.shown(),
+    };
+    // A window shows the app again: every server is asked now, not at the end of its slow wait.
+    this.unsubscribeVisibility = options.visibility?.onChange((shown) => {
+      if (shown) for (const watch of this.watches.values()) watch.poller.pollSoon();
+    }) ?? (() => undefined);
     this.unsubscribeEvents = options.subscribeEvents?.((engineId, event) => void this.onContainerEvent(engineId, event)) ?? (() => undefined);
   }
 
@@ -144,6 +97,33 @@ export class SwarmMonitor {
     return [...this.watches.values()].map((w) => w.target);
   }
 
+  /** Calls `listener` with every poll of every watched server (answered or not); returns the unsubscribe. */
+  onReading(listener: (reading: SwarmReading) => void): () => void {
+    this.readingListeners.add(listener);
+    return () => this.readingListeners.delete(listener);
+  }
+
+  /** The last poll of a watched server, or null (not watched, or not asked yet). */
+  latest(engineId: string, containerId: string): SwarmReading | null {
+    return this.watches.get(statusKey(engineId, containerId))?.poller.latest ?? null;
+  }
+
+  /** The last poll of the watched server at `url` (a tunnel's local URL), or null when none is watched there. */
+  latestForUrl(url: string): SwarmReading | null {
+    const wanted = url.replace(/\/+$/, '');
+    for (const watch of this.watches.values()) {
+      const latest = watch.poller.latest;
+      // A shared poller may ask through another engine's URL: that answer proves nothing about this one's tunnel.
+      if (watch.target.url.replace(/\/+$/, '') === wanted && latest?.target.url.replace(/\/+$/, '') === wanted) return latest;
+    }
+    return null;
+  }
+
+  /** The HTTP client of a watched server (its keep-alive connection), for routes only some need (the pool). */
+  clientOf(engineId: string, containerId: string): SwarmHttpClient | null {
+    return this.watches.get(statusKey(engineId, containerId))?.poller.client ?? null;
+  }
+
   private notifyTargets(event: TargetEvent): void {
     for (const listener of this.targetListeners) {
       try {
@@ -160,7 +140,10 @@ export class SwarmMonitor {
     if (existing) {
       const moved = existing.target.url !== target.url;
       existing.target = target;
+      this.groups.moved(existing.group);
       if (moved) this.notifyTargets({ kind: 'watch', target });
+      // Found again after a reconnect (the tunnel or session is back): ask now, so "unreachable" does not linger.
+      existing.poller.pollSoon();
       return;
     }
     this.ended.delete(key);
@@ -169,10 +152,10 @@ export class SwarmMonitor {
       key,
       target,
       stopped: false,
-      timer: null,
-      since: now,
-      answered: false,
-      retryMs: Math.max(1, this.options.firstRetryMs ?? 50),
+      poller: null as unknown as TargetPoller,
+      group: null as unknown as PollerGroup<Watch>,
+      direct: this.viaOf(target) === 'direct',
+      checkingRunning: false,
       lastRunningCheckAt: 0,
       memory: newEngineMemory(),
       status: {
@@ -184,12 +167,31 @@ export class SwarmMonitor {
         exit: null,
         lastError: null,
         checkedAt: new Date(now).toISOString(),
+        confirmedAt: null,
+        via: this.viaOf(target),
       },
     };
+    const { group, created } = this.groups.join(watch, (g) => this.newPoller(target, g));
+    watch.group = group;
+    watch.poller = group.poller;
     this.watches.set(key, watch);
     this.options.events.emit('swarm:status', watch.status);
     this.notifyTargets({ kind: 'watch', target });
-    void this.pollLoop(watch);
+    if (created) watch.poller.start();
+  }
+
+  /** A poller whose every reading serves each watch of its group (usually one). */
+  private newPoller(target: WatchTarget, group: PollerGroup<Watch>): TargetPoller {
+    return new TargetPoller(target, this.pollerSettings, {
+      reading: (reading) => {
+        for (const w of group.members) this.fanOut({ ...reading, target: w.target });
+      },
+      answered: async (engine, at) => void (await Promise.all(group.members.map((w) => this.answered(w, engine, at)))),
+      failed: (message) => group.members.forEach((w) => this.pollFailed(w, message)),
+      overdue: (message) => {
+        for (const w of group.members) if (!w.stopped && w.status.connection !== 'unreachable') this.sayUnreachable(w, message);
+      },
+    });
   }
 
   /**
@@ -247,6 +249,8 @@ export class SwarmMonitor {
 
   dispose(): void {
     this.unsubscribeEvents();
+    this.unsubscribeVisibility();
+    this.readingListeners.clear();
     for (const watch of this.watches.values()) this.stopPolling(watch);
     this.watches.clear();
     this.ended.clear();
@@ -254,7 +258,7 @@ export class SwarmMonitor {
 
   private stopPolling(watch: Watch): void {
     watch.stopped = true;
-    if (watch.timer) clearTimeout(watch.timer);
+    this.groups.leave(watch, watch.group);
     if (this.watches.get(watch.key) === watch) this.watches.delete(watch.key);
   }
 
@@ -283,6 +287,8 @@ export class SwarmMonitor {
       exit: null,
       lastError,
       checkedAt: new Date().toISOString(),
+      confirmedAt: last?.confirmedAt ?? null,
+      via: last?.via ?? this.viaOf(target),
     };
     this.ended.set(key, placeholder);
     this.describing.add(key);
@@ -305,67 +311,80 @@ export class SwarmMonitor {
     if (changed) this.options.events.emit('swarm:status', next);
   }
 
-  private async pollLoop(watch: Watch): Promise<void> {
-    await this.pollOnce(watch);
-    if (watch.stopped) return;
-    let delay = this.intervalMs;
-    if (!watch.answered) {
-      // A fresh server listens within a fraction of a second: ask again soon, then less often.
-      delay = Math.min(this.intervalMs, watch.retryMs);
-      watch.retryMs *= 2;
-    }
-    watch.timer = setTimeout(() => void this.pollLoop(watch), delay);
-  }
-
   private async readExcerpt(watch: Watch, sinceMs: number | undefined): Promise<LogExcerpt> {
     const options = sinceMs === undefined ? { tail: BOOT_LOG_LINES } : { tail: BOOT_LOG_LINES, sinceMs };
     const lines = (await this.options.readLog?.(watch.target, options).catch(() => [] as string[])) ?? [];
     return pickExplainingLines(lines);
   }
 
-  private async pollOnce(watch: Watch): Promise<void> {
-    const client = new SwarmHttpClient(watch.target.url, Math.max(500, Math.min(3000, this.intervalMs * 3)));
-    const now = Date.now();
-    try {
-      const [healthy, reading] = await Promise.all([client.health(), client.engineStatus()]);
-      if (!healthy) throw new Error('/health did not answer {"status":"ok"}');
-      if (watch.stopped) return;
-      watch.answered = true;
-      const engine = await nextEngineView(watch.status, reading, watch.memory, {
-        now,
-        serverBootStartMs: () => client.bootingStartTimeMs().catch(() => null),
-        readLog: (sinceMs) => this.readExcerpt(watch, sinceMs),
-        bootWarnAfterMs: this.options.bootWarnAfterMs ?? 5 * 60_000,
-        bootLogEveryMs: this.options.bootLogEveryMs ?? 2000,
-      });
-      if (watch.stopped) return;
-      this.publish(watch, { ...watch.status, ...engine, connection: 'online', lastError: null, checkedAt: new Date(now).toISOString() });
-    } catch (error) {
-      if (watch.stopped) return;
-      await this.pollFailed(watch, error instanceof Error ? error.message : String(error));
+  private viaOf = (target: WatchTarget): LinkVia => this.options.viaOf?.(target) ?? 'direct';
+  private shown = (): boolean => this.options.visibility?.shown() ?? true;
+
+  private fanOut(reading: SwarmReading): void {
+    for (const listener of this.readingListeners) {
+      try {
+        listener(reading);
+      } catch {
+        // A follower's bug must not stop the polls.
+      }
     }
   }
 
-  private async pollFailed(watch: Watch, message: string): Promise<void> {
+  private async answered(watch: Watch, reading: EngineStatusReading, now: number): Promise<void> {
+    const confirmedAt = new Date(now).toISOString();
+    const engine = await nextEngineView(watch.status, reading, watch.memory, {
+      now,
+      serverBootStartMs: () => watch.poller.client.bootingStartTimeMs().catch(() => null),
+      readLog: (sinceMs) => this.readExcerpt(watch, sinceMs),
+      bootWarnAfterMs: this.options.bootWarnAfterMs ?? 5 * 60_000,
+      bootLogEveryMs: this.options.bootLogEveryMs ?? 2000,
+    });
+    // Stopped meanwhile, or a later failure already said the server is gone quiet: this answer is old news.
+    if (watch.stopped || watch.poller.failures > 0) return;
+    this.publish(watch, { ...watch.status, ...engine, connection: 'online', lastError: null, checkedAt: confirmedAt, confirmedAt });
+  }
+
+  /**
+   * A poll got no answer. Whether the container still runs is asked beside the polls, never before
+   * saying anything: over a frozen SSH link that question hangs as long as the link does, and the
+   * status must not say "online" meanwhile (the overdue timer says "unreachable" when it is due).
+   */
+  private pollFailed(watch: Watch, message: string): void {
     const now = Date.now();
     const starting = watch.status.connection === 'starting';
     // While a fresh server is retried every few ms, ask the engine at most once a second.
-    if (!starting || now - watch.lastRunningCheckAt >= 1000) {
-      watch.lastRunningCheckAt = now;
+    if (!starting || now - watch.lastRunningCheckAt >= 1000) void this.checkStillRunning(watch, message);
+  }
+
+  private async checkStillRunning(watch: Watch, message: string): Promise<void> {
+    if (watch.checkingRunning) return;
+    watch.checkingRunning = true;
+    watch.lastRunningCheckAt = Date.now();
+    try {
       const running = await this.options.isContainerRunning(watch.target).catch(() => true);
-      // The user may have stopped it while we asked: never overwrite "stopped" with "unreachable".
-      if (watch.stopped) return;
+      // The user may have stopped it while we asked (never overwrite "stopped"), or it answered again.
+      if (watch.stopped || watch.poller.failures === 0) return;
       if (!running) {
         const ended = this.end(watch, false);
         this.options.onContainerGone?.(watch.target);
         await ended;
         return;
       }
+      this.sayUnreachable(watch, message);
+    } finally {
+      watch.checkingRunning = false;
     }
-    // Before the first answer the server is still booting its HTTP layer: stay "starting"
-    // for a grace period, then say so instead of spinning forever.
-    const graceOver = now - watch.since > (this.options.startGraceMs ?? 60_000);
+  }
+
+  /** `unreachable` (or `starting` within the start grace), naming the link and the last answer's time. */
+  private sayUnreachable(watch: Watch, message: string): void {
+    const now = Date.now();
+    const starting = watch.status.connection === 'starting';
+    // Before the first answer the server may still be starting its HTTP layer: "starting" for a grace period.
+    const graceOver = now - watch.poller.since >= this.pollerSettings.startGraceMs;
     const connection = starting && !graceOver ? 'starting' : 'unreachable';
-    this.publish(watch, { ...watch.status, connection, lastError: message, checkedAt: new Date(now).toISOString() });
+    const via = watch.status.via ?? this.viaOf(watch.target);
+    const since = watch.status.confirmedAt ? `; last answer ${watch.status.confirmedAt}` : '; no answer yet';
+    this.publish(watch, { ...watch.status, connection, lastError: `${via} link: ${message}${since}`, checkedAt: new Date(now).toISOString() });
   }
 }

@@ -1,10 +1,10 @@
 import type { AppNotification, TrainingSeries, TrainingView } from '../../shared/schemas-profiles';
 import type { EventSink } from '../events';
 import type { Notifier } from '../notifier';
-import { SwarmHttpClient, SwarmHttpError, type EngineStatusReading } from '../swarm/swarm-http-client';
-import { statusKey, type SwarmMonitor, type TargetEvent, type WatchTarget } from '../swarm/swarm-monitor';
+import { SwarmHttpClient } from '../swarm/swarm-http-client';
+import { statusKey, type SwarmMonitor, type SwarmReading, type TargetEvent, type WatchTarget } from '../swarm/swarm-monitor';
 import type { Logger } from '../util/logger';
-import { parsePoolInformation, type PoolReading } from './pool-info';
+import { parsePoolInformation } from './pool-info';
 import { OFFLINE, RunTracker, type TrackerEvent } from './run-tracker';
 import type { SeriesStore } from './series-store';
 import { buildView, emptyView, ENGINE_STATUS_ROUTE, meaningfullyDifferent, POOL_ROUTE, serverStepOf, statusOf, type PollResult } from './training-view';
@@ -14,10 +14,12 @@ export interface TrainingMonitorOptions {
   notifier: Notifier;
   store: SeriesStore;
   logger: Logger;
-  /** Poll interval (default 2000, overwatch's refresh). */
+  /** Pool poll interval while someone shows the dashboard (default 2000, overwatch's refresh). */
   intervalMs?: number;
-  /** Per-request timeout (default 5000, overwatch's for the pool route). */
+  /** Per-request timeout of the pool route (default 5000, overwatch's). */
   timeoutMs?: number;
+  /** Whether a page shows this server's dashboard now (`training:interest`); absent: nobody ever does. */
+  isShown?: (engineId: string, containerId: string) => boolean;
   /**
    * OFFLINE must last this long (with the server still answering) before it is "unexpected": when
    * the app stops a server, `ajet-swarm` may post /stop_engine on its way out (default 5000).
@@ -32,8 +34,12 @@ type Poller = {
   target: WatchTarget;
   tracker: RunTracker;
   view: TrainingView;
+  /** The pool loop's timer: runs only while someone shows this server's dashboard. */
   timer: NodeJS.Timeout | null;
   stopped: boolean;
+  pooling: boolean;
+  /** The swarm monitor's last reading of this server (the engine status is never asked twice). */
+  reading: SwarmReading | null;
   /** The stored run is read back before the first poll is fed to the tracker. */
   ready: Promise<void>;
   /** OFFLINE seen right after training, not yet confirmed as unexpected (ms). */
@@ -49,10 +55,12 @@ function describeError(error: unknown): string {
 const KEEP_ENDED = 50;
 
 /**
- * Polls every server the swarm monitor watches for the training picture (engine status and pool
- * information, 2 s, fresh connection each), keeps each run's time series on disk, emits
- * `training:changed` when a view changed meaningfully and notifies when the engine reaches
- * ROLLING, goes OFFLINE unexpectedly, or the container dies.
+ * The training picture of every server the swarm monitor watches: the engine status from the
+ * monitor's own polls (`onReading`: never asked twice), the pool information (rewards, batch fill,
+ * episodes) only while a page shows that server's dashboard (2 s, on the monitor's keep-alive
+ * connection). Keeps each run's time series on disk, emits `training:changed` when a view changed
+ * meaningfully and notifies when the engine reaches ROLLING, goes OFFLINE unexpectedly, or the
+ * container dies.
  */
 export class TrainingMonitor {
   private readonly pollers = new Map<string, Poller>();
@@ -60,7 +68,8 @@ export class TrainingMonitor {
   private readonly ended = new Map<string, Poller>();
   private readonly intervalMs: number;
   private readonly timeoutMs: number;
-  private unsubscribe: (() => void) | null = null;
+  private readonly unsubscribes: (() => void)[] = [];
+  private monitor: Pick<SwarmMonitor, 'clientOf'> | null = null;
 
   constructor(private readonly options: TrainingMonitorOptions) {
     this.intervalMs = options.intervalMs ?? 2000;
@@ -68,9 +77,41 @@ export class TrainingMonitor {
   }
 
   /** Follows the swarm monitor: every server it watches now and later. */
-  follow(monitor: Pick<SwarmMonitor, 'onTargets' | 'targets'>): void {
-    this.unsubscribe = monitor.onTargets((event) => this.onTarget(event));
+  follow(monitor: Pick<SwarmMonitor, 'onTargets' | 'targets' | 'onReading' | 'clientOf'>): void {
+    this.monitor = monitor;
+    this.unsubscribes.push(monitor.onTargets((event) => this.onTarget(event)));
+    this.unsubscribes.push(monitor.onReading((reading) => this.onReading(reading)));
     for (const target of monitor.targets()) this.watch(target);
+  }
+
+  /**
+   * A page started or stopped showing a dashboard: the pool loop of that server starts at once, or
+   * ends (then the engine status alone feeds the view).
+   */
+  interestChanged(): void {
+    for (const poller of this.pollers.values()) {
+      const shown = this.isShown(poller);
+      if (shown && !poller.timer && !poller.pooling) void poller.ready.then(() => this.poolLoop(poller));
+      else if (!shown && poller.timer) {
+        clearTimeout(poller.timer);
+        poller.timer = null;
+      }
+    }
+  }
+
+  private isShown(poller: Poller): boolean {
+    return this.options.isShown?.(poller.target.engineId, poller.target.containerId) ?? false;
+  }
+
+  private onReading(reading: SwarmReading): void {
+    const poller = this.pollers.get(statusKey(reading.target.engineId, reading.target.containerId));
+    if (!poller || poller.stopped) return;
+    poller.reading = reading;
+    // While the dashboard is shown, the pool loop observes (with the pool); else each reading does.
+    if (this.isShown(poller)) return;
+    void poller.ready.then(() => {
+      if (!poller.stopped) this.observe(poller, resultOf(reading, null, reading.at));
+    });
   }
 
   private onTarget(event: TargetEvent): void {
@@ -97,6 +138,8 @@ export class TrainingMonitor {
       view: previous?.view ?? emptyView(target.engineId, target.containerId, Date.now()),
       timer: null,
       stopped: false,
+      pooling: false,
+      reading: null,
       offlineSince: null,
       name: this.nameOf(target),
       ready: previous
@@ -109,7 +152,7 @@ export class TrainingMonitor {
             .catch((error: unknown) => this.options.logger.warn('could not read the stored training series', { message: describeError(error) })),
     };
     this.pollers.set(key, poller);
-    void poller.ready.then(() => this.loop(poller));
+    if (this.isShown(poller)) void poller.ready.then(() => this.poolLoop(poller));
   }
 
   private nameOf(target: WatchTarget): Promise<string> {
@@ -125,6 +168,7 @@ export class TrainingMonitor {
     poller.offlineSince = null;
     poller.tracker.pause();
     if (poller.timer) clearTimeout(poller.timer);
+    poller.timer = null;
     this.pollers.delete(key);
     if (forget) {
       this.ended.delete(key);
@@ -135,34 +179,41 @@ export class TrainingMonitor {
     while (this.ended.size > KEEP_ENDED) this.ended.delete(this.ended.keys().next().value as string);
   }
 
-  private async loop(poller: Poller): Promise<void> {
-    if (poller.stopped) return;
-    await this.pollOnce(poller).catch((error: unknown) => this.options.logger.warn('training poll failed', { message: describeError(error) }));
-    if (poller.stopped) return;
-    poller.timer = setTimeout(() => void this.loop(poller), this.intervalMs);
+  /** Every `intervalMs` while the dashboard is shown: the pool route, observed with the monitor's last engine status. */
+  private async poolLoop(poller: Poller): Promise<void> {
+    if (poller.stopped || poller.pooling || !this.isShown(poller)) return;
+    poller.pooling = true;
+    try {
+      await this.poolOnce(poller);
+    } finally {
+      poller.pooling = false;
+    }
+    if (poller.stopped || poller.timer || !this.isShown(poller)) return;
+    poller.timer = setTimeout(() => {
+      poller.timer = null;
+      void this.poolLoop(poller);
+    }, this.intervalMs);
   }
 
-  /** One poll of both routes; each may be missing (404) on this server version. */
-  async poll(url: string, now = Date.now()): Promise<PollResult> {
-    const client = new SwarmHttpClient(url, this.timeoutMs);
-    const [engine, pool] = await Promise.allSettled([client.engineStatus(), client.poolInformation()]);
-    const missingRoutes: string[] = [];
-    const errors: string[] = [];
-    let engineReading: EngineStatusReading | null = null;
-    let poolReading: PoolReading | null = null;
-    if (engine.status === 'fulfilled') engineReading = engine.value;
-    else if (engine.reason instanceof SwarmHttpError && engine.reason.kind === 'not-found') missingRoutes.push(ENGINE_STATUS_ROUTE);
-    else errors.push(describeError(engine.reason));
-    if (pool.status === 'rejected') errors.push(describeError(pool.reason));
-    else if (pool.value === null) missingRoutes.push(POOL_ROUTE);
-    else poolReading = parsePoolInformation(pool.value);
-    const error = errors.length > 0 ? [...new Set(errors)].join('; ') : null;
-    return { now, engine: engineReading, pool: poolReading, missingRoutes, error };
+  private async poolOnce(poller: Poller): Promise<void> {
+    const now = Date.now();
+    const client = this.monitor?.clientOf(poller.target.engineId, poller.target.containerId) ?? new SwarmHttpClient(poller.target.url, this.timeoutMs);
+    let pool: PoolAnswer;
+    try {
+      const body = await client.poolInformation();
+      pool = body === null ? { reading: null, missing: true, error: null } : { reading: parsePoolInformation(body), missing: false, error: null };
+    } catch (error) {
+      pool = { reading: null, missing: false, error: describeError(error) };
+    }
+    if (poller.stopped) return;
+    try {
+      this.observe(poller, resultOf(poller.reading, pool, now));
+    } catch (error) {
+      this.options.logger.warn('training poll failed', { message: describeError(error) });
+    }
   }
 
-  private async pollOnce(poller: Poller): Promise<void> {
-    const result = await this.poll(poller.target.url);
-    if (poller.stopped) return;
+  private observe(poller: Poller, result: PollResult): void {
     const status = statusOf(result);
     const answered = result.engine !== null || result.pool !== null;
     const { tracker } = poller;
@@ -248,8 +299,26 @@ export class TrainingMonitor {
   }
 
   async dispose(): Promise<void> {
-    this.unsubscribe?.();
+    for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
     for (const key of [...this.pollers.keys()]) this.stop(key, false);
     await this.options.store.flush();
   }
+}
+
+type PoolAnswer = { reading: ReturnType<typeof parsePoolInformation> | null; missing: boolean; error: string | null };
+
+/** One observation: the monitor's engine reading and, while the dashboard is shown, the pool's answer. */
+function resultOf(reading: SwarmReading | null, pool: PoolAnswer | null, now: number): PollResult {
+  const missingRoutes: string[] = [];
+  const errors: string[] = [];
+  if (reading?.error?.kind === 'not-found') missingRoutes.push(ENGINE_STATUS_ROUTE);
+  else if (reading?.error) errors.push(reading.error.message);
+  if (pool?.missing) missingRoutes.push(POOL_ROUTE);
+  if (pool?.error) errors.push(pool.error);
+  const error = errors.length > 0 ? [...new Set(errors)].join('; ') : null;
+  // The pool's live status and step were read with its rewards (the server fills them on every GET);
+  // the monitor's reading may be a poll older: a step that just advanced must not get the new step's rewards.
+  const live = pool?.reading?.engineStatus ? pool.reading : null;
+  const engine = live ? { engineStatus: live.engineStatus, globalStep: live.globalStep, engineStatusDetail: reading?.engine?.engineStatusDetail ?? null } : (reading?.engine ?? null);
+  return { now, engine, pool: pool?.reading ?? null, missingRoutes, error };
 }

@@ -1,6 +1,7 @@
 import { AppError } from '../../shared/errors';
 import { DRY_RUN_CONTAINER_ID, DRY_RUN_ENGINE_ID, DryRunStartRequest } from '../../shared/schemas-dryrun';
 import { ProfileStartRequest } from '../../shared/schemas-profiles';
+import type { SwarmStatus } from '../../shared/schemas';
 import type { SwarmChoiceData, WizardStateData } from '../../shared/schemas-wizard';
 import type { Handlers } from '../ipc/handlers';
 import type { ProfileStore } from '../profiles/profile-store';
@@ -88,7 +89,8 @@ export async function startSwarm(
   }
   const url = await waitForUrl(handlers, engineId, containerId, deps.waits, deps.progress);
   await deps.progress({ phase: 'health', detail: `waiting for ${url}/health`, url });
-  await waitForHealth(url, deps.waits);
+  const watched = async () => (await handlers['swarm:statuses']({})).find((s) => s.engineId === engineId && s.containerId === containerId && s.url === url);
+  await waitForHealth(url, deps.waits, watched);
   return { engineId, containerId, url };
 }
 
@@ -122,16 +124,27 @@ async function waitForUrl(handlers: Handlers, engineId: string, containerId: str
   }
 }
 
-async function waitForHealth(url: string, waits: SwarmWaits): Promise<void> {
+/**
+ * Until the server answers. The swarm monitor already polls a server it watches (every status it
+ * publishes is an answer, or why none came): its word is read, not a second poll of /health. A URL the
+ * monitor does not watch is asked directly.
+ */
+async function waitForHealth(url: string, waits: SwarmWaits, watched: () => Promise<SwarmStatus | undefined>): Promise<void> {
   const client = new SwarmHttpClient(url, Math.min(3000, waits.healthMs));
   const deadline = Date.now() + waits.healthMs;
   let last = 'no answer yet';
   for (;;) {
-    try {
-      if (await client.health()) return;
-      last = 'it answered, but not {"status": "ok"}';
-    } catch (error) {
-      last = error instanceof Error ? error.message : String(error);
+    const status = await watched().catch(() => undefined);
+    if (status) {
+      if (status.connection === 'online') return;
+      last = status.lastError ?? `the swarm monitor says "${status.connection}"`;
+    } else {
+      try {
+        if (await client.health()) return;
+        last = 'it answered, but not {"status": "ok"}';
+      } catch (error) {
+        last = error instanceof Error ? error.message : String(error);
+      }
     }
     if (Date.now() >= deadline) {
       throw new AppError(

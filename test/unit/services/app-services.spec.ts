@@ -23,6 +23,7 @@ import { registerTraining } from '../../../electron/services/training/register';
 import { startRecordingDocker } from '../../fixtures/fake-docker/recording-docker';
 import { readFile } from 'node:fs/promises';
 import { SecretVault } from '../../../electron/services/secrets/secret-vault';
+import { PageVisibility } from '../../../electron/services/app/visibility';
 import { defaultResourcesDir } from '../../../electron/services/util/resources-dir';
 
 let dir: string | null = null;
@@ -49,6 +50,7 @@ async function makeContext(): Promise<ServiceContext> {
     notifier: eventNotifier(events),
     profiles: new ProfileStore(dir, appLog),
     vault: new SecretVault({ dataDir: dir, host: 'browser', logger: appLog }),
+    visibility: new PageVisibility(),
   };
 }
 

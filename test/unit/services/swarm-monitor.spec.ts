@@ -339,7 +339,11 @@ describe('SwarmMonitor', () => {
     await monitor.unwatch('local', containerId);
     answer(true);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(seen.map((s) => s.connection)).toEqual(['starting', 'stopped']);
+    // The running check hangs: an overdue answer (start grace 0) may say "unreachable" without waiting for it
+    // (whether before the stop depends on which timer runs first); nothing comes after "stopped".
+    const connections = seen.map((s) => s.connection);
+    expect(connections.slice(connections.indexOf('stopped'))).toEqual(['stopped']);
+    expect(connections.filter((c) => c !== 'unreachable')).toEqual(['starting', 'stopped']);
   });
 
   it('stays "starting" during the grace period, then says unreachable', async () => {

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventHub } from '../../../electron/services/events';
 import type { Notifier } from '../../../electron/services/notifier';
-import type { TargetEvent, WatchTarget } from '../../../electron/services/swarm/swarm-monitor';
+import type { ContainerEvent } from '../../../electron/services/engines/container-engine';
+import { SwarmMonitor, type WatchTarget } from '../../../electron/services/swarm/swarm-monitor';
 import { SeriesStore } from '../../../electron/services/training/series-store';
 import { TrainingMonitor } from '../../../electron/services/training/training-monitor';
 import type { AppNotification, TrainingView } from '../../../electron/shared/schemas-profiles';
@@ -21,48 +22,52 @@ class RecordingNotifier implements Notifier {
   }
 }
 
-/** TEST DOUBLE: the swarm monitor's target feed, driven by the test. */
-class TargetFeed {
-  private listener: ((e: TargetEvent) => void) | null = null;
-  onTargets(listener: (e: TargetEvent) => void) {
-    this.listener = listener;
-    return () => (this.listener = null);
-  }
-  targets(): WatchTarget[] {
-    return [];
-  }
-  send(event: TargetEvent) {
-    this.listener?.(event);
-  }
-}
-
 const silent = { warn: () => undefined, info: () => undefined, error: () => undefined };
 
 describe('TrainingMonitor', () => {
   let dir: string;
   let hub: EventHub;
   let notifier: RecordingNotifier;
-  let feed: TargetFeed;
+  let watcher: SwarmMonitor;
   let monitor: TrainingMonitor;
+  /** Whether a page shows the dashboard (training:interest). */
+  let shown: boolean;
+  /** Why the next container end happened (the engine's answer), and the engine's event feed. */
+  let crashed: boolean;
+  let sendEvent: (engineId: string, event: ContainerEvent) => void;
   const closers: (() => Promise<void>)[] = [];
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'training-monitor-'));
     hub = new EventHub();
     notifier = new RecordingNotifier();
-    feed = new TargetFeed();
-    monitor = new TrainingMonitor({ events: hub, notifier, store: new SeriesStore(dir), logger: silent, intervalMs: 50, timeoutMs: 1000, offlineGraceMs: 300 });
-    monitor.follow(feed);
+    shown = false;
+    crashed = false;
+    const log = { lines: [], explains: false };
+    // The real swarm monitor: the training monitor reads its polls, never asks /get_engine_status itself.
+    watcher = new SwarmMonitor({
+      events: hub,
+      intervalMs: 50,
+      isContainerRunning: async () => true,
+      describeExit: async (_target, requested) => ({ kind: requested || !crashed ? 'stopped' : 'crashed', code: requested || !crashed ? 143 : 1, finishedAt: null, log }),
+      subscribeEvents: (onEvent) => {
+        sendEvent = onEvent;
+        return () => undefined;
+      },
+    });
+    monitor = new TrainingMonitor({ events: hub, notifier, store: new SeriesStore(dir), logger: silent, intervalMs: 50, timeoutMs: 1000, offlineGraceMs: 300, isShown: () => shown });
+    monitor.follow(watcher);
   });
 
   afterEach(async () => {
     await monitor.dispose();
+    watcher.dispose();
     for (const close of closers.splice(0)) await close();
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function fake(): Promise<FakeSwarmHandle> {
-    const handle = await startFakeSwarmServer({ port: 0, quiet: true, trainer: 'external' });
+  async function fake(onRequest?: (method: string, path: string) => void): Promise<FakeSwarmHandle> {
+    const handle = await startFakeSwarmServer({ port: 0, quiet: true, trainer: 'external', ...(onRequest ? { onRequest } : {}) });
     closers.push(() => handle.close());
     return handle;
   }
@@ -70,10 +75,11 @@ describe('TrainingMonitor', () => {
   const target = (url: string): WatchTarget => ({ engineId: 'local', containerId: 'c1', url });
   const statusIs = (status: string) => (v: TrainingView) => v.engineStatus === status;
 
-  it('polls on fresh connections (Connection: close) and lists routes this server does not have', async () => {
-    const seen: { url: string; connection: string | undefined }[] = [];
+  it('reads the pool on the monitor\'s keep-alive connection while shown, and lists routes this server does not have', async () => {
+    shown = true;
+    const seen: { url: string; connection: string | undefined; socket: unknown }[] = [];
     const server = http.createServer((req, res) => {
-      seen.push({ url: req.url ?? '', connection: req.headers.connection });
+      seen.push({ url: req.url ?? '', connection: req.headers.connection, socket: req.socket });
       if (req.url === '/get_engine_status') {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not Found"}');
       } else {
@@ -85,17 +91,41 @@ describe('TrainingMonitor', () => {
     closers.push(() => new Promise((resolve) => server.close(() => resolve())));
     const port = (server.address() as { port: number }).port;
     const view = waitForEvent(hub, 'training:changed', statusIs('ENGINE.ROLLING'), 5000);
-    feed.send({ kind: 'watch', target: target(`http://127.0.0.1:${port}`) });
+    watcher.watch(target(`http://127.0.0.1:${port}`));
     expect(await view).toMatchObject({ globalStep: 2, missingRoutes: ['/get_engine_status'], runningEpisodes: [], lastError: null });
-    await poll('two polls', 5000, async () => (seen.length >= 4 ? true : undefined));
-    expect(seen.every((s) => s.connection === 'close')).toBe(true);
+    await poll('two pool polls', 5000, async () => (seen.filter((s) => s.url.startsWith('/get_current')).length >= 2 ? true : undefined));
+    expect(seen.some((s) => s.connection === 'close')).toBe(false);
+    // A 404 answer leaves the socket usable: a handful of connections for dozens of requests, not one each.
+    expect(new Set(seen.map((s) => s.socket)).size).toBeLessThan(seen.length);
+  });
+
+  it('asks the pool route only while a page shows the dashboard, and never asks the engine status itself', async () => {
+    const asked: string[] = [];
+    const swarmServer = await fake((_method, path) => asked.push(path));
+    watcher.watch(target(swarmServer.url));
+    await waitForEvent(hub, 'training:changed', statusIs('ENGINE.OFFLINE'), 5000);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(asked.filter((p) => p.startsWith('/get_current'))).toEqual([]);
+    const statusPolls = asked.filter((p) => p === '/get_engine_status').length;
+    // The swarm monitor's polls alone (50 ms): none doubled by the training monitor.
+    expect(statusPolls).toBeLessThan(400 / 50 + 4);
+
+    shown = true;
+    monitor.interestChanged();
+    await poll('pool polls', 5000, async () => (asked.filter((p) => p.startsWith('/get_current')).length >= 3 ? true : undefined));
+    shown = false;
+    monitor.interestChanged();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const poolPolls = asked.filter((p) => p.startsWith('/get_current')).length;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(asked.filter((p) => p.startsWith('/get_current')).length).toBe(poolPolls);
   });
 
   it('emits training:changed only when something besides the poll time changed', async () => {
     const swarm = await fake();
     const events: TrainingView[] = [];
     hub.subscribe((name, payload) => name === 'training:changed' && events.push(payload as TrainingView));
-    feed.send({ kind: 'watch', target: target(swarm.url) });
+    watcher.watch(target(swarm.url));
     await waitForEvent(hub, 'training:changed', statusIs('ENGINE.OFFLINE'), 5000);
     await new Promise((resolve) => setTimeout(resolve, 500)); // about ten more polls of an idle server
     expect(events).toHaveLength(1);
@@ -108,7 +138,7 @@ describe('TrainingMonitor', () => {
       fetch(`${swarm.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((x) => x.json());
     await r('/sync_train_config', { yaml_as_string: upstreamJob('  data:\n    train_batch_size: 1\n') });
     await r('/start_engine');
-    feed.send({ kind: 'watch', target: target(swarm.url) });
+    watcher.watch(target(swarm.url));
     await waitForEvent(hub, 'training:changed', statusIs('ENGINE.BOOTING'), 5000);
     await r('/update_engine_status', { engine_status: 'ENGINE.ROLLING', global_step: 1 });
     await waitForEvent(hub, 'training:changed', statusIs('ENGINE.ROLLING'), 5000);
@@ -128,7 +158,7 @@ describe('TrainingMonitor', () => {
       fetch(`${swarm.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((x) => x.json());
     await r('/sync_train_config', { yaml_as_string: upstreamJob('  data:\n    train_batch_size: 1\n') });
     await r('/start_engine');
-    feed.send({ kind: 'watch', target: target(swarm.url) });
+    watcher.watch(target(swarm.url));
     await waitForEvent(hub, 'training:changed', statusIs('ENGINE.BOOTING'), 5000);
     await r('/update_engine_status', { engine_status: 'ENGINE.ROLLING', global_step: 3 });
     await waitForEvent(hub, 'training:changed', statusIs('ENGINE.ROLLING'), 5000);
@@ -136,13 +166,13 @@ describe('TrainingMonitor', () => {
     const offline = await poll('the offline notification', 5000, async () => notifier.shown.find((n) => n.kind === 'engine-offline'));
     expect(offline).toMatchObject({ engineId: 'local', containerId: 'c1', title: expect.stringContaining('offline') });
 
-    const status = { engineId: 'local', containerId: 'c1', url: swarm.url, connection: 'stopped' as const, engineStatus: null, engineStatusDetail: null, globalStep: null, lastGlobalStep: null, lastEngineStatusDetail: null, bootingSince: null, engineProblem: null, lastError: null, checkedAt: new Date().toISOString() };
-    const log = { lines: [], explains: false };
-    feed.send({ kind: 'ended', target: target(swarm.url), status: { ...status, exit: { kind: 'stopped', code: 143, finishedAt: null, log } } });
-    feed.send({ kind: 'watch', target: target(swarm.url) });
-    feed.send({ kind: 'ended', target: target(swarm.url), status: { ...status, exit: { kind: 'crashed', code: 1, finishedAt: null, log } } });
-    // The end is told once, by the EndTeller (test/unit/services/server-state): none from the training monitor.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The app's Stop, then the server runs again and crashes: the end is told once, by the server-state
+    // store's EndTeller (test/unit/services/server-state), none from the training monitor.
+    await watcher.unwatch('local', 'c1');
+    watcher.watch(target(swarm.url));
+    crashed = true;
+    sendEvent('local', { containerId: 'c1', action: 'die', exitCode: 1, at: Date.now(), labels: {} });
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(notifier.shown.filter((n) => n.kind === 'container-died' || n.kind === 'server-ended')).toEqual([]);
     // The series of the ended server is still served.
     expect((await monitor.series('local', 'c1'))?.timeline.map((s) => s.status)).toEqual(['ENGINE.BOOTING', 'ENGINE.ROLLING', 'ENGINE.OFFLINE']);

@@ -144,6 +144,7 @@ describe('engineId in requests', () => {
     'logs:server-log': { engineId: 'local', containerId: 'a1b2c3d4e5f6' },
     'training:view': { engineId: 'local', containerId: 'a1b2c3d4e5f6' },
     'training:series': { engineId: 'local', containerId: 'a1b2c3d4e5f6' },
+    'training:interest': { pageId: 'page-1234abcd', engineId: 'local', containerId: 'a1b2c3d4e5f6', shown: true },
     'slurm:jobs': { engineId: 'ssh-cluster' },
     'slurm:clear': { engineId: 'ssh-cluster', jobIds: ['41'] },
   };

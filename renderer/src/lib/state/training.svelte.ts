@@ -1,11 +1,15 @@
 import type { ExposedApi } from '../../../../electron/shared/api';
 import type { AppErrorShape } from '../../../../electron/shared/errors';
 import type { TrainingSeries, TrainingView } from '../../../../electron/shared/schemas-profiles';
+import { PAGE_LEASE_RENEW_MS } from '../../../../electron/shared/schemas-watch';
+import { PAGE_ID } from '../page-id';
 
 /**
  * The training picture of one swarm server: its live view (from `training:view`, then every
  * `training:changed` for it) and the current run's series, re-read when a step closes, the status
- * changes or a new run begins (the backend sends views, not series).
+ * changes or a new run begins (the backend sends views, not series). While started it tells the
+ * backend this page shows the dashboard (`training:interest`, renewed): the pool information
+ * (rewards, batch fill, episodes) is asked of the server only then.
  */
 export class TrainingState {
   view = $state<TrainingView | null>(null);
@@ -25,7 +29,8 @@ export class TrainingState {
   }
 
   start(): () => void {
-    const off = this.api.events.on('training:changed', (view) => {
+    const stopInterest = this.showInterest();
+    const offChanged = this.api.events.on('training:changed', (view) => {
       if (!this.mine(view)) return;
       const before = this.view;
       this.view = view;
@@ -46,7 +51,22 @@ export class TrainingState {
       if (!this.view || this.view.checkedAt < result.value.checkedAt) this.view = result.value;
     });
     void this.loadSeries();
-    return off;
+    return () => {
+      offChanged();
+      stopInterest();
+    };
+  }
+
+  /** Says this page shows the dashboard, renewed until the returned function withdraws it. */
+  private showInterest(): () => void {
+    const say = (shown: boolean): void =>
+      void this.api.training.interest({ pageId: PAGE_ID, engineId: this.engineId, containerId: this.containerId, shown }).catch(() => undefined);
+    say(true);
+    const renew = setInterval(() => say(true), PAGE_LEASE_RENEW_MS);
+    return () => {
+      clearInterval(renew);
+      say(false);
+    };
   }
 
   /** Newest request wins: a slow answer must not replace a newer series. */

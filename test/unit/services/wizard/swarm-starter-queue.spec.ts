@@ -44,7 +44,8 @@ describe('the wizard waiting for a queued Slurm job', () => {
     const handlers = {
       'servers:list': async () => [],
       'profiles:start': async () => ({ profile, runtime: { container: { ...container, state: 'created', statusText: 'queued: Priority (position 3)' } } }),
-      'swarm:statuses': async () => (phase() === 'watched' ? [{ engineId: 'ssh-cluster', containerId: '4242', url }] : []),
+      // The monitor answered: the wizard reads that instead of asking /health again.
+      'swarm:statuses': async () => (phase() === 'watched' ? [{ engineId: 'ssh-cluster', containerId: '4242', url, connection: 'online' }] : []),
       'swarm:list': async () => {
         const p = phase();
         if (p === 'priority') return [{ ...container, state: 'created', statusText: 'queued: Priority (position 3)' }];
