@@ -6,15 +6,18 @@
  * connected. After a warm-up, over N seconds (default 120):
  *   status_requests_per_server_min  all requests one watched server receives per minute (every route)
  *   backend_idle_cpu_pct            the backend process's own CPU time (/proc/<pid>/stat utime+stime) in % of a core
+ * Then the Slurm part on the test bed's Slurm (scripts/bench-watch-slurm.ts, `--slurm-seconds`, default 60):
+ *   squeue_per_min_1job, squeue_per_min_5jobs_2windows  slurmctld requests a minute (sdiag-costed commands)
  * The last line is machine-readable:
- * `BENCH watch status_requests_per_server_min=… backend_idle_cpu_pct=…`
- * Before/after: run it from this checkout with `--root` at an older commit's worktree.
+ * `BENCH watch squeue_per_min_1job=… squeue_per_min_5jobs_2windows=… status_requests_per_server_min=… backend_idle_cpu_pct=…`
+ * Before/after: run it from this checkout with `--root` at an older commit's worktree (the HTTP part).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startFakeSwarmServer, type FakeSwarmHandle } from '../test/fixtures/fake-swarm/server.mjs';
+import { measureSlurmWatch } from './bench-watch-slurm';
 
 const SERVERS = 5;
 /** Linux reports CPU times in clock ticks of 1/100 s (`getconf CLK_TCK`). */
@@ -57,7 +60,7 @@ function startBackend(root: string, dataDir: string, urls: string[]): Promise<{ 
   });
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<{ perServer: number; cpuPct: number }> {
   const seconds = Number(option('seconds', '120'));
   const root = resolve(option('root', resolve(import.meta.dirname, '..')));
   let counting = false;
@@ -99,7 +102,7 @@ async function main(): Promise<void> {
     console.log(`  TCP connections                                  ${connections.toFixed(1)}`);
     const cpuPct = ((cpuAfter - cpuBefore) / elapsedS) * 100;
     console.log(`backend CPU: ${(cpuAfter - cpuBefore).toFixed(2)} s over ${elapsedS.toFixed(1)} s`);
-    console.log(`BENCH watch status_requests_per_server_min=${perServer.toFixed(1)} backend_idle_cpu_pct=${cpuPct.toFixed(2)}`);
+    return { perServer, cpuPct };
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
@@ -108,7 +111,16 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
+/** The HTTP part, then the Slurm part on the test bed (`--slurm-seconds`, default 60): one line with all four numbers. */
+async function all(): Promise<void> {
+  const { perServer, cpuPct } = await main();
+  const slurm = await measureSlurmWatch({ seconds: Number(option('slurm-seconds', '60')) });
+  console.log(
+    `BENCH watch squeue_per_min_1job=${slurm.squeue_per_min_1job} squeue_per_min_5jobs_2windows=${slurm.squeue_per_min_5jobs_2windows} status_requests_per_server_min=${perServer.toFixed(1)} backend_idle_cpu_pct=${cpuPct.toFixed(2)}`,
+  );
+}
+
+all().catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });

@@ -39,6 +39,8 @@ export function registerServers(context: ServiceContext, options: ServersOptions
     vault: context.vault,
     appVersion: context.version,
     ...(options.latestReading ? { latestReading: options.latestReading } : {}),
+    // A Slurm login node's queue poll slows down while no page is shown (issue 31).
+    isShown: () => context.visibility.shown(),
   });
   // "Used by" in Settings → Secrets.
   context.vault.addUsageSource(() =>

@@ -33,6 +33,8 @@ export interface ServerManagerOptions {
   appVersion?: string;
   /** The swarm monitor's last poll of a tunnel URL: tunnel probes reuse a recent one instead of asking again. */
   latestReading?: ServerSessionOptions['latestReading'];
+  /** Whether a page is shown: the pace of a Slurm login node's queue poll. */
+  isShown?: ServerSessionOptions['isShown'];
 }
 
 /** Views without what changes on every probe or socket, so snapshots go out only when something a user sees changed. */
@@ -201,6 +203,7 @@ export class ServerManager {
       ...(this.options.vault ? { vault: this.options.vault } : {}),
       ...(this.options.appVersion ? { appVersion: this.options.appVersion } : {}),
       ...(this.options.latestReading ? { latestReading: this.options.latestReading } : {}),
+      ...(this.options.isShown ? { isShown: this.options.isShown } : {}),
       ...this.options.tuning,
     });
     this.sessions.set(profile.id, session);

@@ -38,6 +38,8 @@ export interface ServerSessionOptions {
   /** How long a Docker call waits for a reconnect before it fails (default 5 s). */
   waitForConnectionMs?: number;
   onAuthAttempt?: (hop: number, outcome: SshAuthOutcome) => void;
+  /** Whether a page is shown (default: always): a Slurm login node's queue poll is slower while none is. */
+  isShown?: () => boolean;
   /** Where the profile's `passwordSecretId` / `passphraseSecretId` are read before the user is asked. */
   vault?: SecretVaultApi;
   /** A Slurm login node's jobs carry it in their comment when the spec does not (default "0.0.0"). */
@@ -98,7 +100,7 @@ export class ServerSession {
     });
     if (profile.docker.engine === 'slurm') {
       this.containers = null;
-      this.engine = createSlurmLoginEngine(profile, options.appVersion ?? '0.0.0', () => this.connection());
+      this.engine = createSlurmLoginEngine(profile, options.appVersion ?? '0.0.0', () => this.connection(), options.isShown ? { isShown: options.isShown } : {});
       return;
     }
     this.containers = createSshDockerEngine({
