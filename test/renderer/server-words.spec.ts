@@ -4,6 +4,7 @@ import type { SwarmContainer, SwarmExit } from '../../electron/shared/schemas';
 import { say } from '../../renderer/src/lib/durations';
 import { setLocale } from '../../renderer/src/lib/i18n';
 import { phaseView } from '../../renderer/src/lib/server-words';
+import { swarmRowView } from '../../renderer/src/lib/swarm-status-view';
 import { notificationWords } from '../../renderer/src/pages/servers/training/browser-notifications';
 import { makeStatus } from './fake-api';
 
@@ -62,5 +63,18 @@ describe('one wording of every end and phase', () => {
       title: 'Swarm 服务器已结束：agentswarm-a',
       body: 'agentswarm-a：已崩溃（退出码 1）。ImportError: verl',
     });
+  });
+
+  it('says how old a silent server\'s last answer is and through which link, in both languages', () => {
+    const running = container({ state: 'running', finishedAt: null, exitCode: null });
+    const silent = makeStatus('c1', { connection: 'unreachable', lastError: 'ssh-tunnel link: timed out', confirmedAt: new Date(NOW - 12_000).toISOString(), via: 'ssh-tunnel' });
+    const state = deriveServerState({ engineKind: 'ssh-docker', container: running, status: silent, stopping: false }, undefined, NOW);
+    expect(say(phaseView(state, NOW).text)).toBe('Unreachable');
+    expect(say(swarmRowView(state, NOW).engine!.stale!)).toBe('Last answer 12 seconds ago, through the SSH tunnel.');
+    setLocale('zh-CN');
+    expect(say(swarmRowView(state, NOW).engine!.stale!)).toBe('最后一次应答在 12 秒前，经由SSH 隧道。');
+    // Answering again: nothing stale to say.
+    const back = deriveServerState({ engineKind: 'ssh-docker', container: running, status: makeStatus('c1', { confirmedAt: new Date(NOW).toISOString(), via: 'ssh-tunnel' }), stopping: false }, state, NOW);
+    expect(swarmRowView(back, NOW).engine!.stale).toBeNull();
   });
 });

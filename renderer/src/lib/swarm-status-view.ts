@@ -2,7 +2,7 @@ import type { LogExcerpt, SwarmContainer, SwarmExit, SwarmStatus } from '../../.
 import type { ServerState } from '../../../electron/shared/server-state';
 import { swarmUrlForPort } from '../../../electron/shared/defaults';
 import { isLive, phaseView } from './server-words';
-import { containerText, elapsed, msg, say, since, type Message } from './durations';
+import { containerText, elapsed, humanDuration, msg, say, since, type Message } from './durations';
 import { isMessageKey } from './i18n';
 
 export { say, type Message } from './durations';
@@ -45,6 +45,8 @@ export interface EngineView {
   problem: Notice | null;
   /** Why the last poll failed, while the server does not answer. */
   lastError: string | null;
+  /** While it does not answer: how old its last answer is and through which link it was asked. */
+  stale: Message | null;
 }
 
 export interface SwarmRowView {
@@ -106,7 +108,7 @@ function problemNotice(status: SwarmStatus, name: string, now: number): Notice |
 
 function engineView(status: SwarmStatus | undefined, name: string, now: number): EngineView {
   if (!status) {
-    return { status: null, connection: 'none', connectionText: msg('connection.none'), progress: [], detail: null, hint: null, problem: null, lastError: null };
+    return { status: null, connection: 'none', connectionText: msg('connection.none'), progress: [], detail: null, hint: null, problem: null, lastError: null, stale: null };
   }
   const engineStatus = status.engineStatus;
   const line: Message[] = [];
@@ -131,7 +133,9 @@ function engineView(status: SwarmStatus | undefined, name: string, now: number):
     hint = isMessageKey(key) ? msg(key) : null;
   }
   const lastError = status.connection === 'unreachable' ? status.lastError : null;
-  return { status: engineStatus, connection: status.connection, connectionText: msg(`connection.${status.connection}`), progress: line, detail, hint, problem, lastError };
+  const answeredAgo = status.connection === 'unreachable' ? since(status.confirmedAt ?? null, now) : null;
+  const stale = answeredAgo === null ? null : msg('statusView.lastAnswer', { duration: humanDuration(answeredAgo), link: msg(`link.${status.via ?? 'direct'}`) });
+  return { status: engineStatus, connection: status.connection, connectionText: msg(`connection.${status.connection}`), progress: line, detail, hint, problem, lastError, stale };
 }
 
 /**

@@ -2,6 +2,10 @@
 export const enServerState = {
   'training.server': 'Server',
   'status.server': 'AgentJet swarm server: {phase} · {host}',
+  'statusView.lastAnswer': 'Last answer {duration} ago, through {link}.',
+  'link.direct': 'a direct connection',
+  'link.ssh-tunnel': 'the SSH tunnel',
+  'link.login-node': 'the login node',
   'phase.for': 'for {duration}',
   'phase.ended': 'Ended',
   'phase.exited': 'Exited (exit code {code})',

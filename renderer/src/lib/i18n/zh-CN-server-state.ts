@@ -4,6 +4,10 @@ import type { enServerState } from './en-server-state';
 export const zhCNServerState: Record<keyof typeof enServerState, string> = {
   'training.server': '服务器',
   'status.server': 'AgentJet swarm 服务器：{phase} · {host}',
+  'statusView.lastAnswer': '最后一次应答在 {duration}前，经由{link}。',
+  'link.direct': '直接连接',
+  'link.ssh-tunnel': 'SSH 隧道',
+  'link.login-node': '登录节点',
   'phase.for': '已持续 {duration}',
   'phase.ended': '已结束',
   'phase.exited': '已退出（退出码 {code}）',
