@@ -38,10 +38,12 @@ const URL_WAIT_MS = 120_000;
 const RESUME_RECHECK_MS = 15_000;
 
 /** Start, stop, remove and list the swarm-server containers the app manages, on any engine. */
+type StoppingListener = (engineId: string, containerId: string, stopping: boolean) => void;
+
 export class SwarmContainers {
   private readonly starting = new Set<string>();
   private readonly listeners = new Set<(engineId: string) => void>();
-  private readonly stoppingListeners = new Set<(engineId: string, containerId: string, stopping: boolean) => void>();
+  private readonly stoppingListeners = new Set<StoppingListener>();
   /** Containers (statusKey) inside startSpec right now: their `start` event is startSpec's to handle. */
   private readonly inStart = new Set<string>();
   /** `start` events that came while startSpec held the container: adopted once startSpec returned it queued. */
@@ -69,13 +71,9 @@ export class SwarmContainers {
   }
 
   /** Called when the app's Stop of a server begins (true) and returns (false): the server is "stopping" meanwhile. */
-  onStopping(listener: (engineId: string, containerId: string, stopping: boolean) => void): () => void {
+  onStopping(listener: StoppingListener): () => void {
     this.stoppingListeners.add(listener);
     return () => this.stoppingListeners.delete(listener);
-  }
-
-  private tellStopping(engineId: string, containerId: string, stopping: boolean): void {
-    for (const listener of this.stoppingListeners) listener(engineId, containerId, stopping);
   }
 
   /** The quick-start form: a spec from the request, then `startSpec`. */
@@ -265,14 +263,14 @@ export class SwarmContainers {
     const container = await this.requireManaged(engine, containerId);
     // Unwatch only once the engine confirmed the stop: a failed stop leaves a running, watched server.
     this.options.monitor.expectStop(engineId, container.id);
-    this.tellStopping(engineId, container.id, true);
+    for (const tell of this.stoppingListeners) tell(engineId, container.id, true);
     try {
       await engine.stopContainer(container.id, STOP_TIMEOUT_SECONDS);
     } catch (error) {
       this.options.monitor.stopFailed(engineId, container.id);
       throw error;
     } finally {
-      this.tellStopping(engineId, container.id, false);
+      for (const tell of this.stoppingListeners) tell(engineId, container.id, false);
     }
     this.queuedSpecs.delete(statusKey(engineId, container.id));
     await this.options.monitor.unwatch(engineId, container.id);
