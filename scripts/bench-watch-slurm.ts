@@ -24,6 +24,7 @@ import { SlurmEngine } from '../electron/services/engines/slurm/slurm-engine';
 import type { ServiceContext } from '../electron/services/domain';
 import { registerSlurm } from '../electron/services/slurm/register';
 import { SlurmJobOptions } from '../electron/shared/schemas-slurm';
+import { TEST_CONTAINER_LABELS } from '../test/support/test-app';
 import { connectToTestbed } from '../test/support/testbed-ssh';
 import { loadTestbed, loadTestbedWithSlurm } from '../test/testbed/testbed';
 
@@ -112,7 +113,7 @@ export async function measureSlurmWatch(options: MeasureSlurmWatchOptions = {}):
       image: '',
       cmd: ['ajet-swarm', 'start', '--swarm-port', String(40_000 + n)],
       env: { NO_COLOR: '1' },
-      labels: { [LABEL_MANAGED]: 'true', [LABEL_ROLE]: 'swarm-server', [LABEL_PROFILE]: key, [LABEL_PORT]: String(40_000 + n), 'io.agentswarm.test': 'bench-watch-slurm' },
+      labels: { [LABEL_MANAGED]: 'true', [LABEL_ROLE]: 'swarm-server', [LABEL_PROFILE]: key, [LABEL_PORT]: String(40_000 + n), ...TEST_CONTAINER_LABELS },
       network: { mode: 'host' },
       init: true,
       gpus: { mode: 'none' },
