@@ -82,6 +82,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       configPath: join(dataDir, 'ssh_config'),
       env: {},
       ...options.ssh,
+      // A Slurm login node's queue poll every 2 s, not the app's 30 s / 60 s: tests see a job's changes at once.
+      tuning: { slurmQueuePace: { shownMs: 2000, hiddenMs: 2000 }, ...options.ssh?.tuning },
     },
   });
   let host: BrowserHost | null = null;

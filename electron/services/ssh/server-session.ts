@@ -40,6 +40,8 @@ export interface ServerSessionOptions {
   onAuthAttempt?: (hop: number, outcome: SshAuthOutcome) => void;
   /** Whether a page is shown (default: always): a Slurm login node's queue poll is slower while none is. */
   isShown?: () => boolean;
+  /** A Slurm login node's queue poll pace, shown and hidden (default 30 s and 60 s; tests shorten it). */
+  slurmQueuePace?: { shownMs: number; hiddenMs: number };
   /** Where the profile's `passwordSecretId` / `passphraseSecretId` are read before the user is asked. */
   vault?: SecretVaultApi;
   /** A Slurm login node's jobs carry it in their comment when the spec does not (default "0.0.0"). */
@@ -100,7 +102,10 @@ export class ServerSession {
     });
     if (profile.docker.engine === 'slurm') {
       this.containers = null;
-      this.engine = createSlurmLoginEngine(profile, options.appVersion ?? '0.0.0', () => this.connection(), options.isShown ? { isShown: options.isShown } : {});
+      this.engine = createSlurmLoginEngine(profile, options.appVersion ?? '0.0.0', () => this.connection(), {
+        ...(options.isShown ? { isShown: options.isShown } : {}),
+        ...(options.slurmQueuePace ? { eventPollMs: options.slurmQueuePace.shownMs, hiddenPollMs: options.slurmQueuePace.hiddenMs } : {}),
+      });
       return;
     }
     this.containers = createSshDockerEngine({
