@@ -26,7 +26,7 @@ describe('Servers page', () => {
     // Running, its API not heard from yet: the backend's state is "starting", and the bar says so.
     await waitFor(() => expect(screen.getByTestId('statusbar-swarm').textContent).toBe('AgentJet swarm server: Starting · 127.0.0.1:10086'));
     expect(api.requestsOn('swarm:list')).toEqual([{ engineId: 'local' }]);
-    await waitFor(() => expect(api.listenerCount('swarm:status')).toBe(1));
+    await waitFor(() => expect(api.listenerCount('fleet:state-changed')).toBe(1));
 
     api.emit('swarm:status', makeStatus(container.id, { engineStatus: 'ENGINE.ROLLING', globalStep: 7 }));
 
@@ -223,7 +223,7 @@ describe('Servers page', () => {
     api.containers = [container];
     render(App);
     const row = await rowFor(container.id);
-    await waitFor(() => expect(api.listenerCount('swarm:status')).toBe(1));
+    await waitFor(() => expect(api.listenerCount('fleet:state-changed')).toBe(1));
 
     api.emit('swarm:status', makeStatus(container.id, { connection: 'unreachable', lastError: 'connect ECONNREFUSED' }));
     const lastError = await within(row).findByTestId('swarm-last-error');
@@ -241,7 +241,7 @@ describe('Servers page', () => {
     api.containers = [container];
     render(App);
     const row = await rowFor(container.id);
-    await waitFor(() => expect(api.listenerCount('swarm:status')).toBe(1));
+    await waitFor(() => expect(api.listenerCount('fleet:state-changed')).toBe(1));
 
     const log = { lines: ['RuntimeError: boom'], explains: true };
     api.emit('swarm:status', makeStatus(container.id, { connection: 'stopped', engineStatus: null, exit: { kind: 'crashed', code: 3, finishedAt: null, log } }));

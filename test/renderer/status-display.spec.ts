@@ -40,7 +40,7 @@ describe('status display on the Servers page', () => {
     api.containers = [container];
     render(App);
     const row = await rowFor(container.id);
-    await waitFor(() => expect(api.listenerCount('swarm:status')).toBe(1));
+    await waitFor(() => expect(api.listenerCount('fleet:state-changed')).toBe(1));
 
     api.emit(
       'swarm:status',

@@ -15,8 +15,6 @@ export interface ServerStateStoreOptions {
   logger: Logger;
   /** Listings after a change event are gathered for this long (ms; default 200). */
   debounceMs?: number;
-  /** While a server is queued, its engine is listed again this often (ms; default 10 s) to follow its place. */
-  queuedRefreshMs?: number;
   now?: () => number;
 }
 
@@ -36,7 +34,6 @@ export class ServerStateStore {
   /** The newest listing request per engine: an older, slower answer must not overwrite a newer one. */
   private readonly listingSeq = new Map<string, number>();
   private readonly listeners = new Set<(state: ServerState, previous: ServerState | undefined) => void>();
-  private queuedTimer: NodeJS.Timeout | null = null;
   private disposed = false;
 
   constructor(private readonly options: ServerStateStoreOptions) {
@@ -119,15 +116,14 @@ export class ServerStateStore {
       this.entries.set(key, { engineKind: engine.kind, container });
       this.recompute(key);
     }
+    // A queued job's new place comes as a change event too (the Slurm engine's queue poll): no timer of our own.
     for (const [key, entry] of [...this.entries]) if (entry.container.engineId === engineId && !listed.has(key)) this.drop(key);
-    this.followQueued();
   }
 
   dispose(): void {
     this.disposed = true;
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
-    if (this.queuedTimer) clearInterval(this.queuedTimer);
     this.listeners.clear();
   }
 
@@ -160,20 +156,5 @@ export class ServerStateStore {
         this.options.logger.warn('a server-state listener failed', { message: error instanceof Error ? error.message : String(error) });
       }
     }
-  }
-
-  /** A queued job's place moves without an event: its engine is listed again while any is queued. */
-  private followQueued(): void {
-    const queuedEngines = () => new Set([...this.states.values()].filter((s) => s.phase === 'queued').map((s) => s.engineId));
-    if (queuedEngines().size === 0 || this.queuedTimer || this.disposed) return;
-    this.queuedTimer = setInterval(() => {
-      const engines = queuedEngines();
-      if (engines.size === 0) {
-        if (this.queuedTimer) clearInterval(this.queuedTimer);
-        this.queuedTimer = null;
-        return;
-      }
-      for (const engineId of engines) void this.refresh(engineId);
-    }, this.options.queuedRefreshMs ?? 10_000);
   }
 }
