@@ -35,7 +35,7 @@ describe('the page knows when it lost its backend (Chromium + a restarted browse
     const port = old.host!.port;
     const stoppedAt = Date.now();
     await old.stop();
-    await page.getByTestId('backend-lost').waitFor({ timeout: 5000 });
+    await page.getByTestId('backend-lost').waitFor({ timeout: 20_000 });
     const lostAfterMs = Date.now() - stoppedAt;
     app = await startTestApp({ dataDir, staticDir: rendererDir, hostPort: port, ...(sameToken ? { hostToken: old.host!.token } : {}) });
     await whileDown(app);
@@ -95,7 +95,7 @@ describe('the page knows when it lost its backend (Chromium + a restarted browse
 
     const pastedAt = Date.now();
     await page.goto(app!.host!.openUrl); // the same address but the fragment: a same-document navigation
-    await page.getByTestId('backend-recovered').waitFor({ timeout: 5000 });
+    await page.getByTestId('backend-recovered').waitFor({ timeout: 20_000 });
     const tokenTakenMs = Date.now() - pastedAt;
     expect(await page.getByTestId('backend-lost').count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
@@ -117,7 +117,7 @@ describe('the page knows when it lost its backend (Chromium + a restarted browse
         if (w.recoveredAt === undefined && document.querySelector('[data-testid="backend-recovered"]')) w.recoveredAt = Date.now();
       }).observe(document.body, { subtree: true, childList: true });
     });
-    await expect.poll(() => frames.some((f) => f.startsWith('{"heartbeat":')), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => frames.some((f) => f.startsWith('{"heartbeat":')), { timeout: 20_000 }).toBe(true);
     // The backend (services and browser host) runs in this process: block its event loop, as SIGSTOP would.
     const frozenAt = Date.now();
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 6000);

@@ -107,7 +107,7 @@ describe('Servers page explains failed, stuck and ended servers (Chromium + real
     const before = await text(line);
     expect(before).toMatch(/^online · booting for \d+ s$/);
     // The time advances on its own, without new events from the server.
-    await expect.poll(() => text(line), { timeout: 5000 }).not.toBe(before);
+    await expect.poll(() => text(line), { timeout: 20_000 }).not.toBe(before);
     await expect.poll(() => text(page.getByTestId('statusbar-swarm'))).toContain('1 server: engine failed to boot');
     await row.scrollIntoViewIfNeeded();
     await saveScreenshot(page, 'boot-stuck-explained');

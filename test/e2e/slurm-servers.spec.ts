@@ -159,7 +159,7 @@ describe('a Slurm login node end to end (Chromium + browser host + real sshd + r
     const left = (await job.getByTestId('slurm-job-time-left').textContent())?.trim() ?? '';
     expect(left).toMatch(/^\d+:\d\d of 10:00$/);
     // It counts down between reads of the queue.
-    await expect.poll(async () => (await job.getByTestId('slurm-job-time-left').textContent())?.trim(), { timeout: 5_000 }).not.toBe(left);
+    await expect.poll(async () => (await job.getByTestId('slurm-job-time-left').textContent())?.trim(), { timeout: 20_000 }).not.toBe(left);
     const jobId = (await job.getAttribute('data-job-id')) ?? '';
     expect(jobId).toMatch(/^\d+$/);
     expect((await login.exec(`squeue -h -j ${jobId} -o %T`)).stdout.trim()).toBe('RUNNING');

@@ -82,7 +82,8 @@ beforeAll(async () => {
   archive = join(appDir, 'resources', 'app.asar');
   // Entries come back as /out/main/index.js (leading separator, platform separators).
   entries = listPackage(archive, { isPack: false }).map((e) => e.replaceAll('\\', '/').replace(/^\/+/, ''));
-}, 180_000);
+  // Building and packaging are CPU-bound: about 40 s idle, past 180 s on two cores at load 24 (a CI run beside other work).
+}, 600_000);
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
