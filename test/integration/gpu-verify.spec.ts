@@ -14,7 +14,7 @@ import { APP_LOG_FILE } from '../../electron/services/util/app-log';
 import { NativeProcesses } from '../../electron/services/native/native-processes';
 import type { SshConnection } from '../../electron/services/ssh/ssh-connection';
 import { createSwarmMonitor } from '../../electron/services/swarm/create-monitor';
-import { verifyGpus } from '../../electron/services/swarm/gpu-verify';
+import { GPU_CHECK_TIMEOUT_MS, verifyGpus } from '../../electron/services/swarm/gpu-verify';
 import { buildSwarmSpec, SWARM_ROLE, SwarmContainers } from '../../electron/services/swarm/swarm-containers';
 import { ProfileInput } from '../../electron/shared/schemas-profiles';
 import { loadTestbed, loadTestbedWithNative, loadTestbedWithPodman } from '../testbed/testbed';
@@ -104,7 +104,8 @@ describe.each([
     // Docker 20.10: 126 with the OCI error on stdout (Podman: 127, on stderr).
     expect(result.code).toBe(126);
     expect(`${result.stdout}${result.stderr}`).toMatch(/"nvidia-smi": executable file not found in \$PATH/);
-    expect(ms).toBeLessThan(2_000);
+    // Fast means: not the check's timeout (GPU_CHECK_TIMEOUT_MS); a docker exec alone took over 2 s at load 24.
+    expect(ms).toBeLessThan(GPU_CHECK_TIMEOUT_MS / 2);
   });
 
   it('past the timeout it stops waiting (code null) and kills nothing', async () => {
@@ -137,7 +138,7 @@ describe.each([
     expect(outcome.error.code).toBe('GPU_NOT_VISIBLE');
     expect(outcome.error.message).toContain('nvidia-smi is not there');
     expect(outcome.error.message).toContain('NVIDIA Container Toolkit');
-    expect(outcome.ms).toBeLessThan(2_000);
+    expect(outcome.ms).toBeLessThan(GPU_CHECK_TIMEOUT_MS / 2);
     console.info(`[gpu-verify] check on ${key} took ${outcome.ms} ms`);
   });
 });
@@ -232,7 +233,7 @@ describe.each(enginesUnderTest(loadTestbedWithPodman()).filter((e) => e.product 
     unsubscribe();
     const checkMs = loggedCheckMs(app);
     console.info(`[gpu-verify] ${eut.name}: the check took ${checkMs} ms; start + check + stop + remove ${ms} ms`);
-    expect(checkMs).toBeLessThan(2_000);
+    expect(checkMs).toBeLessThan(GPU_CHECK_TIMEOUT_MS / 2);
     expect(error).toMatchObject({ code: 'GPU_NOT_VISIBLE' });
     const message = (error as Error).message;
     // It started (CDI resolved), and the check ran in it: the runtime's own words about nvidia-smi.

@@ -176,11 +176,12 @@ describe('SshChain through the jump sshd', () => {
     const t0 = Date.now();
     // The monitor and its unprivileged child; whichever dies first may take the other with it (ESRCH).
     for (const pid of [ours[0]!, ...childrenOf(ours[0]!)]) killIfAlive(pid);
-    for (let i = 0; i < 100 && reasons.length === 0; i += 1) await new Promise((ok) => setTimeout(ok, 50));
+    for (let i = 0; i < 300 && reasons.length === 0; i += 1) await new Promise((ok) => setTimeout(ok, 50));
     const tookMs = Date.now() - t0;
     await new Promise((ok) => setTimeout(ok, 300)); // a second emission would show up here
     expect(reasons).toHaveLength(1);
-    expect(tookMs).toBeLessThan(2_000);
+    // At once, not at the keepalive's give-up; the bound leaves room for a loaded machine.
+    expect(tookMs).toBeLessThan(10_000);
     expect(reasons[0]).toBeInstanceOf(HopError);
     expect([(reasons[0] as HopError).code, (reasons[0] as HopError).hop]).toEqual(['SSH_DISCONNECTED', 0]);
     expect(reasons[0]!.message).toMatch(new RegExp(`^via jump host ${JUMP} \\(hop 1 of 2\\): `));
