@@ -19,6 +19,13 @@ export default defineConfig({
     // integration or e2e file (the e2e suite serves out/renderer while the packaging and
     // `npm start` tests rebuild it, and the integration suites share one dockerd).
     maxWorkers: 2,
+    // Generous per-test limits for the CPU suites (vitest's defaults are 5 s / 10 s): they bound a hang, not speed.
+    // At load 24 on our two cores a CI run beside other work failed 20 honest unit tests on the 5 s default (Python
+    // compiles, ESLint, key decryption, ssh-keygen). Speed is measured by `npm run bench`, never by a test's timeout.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // expect.poll's default gives up after 1 s: a wait for something to happen, not a measure of how fast it does.
+    expect: { poll: { timeout: 15_000 } },
     projects: [
       {
         resolve: { alias: { electron: resolve(root, 'test/stubs/electron.ts') } },

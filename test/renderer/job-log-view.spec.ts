@@ -92,7 +92,7 @@ describe('JobLogView', () => {
     fake.grow('job-a', 5000, false);
     fake.browserHost = true;
     renderLog();
-    await waitFor(() => expect(rows()).toHaveLength(2000), { timeout: 15_000 });
+    await waitFor(() => expect(rows()).toHaveLength(2000), { timeout: 60_000 });
     expect(screen.getByTestId('job-log-earlier').textContent).toContain('3000 earlier lines are not shown here.');
     expect(rowNumbers()[0]).toBe(3000);
     expect(rowNumbers().at(-1)).toBe(4999);

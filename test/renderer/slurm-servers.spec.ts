@@ -86,7 +86,7 @@ describe('profile form on a Slurm login node', () => {
   }
 
   // The first render of the whole App pays for the cold imports: slow on a busy 2-core machine.
-  it('shows the Slurm section with the honest warnings instead of the container fields', { timeout: 20_000 }, async () => {
+  it('shows the Slurm section with the honest warnings instead of the container fields', { timeout: 60_000 }, async () => {
     const dialog = await openForm();
     const section = within(dialog).getByRole('group', { name: 'Slurm job' });
     const warning = within(section).getByRole('note');

@@ -82,7 +82,7 @@ describe('container events', () => {
     const seen: ContainerEvent[] = [];
     const stop = watchDockerEvents(docker, { 'io.agentswarm.managed': 'true' }, (e) => seen.push(e));
     try {
-      await expect.poll(() => seen.map((e) => e.action), { timeout: 5000 }).toEqual(['start', 'die']);
+      await expect.poll(() => seen.map((e) => e.action), { timeout: 20_000 }).toEqual(['start', 'die']);
       expect(asked[0]!.filters).toEqual({ type: ['container'], event: ['start', 'die', 'oom', 'stop', 'destroy'], label: ['io.agentswarm.managed=true'] });
       expect(asked[1]!.since).toBe(1000);
       expect(seen[1]).toMatchObject({ containerId: 'a', exitCode: 1, at: 1_001_000 });

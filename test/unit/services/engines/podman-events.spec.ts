@@ -42,7 +42,7 @@ describe('Podman events in Docker\'s words', () => {
     const seen: ContainerEvent[] = [];
     const stop = watchDockerEvents(docker, { probe: '1' }, (e) => seen.push(e), () => Promise.resolve(PODMAN_EVENTS));
     try {
-      await expect.poll(() => seen.map((e) => e.action), { timeout: 5000 }).toEqual(['die', 'stop', 'destroy']);
+      await expect.poll(() => seen.map((e) => e.action), { timeout: 20_000 }).toEqual(['die', 'stop', 'destroy']);
       expect(asked[0]!.filters).toEqual({ type: ['container'], event: ['start', 'died', 'oom', 'stop', 'cleanup', 'remove'], label: ['probe=1'] });
     } finally {
       stop();

@@ -90,7 +90,7 @@ describe('native script builders', () => {
 
 // Real sh processes, a stop that waits out its 1 s timeout before SIGKILL: vitest's 5 s default ran out on a loaded
 // two-core machine, so these tests get 30 s.
-describe('NativeProcesses on a real /bin/sh (run folder life cycle, no server process)', { timeout: 30_000 }, () => {
+describe('NativeProcesses on a real /bin/sh (run folder life cycle, no server process)', { timeout: 120_000 }, () => {
   let home: string;
   let host: ShellWithHome;
   let native: NativeProcesses;
