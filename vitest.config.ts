@@ -5,6 +5,15 @@ import { svelte } from '@sveltejs/vite-plugin-svelte';
 const root = import.meta.dirname;
 
 /**
+ * Limits that bound a hang, not speed (vitest's defaults: 5 s a test, 10 s a hook, 1 s for expect.poll). At load 24 on
+ * our two cores a CI run beside other work failed 20 honest unit tests on the 5 s default (Python compiles, ESLint,
+ * key decryption, ssh-keygen). Speed is measured by `npm run bench`, never by a timeout. Spread into each project:
+ * inline projects do not inherit the root's test options.
+ */
+const patience = { testTimeout: 60_000, hookTimeout: 120_000 };
+const pollPatience = { expect: { poll: { timeout: 15_000 } } };
+
+/**
  * Five suites: `unit` (plain Node, Electron replaced by a labelled stand-in), `conformance` (the swarm protocol
  * suite against the in-process fake swarm server), `renderer` (Svelte
  * components in jsdom), `integration` (real dockerd, registry, sshd from test/testbed) and `e2e`
@@ -19,18 +28,13 @@ export default defineConfig({
     // integration or e2e file (the e2e suite serves out/renderer while the packaging and
     // `npm start` tests rebuild it, and the integration suites share one dockerd).
     maxWorkers: 2,
-    // Generous per-test limits for the CPU suites (vitest's defaults are 5 s / 10 s): they bound a hang, not speed.
-    // At load 24 on our two cores a CI run beside other work failed 20 honest unit tests on the 5 s default (Python
-    // compiles, ESLint, key decryption, ssh-keygen). Speed is measured by `npm run bench`, never by a test's timeout.
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    // expect.poll's default gives up after 1 s: a wait for something to happen, not a measure of how fast it does.
-    expect: { poll: { timeout: 15_000 } },
     projects: [
       {
         resolve: { alias: { electron: resolve(root, 'test/stubs/electron.ts') } },
         test: {
           name: 'unit',
+          ...patience,
+          ...pollPatience,
           environment: 'node',
           include: ['test/unit/**/*.spec.ts'],
           // electron-store imports `electron` itself: inlined, vite resolves that import through the
@@ -43,6 +47,8 @@ export default defineConfig({
         // no test bed needed. Other implementations add a spec file calling defineSwarmConformance.
         test: {
           name: 'conformance',
+          ...patience,
+          ...pollPatience,
           environment: 'node',
           include: ['test/conformance/**/*.spec.ts'],
         },
@@ -52,6 +58,8 @@ export default defineConfig({
         resolve: { conditions: ['browser'] },
         test: {
           name: 'renderer',
+          ...patience,
+          ...pollPatience,
           environment: 'jsdom',
           include: ['test/renderer/**/*.spec.ts'],
           setupFiles: ['test/renderer/setup.ts'],
@@ -61,6 +69,7 @@ export default defineConfig({
         resolve: { alias: { electron: resolve(root, 'test/stubs/electron.ts') } },
         test: {
           name: 'integration',
+          ...pollPatience,
           environment: 'node',
           include: ['test/integration/**/*.spec.ts'],
           testTimeout: 120_000,
@@ -71,6 +80,7 @@ export default defineConfig({
       {
         test: {
           name: 'e2e',
+          ...pollPatience,
           environment: 'node',
           include: ['test/e2e/**/*.spec.ts'],
           testTimeout: 120_000,

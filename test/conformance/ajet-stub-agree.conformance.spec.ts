@@ -63,7 +63,7 @@ describe('agree_sync_weight() of the ajet stub returns once the server shows its
     } finally {
       await fake.close();
     }
-  }, 40_000);
+  }, 120_000);
 
   it('against the dry run (its default step scaled like the client)', async () => {
     const server = await startDryRunServer({ port: 0, trainer: 'auto', bootDelayMs: 200, trainingStepMs: SCALED_STEP_MS, relay: createEchoRelay() });
@@ -74,7 +74,7 @@ describe('agree_sync_weight() of the ajet stub returns once the server shows its
     } finally {
       await server.close();
     }
-  }, 40_000);
+  }, 120_000);
 
   it('a training step of 0 ms (issue 30) leaves the client waiting for ever: the check above can fail', async () => {
     const server = await startDryRunServer({ port: 0, trainer: 'auto', bootDelayMs: 200, trainingStepMs: 0, relay: createEchoRelay() });
@@ -86,5 +86,5 @@ describe('agree_sync_weight() of the ajet stub returns once the server shows its
     } finally {
       await server.close();
     }
-  }, 20_000);
+  }, 120_000);
 });

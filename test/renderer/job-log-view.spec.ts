@@ -122,7 +122,7 @@ describe('JobLogView', () => {
     expect(within(notice).getByRole('button', { name: 'Copy the path' })).toBeTruthy();
     expect(notice.textContent).toContain('The browser host cannot open files');
     expect(api.requestsOn('jobs:open-log')).toEqual([{ jobId: 'job-a' }]);
-  }, 30_000);
+  }, 120_000);
 
   it('marks stderr and app lines with a text badge, not by colour alone', async () => {
     fake.grow('job-a', 12, false);

@@ -261,13 +261,13 @@ describe('accessibility (axe-core on the rendered section; page-level rules left
     const { view } = renderSection({ keychain: makeKeychain({ backend: 'basic_text', weak: true, desktop: 'Hyprland', suggestedPasswordStores: ['gnome-libsecret'] }), available: ['passphrase', 'session', 'obfuscated'] });
     await screen.findByTestId('keyring-advice');
     expect(await violations(view.container)).toEqual([]);
-  }, 30_000);
+  }, 120_000);
 
   it('has no violations: locked, with the unlock prompt', async () => {
     const { view } = renderSection({ status: 'locked', passphrase: 'x', secrets: [makeSecret()] });
     await screen.findByTestId('vault-unlock-prompt');
     expect(await violations(view.container)).toEqual([]);
-  }, 30_000);
+  }, 120_000);
 
   it('has no violations: unlocked, with secrets, a failed test and a delete question', async () => {
     const used = makeSecret({ id: 'gpu-pass', name: 'gpu-1 password', kind: 'ssh-password', llm: null, usedBy: ['server gpu-1'] });
@@ -277,5 +277,5 @@ describe('accessibility (axe-core on the rendered section; page-level rules left
     await fireEvent.click(within(row).getByTestId('secret-delete'));
     await within(row).findByTestId('secret-confirm-delete');
     expect(await violations(view.container)).toEqual([]);
-  }, 30_000);
+  }, 120_000);
 });

@@ -107,7 +107,7 @@ export function trainingStepPart(ctx: PartContext): void {
       const seen = await watch(s, { forMs: CLIENT_SEES_WITHIN_MS + 200 });
       // Every look from the agreement until past the client's second look must find the sync still going.
       expect(seen.filter((x) => !SYNC_STATES.includes(x.status)), JSON.stringify(seen)).toEqual([]);
-    }, 20_000);
+    }, 120_000);
   });
 }
 

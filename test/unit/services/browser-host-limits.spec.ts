@@ -30,6 +30,8 @@ function rawRequest(port: number, options: { method?: string; path: string; head
  * The browser host's edges against the real server on loopback: Node's defaults (300 s for a
  * request, no cap on connections) would let one stuck or hostile local client tie it up.
  */
+// Upper bounds sit below the next slower path (the default timeout a broken limit would fall back to, or never), not
+// at what an idle machine takes: on two cores at load 24 a 300 ms deadline was seen to close after over a second.
 describe('browser host limits (real server, raw sockets)', () => {
   let dir: string;
   let host: BrowserHost | null = null;
@@ -95,7 +97,7 @@ describe('browser host limits (real server, raw sockets)', () => {
     const drip = setInterval(() => socket.writable && socket.write('X-Slow: 1\r\n'), 100);
     const result = await done.finally(() => clearInterval(drip));
     expect(result.afterMs).toBeGreaterThanOrEqual(350);
-    expect(result.afterMs).toBeLessThan(3_000);
+    expect(result.afterMs).toBeLessThan(4_500);
     expect(result.received).toMatch(/^HTTP\/1\.1 408/);
   });
 
@@ -111,7 +113,7 @@ describe('browser host limits (real server, raw sockets)', () => {
     const drip = setInterval(() => socket.writable && socket.write(' '), 100);
     const result = await done.finally(() => clearInterval(drip));
     expect(result.afterMs).toBeGreaterThanOrEqual(600);
-    expect(result.afterMs).toBeLessThan(4_000);
+    expect(result.afterMs).toBeLessThan(10_000);
   });
 
   it('closes an idle keep-alive connection after the keep-alive timeout', async () => {
@@ -122,7 +124,7 @@ describe('browser host limits (real server, raw sockets)', () => {
     const result = await done;
     expect(result.received).toMatch(/^HTTP\/1\.1 200/);
     expect(result.received).toMatch(/keep-alive: timeout=0/i);
-    expect(result.afterMs).toBeLessThan(2_000);
+    expect(result.afterMs).toBeLessThan(4_000);
   });
 
   it('makes room for a newcomer by closing the oldest connection that has not shown the token', async () => {
@@ -174,7 +176,7 @@ describe('browser host limits (real server, raw sockets)', () => {
     const { port } = await start({ unauthenticatedHeadersTimeoutMs: 300 });
     const socket = await open(port);
     const result = await closed(socket);
-    expect(result.afterMs).toBeLessThan(3_000);
+    expect(result.afterMs).toBeLessThan(6_000);
     expect(result.received).toBe('');
   });
 
@@ -212,7 +214,7 @@ describe('browser host limits (real server, raw sockets)', () => {
       // The page itself comes without the token (it is in the URL fragment), on a new connection.
       const page = await timed(() => rawRequest(port, { path: '/', headers: { host: `127.0.0.1:${port}` } }));
       expect(page.status).toBe(200);
-      expect(page.ms).toBeLessThan(1_000);
+      expect(page.ms).toBeLessThan(5_000);
       for (let i = 0; i < 20; i++) {
         // Each call on a fresh connection: the hardest case, every one has to get in past the attack.
         const call = await timed(() =>
@@ -225,7 +227,7 @@ describe('browser host limits (real server, raw sockets)', () => {
         );
         expect(call.status).toBe(200);
         expect(JSON.parse(call.body)).toMatchObject({ ok: true, value: { version: 'test' } });
-        expect(call.ms).toBeLessThan(1_000);
+        expect(call.ms).toBeLessThan(5_000);
       }
     } finally {
       limit.attacking = false;

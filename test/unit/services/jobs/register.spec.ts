@@ -37,7 +37,7 @@ afterEach(async () => {
 async function jobs(openPath?: (path: string) => Promise<void>): Promise<JobsModule> {
   const context = { dataDir: dir, events: { emit: () => undefined }, vault: new MemoryVault(), logger: { warn: () => undefined }, openPath } as unknown as ServiceContext;
   const swarm = { monitor: { statuses: () => statuses } } as unknown as Pick<SwarmModule, 'monitor'>;
-  const module = registerJobs(context, { swarm, tuning: { killTimeouts: { intMs: 200, termMs: 200 }, healthTimeoutMs: 500 } });
+  const module = registerJobs(context, { swarm, tuning: { killTimeouts: { intMs: 200, termMs: 200 } } });
   await module.start?.();
   modules.push(module);
   return module;

@@ -143,7 +143,7 @@ describe('native log follow', () => {
       'line:000000000005 last-without-newline',
     ]);
     expect(offsets).toEqual([4, 8, 19]);
-  }, 10_000);
+  }, 120_000);
 });
 
 describe('native events', () => {

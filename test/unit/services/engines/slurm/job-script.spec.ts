@@ -118,7 +118,7 @@ describe('script text', () => {
 
 // Real bash and node processes that start servers: 5 s (vitest's default) ran out on a loaded two-core machine (the
 // second test polls for up to 15 s by design), so these tests get 30 s.
-describe('the script run by bash as Slurm would run it (fake swarm server as ajet-swarm: TEST DOUBLE)', { timeout: 30_000 }, () => {
+describe('the script run by bash as Slurm would run it (fake swarm server as ajet-swarm: TEST DOUBLE)', { timeout: 120_000 }, () => {
   const root = mkdtempSync(join(tmpdir(), 'slurm-job-'));
   const bin = join(root, 'bin');
   const jobs: ChildProcess[] = [];
