@@ -193,7 +193,7 @@ describe('the roll scripts against the fake swarm through an SSH tunnel', () => 
   let tunnel: SshTunnel | null = null;
   beforeAll(async () => {
     swarm = await startFakeSwarmServer({ port: 0, bootDelayMs: 300, weightSyncDelayMs: 200, rollingPostMaxMs: 500, quiet: true });
-    connection = await connectToTestbed({ readyTimeoutMs: 10_000 });
+    connection = await connectToTestbed({ readyTimeoutMs: 60_000 });
     const remotePort = swarm.port;
     tunnel = await SshTunnel.open({ openChannel: () => connection!.forwardOut('127.0.0.1', remotePort), remotePort, localPort: 0 });
   }, 30_000);

@@ -40,7 +40,7 @@ const verify = async (_hop: number, info: HostKeyInfo) => {
 };
 
 function diagnose(port: number) {
-  return runDiagnostics({ serverId: 'slurm-login', hops: [hop(port)], docker: SLURM, askSecret: () => Promise.resolve(null), verifyHostKey: verify, readyTimeoutMs: 10_000 }).then((r) =>
+  return runDiagnostics({ serverId: 'slurm-login', hops: [hop(port)], docker: SLURM, askSecret: () => Promise.resolve(null), verifyHostKey: verify, readyTimeoutMs: 60_000 }).then((r) =>
     DiagnosticsReport.parse(r),
   );
 }

@@ -59,7 +59,7 @@ function run(overrides: Partial<DiagnosticsOptions> & { hops: ChainHop[] }) {
     docker: { transport: 'socket', socketPath: tb.dockerSocket },
     askSecret: () => Promise.resolve(null),
     verifyHostKey: verifyWith(trusted),
-    readyTimeoutMs: 10_000,
+    readyTimeoutMs: 60_000,
     ...overrides,
   }).then((report) => DiagnosticsReport.parse(report));
 }

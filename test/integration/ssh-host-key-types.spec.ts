@@ -13,7 +13,7 @@ import { startTestApp, type TestApp } from '../support/test-app';
 import { loadTestbedWithJump } from '../testbed/testbed';
 
 const tb = loadTestbedWithJump();
-const tuning = { readyTimeoutMs: 10_000, backoff: { initialMs: 60_000, maxMs: 60_000 } };
+const tuning = { readyTimeoutMs: 60_000, backoff: { initialMs: 60_000, maxMs: 60_000 } };
 
 describe('a host key of another type than the trusted one', () => {
   let app: TestApp;

@@ -27,7 +27,7 @@ function recorder(options: { rejectHop?: number; password?: (hop: number) => str
   const events: string[] = [];
   const chainOptions = (hops: ChainHop[]): SshChainOptions => ({
     hops,
-    readyTimeoutMs: 10_000,
+    readyTimeoutMs: 60_000,
     verifyHostKey: (hop: number, info: HostKeyInfo) => {
       events.push(`verify ${hop} ${info.port} ${info.fingerprint}`);
       return Promise.resolve(hop !== options.rejectHop && info.fingerprint === fingerprintOf(info.port));

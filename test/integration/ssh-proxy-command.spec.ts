@@ -12,7 +12,7 @@ import { startTestApp, type TestApp } from '../support/test-app';
 import { loadTestbedWithJump } from '../testbed/testbed';
 
 const tb = loadTestbedWithJump();
-const tuning = { readyTimeoutMs: 15_000, backoff: { initialMs: 60_000, maxMs: 60_000 } };
+const tuning = { readyTimeoutMs: 60_000, backoff: { initialMs: 60_000, maxMs: 60_000 } };
 const hasNc = (() => {
   try {
     execFileSync('sh', ['-c', 'command -v nc'], { stdio: 'ignore' });

@@ -16,7 +16,7 @@ import { connectToTestbed } from '../support/testbed-ssh';
 const tb = loadTestbed();
 
 function connect(): Promise<SshConnection> {
-  return connectToTestbed({ readyTimeoutMs: 10_000 }, tb);
+  return connectToTestbed({ readyTimeoutMs: 60_000 }, tb);
 }
 
 /** One GET on a fresh connection (no keep-alive): resolves with the body. */

@@ -147,7 +147,7 @@ describe('against ssh2 Server (TEST DOUBLE of an sshd with keyboard-interactive)
       auth: [{ kind: 'password' }, { kind: 'keyboard-interactive' }],
       askSecret,
       verifyHostKey: (info) => Promise.resolve(verify && info.fingerprint === hostFingerprint),
-      readyTimeoutMs: 5000,
+      readyTimeoutMs: 60_000,
     });
 
   it('relays each keyboard-interactive prompt with its echo flag, skipping a refused password', async () => {
