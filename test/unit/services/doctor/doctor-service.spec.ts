@@ -58,10 +58,13 @@ beforeEach(async () => {
 
 afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
+/** Each profile its own label and port: random ones collided now and then (one store holds every profile of a test). */
+let profileCount = 0;
+
 async function runWith(engine: ContainerEngine, input: Partial<ProfileInputRaw> = {}, checkTimeoutMs = 5_000): Promise<{ report: DoctorReport; status: (id: DoctorCheckId) => string; of: (id: DoctorCheckId) => DoctorReport['checks'][number] }> {
   const engines = new EngineRegistry();
   engines.add(engine);
-  const profile = await store.add(ProfileInput.parse({ label: `p ${Math.random().toString(36).slice(2, 8)}`, engineId: 'e', image: 'ghcr.io/modelscope/agentjet:main', port: 10086 + Math.floor(Math.random() * 1000), ...input }));
+  const profile = await store.add(ProfileInput.parse({ label: `p ${(profileCount += 1)}`, engineId: 'e', image: 'ghcr.io/modelscope/agentjet:main', port: 10086 + profileCount, ...input }));
   const events: DoctorReport[] = [];
   const doctor = new DoctorService({ engines, profiles: store, events: { emit: (_c, r) => events.push(r as DoctorReport) }, checkTimeoutMs });
   const report = await doctor.run(profile.id);

@@ -44,14 +44,14 @@ describe('ProxyCommand', () => {
 
   it('reports the exit code and the end of stderr of a command that fails, and names a missing command', async () => {
     const proxy = new ProxyCommandProcess(`sh -c 'echo "bastion: Connection refused" >&2; exit 255'`);
-    const exit = await proxy.exitedWithin(5000);
+    const exit = await proxy.exitedWithin(30_000);
     expect(exit).toMatchObject({ code: 255, stderr: 'bastion: Connection refused' });
     const error = proxyCommandError(exit!, 'alice@gpu:22');
     expect(error.code).toBe('SSH_PROXY_COMMAND_FAILED');
     expect(error.message).toMatch(/^The ProxyCommand of alice@gpu:22 exited 255: bastion: Connection refused\. Run the command/);
 
     const missing = new ProxyCommandProcess('agentswarm-no-such-command-29 %h');
-    const gone = await missing.exitedWithin(5000);
+    const gone = await missing.exitedWithin(30_000);
     expect(gone?.code).toBe(127);
     expect(proxyCommandError(gone!, 't').message).toMatch(/could not find the command/);
   });
