@@ -77,6 +77,8 @@ export const DryRunView = z.object({
   config: DryRunConfig.nullable(),
   /** Where the LLM key comes from, without the key: "vault: OpenAI (llm)" or "typed for this run". */
   keySource: z.string().nullable(),
+  /** The same as data, for the renderer to word: the vault secret's name, a key typed for this run, or none. */
+  keyFrom: z.object({ kind: z.enum(['vault', 'typed', 'none']), name: z.string().nullable() }).nullable().optional(),
   engineStatus: z.string().nullable(),
   globalStep: z.number().int().nullable(),
   train: DryRunTrainSummary.nullable(),
