@@ -1,9 +1,12 @@
 import { rm } from 'node:fs/promises';
+import Docker from 'dockerode';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProfileInput } from '../../electron/shared/schemas-profiles';
 import { makeProject, startRequest } from '../integration/support/jobs-fixtures';
 import { freePort } from '../support/helpers';
 import { startTestApp, type TestApp } from '../support/test-app';
+import { loadTestbed } from '../testbed/testbed';
 import { launchChromium, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
 
 /**
@@ -180,7 +183,9 @@ describe('zh-CN is complete (Chromium + browser host)', () => {
     const offenders: Offender[] = [];
     const visited: string[] = [];
     // What the test itself typed or ran: names and the script's own exception text.
-    const userData = ['crash.py', 'zh-check-job', "KeyError: 'id'"];
+    // The engine's own facts are data too: the OS name dockerd reports (the doctor quotes it).
+    const engineOs = ((await new Docker({ socketPath: loadTestbed().dockerSocket }).info()) as { OperatingSystem: string }).OperatingSystem;
+    const userData = ['crash.py', 'zh-check-job', "KeyError: 'id'", 'zh-profile', engineOs];
     const check = async (where: string): Promise<void> => {
       // Let the page settle: lists load through the API after navigation.
       await page.waitForTimeout(400);
@@ -204,6 +209,15 @@ describe('zh-CN is complete (Chromium + browser host)', () => {
     await page.getByTestId('profile-new').first().click();
     await check('servers › new profile dialog');
     await page.keyboard.press('Escape');
+
+    // A profile on local Docker and its preflight doctor (the test bed's image, no GPUs).
+    const testbed = loadTestbed();
+    const profileInput = ProfileInput.parse({ label: 'zh-profile', engineId: 'local', image: testbed.fakeSwarmImage, port: await freePort(), networkMode: 'host', gpus: { mode: 'none' }, shm: { mode: 'size', gb: 16 } });
+    await app.handlers['profiles:add'](profileInput);
+    const card = page.getByTestId('profile-card').filter({ hasText: 'zh-profile' });
+    await card.getByTestId('profile-doctor').click();
+    await card.locator('[data-testid="doctor-panel"]:not([data-verdict="none"])').waitFor({ timeout: 30_000 });
+    await check('servers › profile doctor report');
 
     // Settings: the vault's set-up choice, then a session vault with the add-secret dialog.
     await page.getByTestId('nav-settings').click();
