@@ -74,6 +74,8 @@ export const DryRunView = z.object({
   port: z.number().int().nullable(),
   /** "port 10086 was taken, using 10087". */
   portNote: z.string().nullable(),
+  /** The same as data: the port that was taken (and by whom, when known); the renderer words it. */
+  portTaken: z.object({ port: z.number().int(), holder: z.string().nullable() }).nullable().optional(),
   config: DryRunConfig.nullable(),
   /** Where the LLM key comes from, without the key: "vault: OpenAI (llm)" or "typed for this run". */
   keySource: z.string().nullable(),

@@ -53,6 +53,8 @@ describe('dry run in the app', () => {
     // 10086 when free, else the next free port, and then the view says so.
     if (view.port === 10086) expect(view.portNote).toBeNull();
     else expect(view.portNote).toMatch(/^port 10086 is taken.*, using \d+$/);
+    // The same as data, for the renderer to word.
+    if (view.port !== 10086) expect(view.portTaken).toMatchObject({ port: 10086 });
     expect(view.keySource).toBe('typed for this run');
     // The same as data, worded by the renderer in the user's language.
     expect(view.keyFrom).toEqual({ kind: 'typed', name: null });

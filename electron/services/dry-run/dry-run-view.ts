@@ -64,6 +64,7 @@ export function viewOf(state: DryRunView['state'], error: string | null, run: Vi
     url: running ? run.parts.server.url : null,
     port: run?.parts.server.port ?? null,
     portNote: run?.port.note ?? null,
+    portTaken: run?.port.taken ?? null,
     config: run?.config ?? null,
     keySource: run?.keySource ?? null,
     keyFrom: run?.keyFrom ?? null,

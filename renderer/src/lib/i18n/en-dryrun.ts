@@ -44,6 +44,8 @@ export const enDryrun = {
   'dryrun.run.copy': 'Copy',
   'dryrun.run.copied': 'Copied.',
   'dryrun.run.copyFailed': 'Could not copy: the text is selected, press Ctrl+C.',
+  'dryrun.run.portTaken': 'Note: port {taken} is taken, using {port}.',
+  'dryrun.run.portTakenBy': 'Note: port {taken} is taken (by {holder}), using {port}.',
   'dryrun.run.portNote': 'Note: {note}.',
   'dryrun.run.key.vault': "the vault's “{name}”",
   'dryrun.run.key.typed': 'typed for this run',

@@ -46,6 +46,8 @@ export const zhCNDryrun: Record<keyof typeof enDryrun, string> = {
   'dryrun.run.copy': '复制',
   'dryrun.run.copied': '已复制。',
   'dryrun.run.copyFailed': '无法复制：文本已选中，请按 Ctrl+C。',
+  'dryrun.run.portTaken': '注意：端口 {taken} 已被占用，改用 {port}。',
+  'dryrun.run.portTakenBy': '注意：端口 {taken} 已被占用（占用者：{holder}），改用 {port}。',
   'dryrun.run.portNote': '注意：{note}。',
   'dryrun.run.key.vault': '密钥库中的“{name}”',
   'dryrun.run.key.typed': '本次运行时输入',
