@@ -169,7 +169,7 @@ describe('zh-CN is complete (Chromium + browser host)', () => {
     } finally {
       await enBrowser.close();
     }
-  }, 60_000);
+  }, 90_000);
 
   it('shows no English on any page or panel once switched to zh-CN', async () => {
     page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
@@ -257,5 +257,5 @@ describe('zh-CN is complete (Chromium + browser host)', () => {
     for (const offender of unique) console.log(`  ENGLISH on ${offender.where}: "${offender.text}" [${offender.words.join(', ')}]`);
     expect(unique.map((o) => `${o.where}: ${o.text}`)).toEqual([]);
     expect(pageErrors).toEqual([]);
-  }, 120_000);
+  }, 180_000);
 });
