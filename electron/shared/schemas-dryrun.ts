@@ -74,9 +74,13 @@ export const DryRunView = z.object({
   port: z.number().int().nullable(),
   /** "port 10086 was taken, using 10087". */
   portNote: z.string().nullable(),
+  /** The same as data: the port that was taken (and by whom, when known); the renderer words it. */
+  portTaken: z.object({ port: z.number().int(), holder: z.string().nullable() }).nullable().optional(),
   config: DryRunConfig.nullable(),
   /** Where the LLM key comes from, without the key: "vault: OpenAI (llm)" or "typed for this run". */
   keySource: z.string().nullable(),
+  /** The same as data, for the renderer to word: the vault secret's name, a key typed for this run, or none. */
+  keyFrom: z.object({ kind: z.enum(['vault', 'typed', 'none']), name: z.string().nullable() }).nullable().optional(),
   engineStatus: z.string().nullable(),
   globalStep: z.number().int().nullable(),
   train: DryRunTrainSummary.nullable(),

@@ -105,7 +105,15 @@ export const JobState = z.enum(['starting', 'running', 'cancelling', 'succeeded'
 /** Why a run failed, in words a user can act on. `code` is one of the JOB_* / SWARM_* / PORT_IN_USE error codes. */
 export const JobFailure = z.object({
   code: z.string(),
+  /** English, for the log and old records; the renderer words `params` in the user's language. */
   message: z.string(),
+  /**
+   * The facts of the failure as data: `reason` names the case (crashed-traceback, crashed-output,
+   * crashed-silent, swarm-down, port-taken, ajet-missing, result-broken, result-missing) and the
+   * other keys fill its sentence (exitCode or signal, exception, file, line, lastLine, port, url,
+   * python, resultLine). Absent in records written before it existed.
+   */
+  params: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
   /** The innermost frame of the user's code in a Python traceback, and the exception line. */
   traceback: z
     .object({ file: z.string(), line: z.number().int(), exception: z.string(), text: z.string() })

@@ -181,6 +181,12 @@ export const DoctorCheck = z.object({
   commandWhere: z.enum(['server', 'local']).nullable(),
   /** `port` only: who holds the profile's port on this computer (e.g. the app's own dry run), for the renderer to word. */
   portHolder: PortHolder.optional(),
+  /**
+   * The detail as data, for the renderer to word in the user's language (`doctor.say.<key>` with
+   * `params`; `host: ''` means this computer). Absent for cases not worded there yet: `detail`
+   * (English) is shown then.
+   */
+  say: z.object({ key: z.string().regex(/^[a-z][a-zA-Z-]*$/), params: z.record(z.string(), z.union([z.string(), z.number()])) }).optional(),
 });
 
 export const DoctorReport = z.object({

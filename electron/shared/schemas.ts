@@ -253,6 +253,11 @@ export const SwarmDefaults = z.object({
 
 export const Settings = z.object({
   language: Language,
+  /**
+   * True once the user picked a language in Settings. Until then the renderer follows the OS or
+   * browser language (navigator.language), so a first launch on a Chinese system opens in zh-CN.
+   */
+  languageChosen: z.boolean().optional(),
   swarm: SwarmDefaults,
 });
 

@@ -53,7 +53,11 @@ describe('dry run in the app', () => {
     // 10086 when free, else the next free port, and then the view says so.
     if (view.port === 10086) expect(view.portNote).toBeNull();
     else expect(view.portNote).toMatch(/^port 10086 is taken.*, using \d+$/);
+    // The same as data, for the renderer to word.
+    if (view.port !== 10086) expect(view.portTaken).toMatchObject({ port: 10086 });
     expect(view.keySource).toBe('typed for this run');
+    // The same as data, worded by the renderer in the user's language.
+    expect(view.keyFrom).toEqual({ kind: 'typed', name: null });
     expect(JSON.stringify(view)).not.toContain(KEY);
     const url = view.url!;
 
@@ -172,7 +176,7 @@ describe('dry run in the app', () => {
 
     await handlers['vault:unlock']({ passphrase: 'correct horse battery' });
     const view = await handlers['dryrun:start']({ config: fromVault });
-    expect(view).toMatchObject({ state: 'running', keySource: 'vault: Debug LLM' });
+    expect(view).toMatchObject({ state: 'running', keySource: 'vault: Debug LLM', keyFrom: { kind: 'vault', name: 'Debug LLM' } });
     expect((await handlers['secrets:list']({})).find((s) => s.id === secret.id)?.usedBy).toContain('dry run');
     // The vault's key reaches the debug LLM through the relay.
     const client = new ClientSequences(view.url!);

@@ -66,7 +66,7 @@ describe('language switching', () => {
 
     await fireEvent.change(screen.getByTestId('settings-language-select'), { target: { value: 'zh-CN' } });
 
-    await waitFor(() => expect(api.requestsOn('settings:update')).toEqual([{ language: 'zh-CN' }]));
+    await waitFor(() => expect(api.requestsOn('settings:update')).toEqual([{ language: 'zh-CN', languageChosen: true }]));
     expect(screen.getByTestId('nav-wizard').textContent?.trim()).toBe('向导');
     expect(screen.getByTestId('nav-servers').textContent?.trim()).toBe('服务器');
     expect(screen.getByTestId('nav-jobs').textContent?.trim()).toBe('任务');

@@ -81,6 +81,32 @@ describe('JobSummary', () => {
     expect(details.querySelector('pre')!.textContent).toBe(text);
   });
 
+  it("words a failure from its data in the user's language, not the backend's English message", () => {
+    setLocale('zh-CN');
+    try {
+      render(JobSummary, {
+        props: {
+          job: makeJobView({
+            state: 'failed',
+            exitCode: 1,
+            ...ended,
+            failure: {
+              code: 'JOB_CRASHED',
+              message: "The script exited with code 1: KeyError: 'id' at /p/crash.py, line 2. Fix it there, then run again.",
+              params: { reason: 'crashed-traceback', exitCode: 1, exception: "KeyError: 'id'", file: '/p/crash.py', line: 2 },
+              traceback: { file: '/p/crash.py', line: 2, exception: "KeyError: 'id'", text: 'Traceback' },
+            },
+          }),
+        },
+      });
+      const failure = screen.getByTestId('job-failure');
+      expect(within(failure).getByTestId('job-failure-detail').textContent).toBe("脚本以退出码 1 结束：KeyError: 'id'，位于 /p/crash.py 第 2 行。请在那里修复，然后重新运行。");
+      expect(failure.textContent).not.toContain('Fix it there');
+    } finally {
+      setLocale('en');
+    }
+  });
+
   it('says what to print when the result line is missing', () => {
     render(JobSummary, {
       props: {

@@ -35,12 +35,24 @@ export type Check = (context: CheckContext) => Promise<Finding>;
 
 export { GIB } from '../../shared/defaults';
 
-export function pass(detail: string): Finding {
-  return { status: 'pass', detail, fix: null, command: null, commandWhere: null };
+/** The facts of a detail for the renderer's words (DoctorCheck.say); the English detail stays beside them. */
+export type Say = NonNullable<DoctorCheck['say']>;
+
+export function say(key: string, params: Say['params'] = {}): Say {
+  return { key, params };
 }
 
-export function skip(detail: string): Finding {
-  return { status: 'skip', detail, fix: null, command: null, commandWhere: null };
+/** The engine's host as data: '' is this computer (worded by the renderer), else the server's label. */
+export function hostParam(context: Pick<CheckContext, 'where' | 'hostLabel'>): string {
+  return context.where === 'local' ? '' : context.hostLabel;
+}
+
+export function pass(detail: string, words?: Say): Finding {
+  return { status: 'pass', detail, fix: null, command: null, commandWhere: null, ...(words ? { say: words } : {}) };
+}
+
+export function skip(detail: string, words?: Say): Finding {
+  return { status: 'skip', detail, fix: null, command: null, commandWhere: null, ...(words ? { say: words } : {}) };
 }
 
 export function problem(
@@ -125,7 +137,7 @@ export function needsEngine(check: Check): Check {
   return async (c) => {
     if (c.profile.mode === 'container') {
       const health = await c.health();
-      if (!health.reachable) return skip(`${c.engine.wording.product} does not answer, so this could not be checked (see the first checks).`);
+      if (!health.reachable) return skip(`${c.engine.wording.product} does not answer, so this could not be checked (see the first checks).`, say('engineSilent', { product: c.engine.wording.product }));
     }
     return check(c);
   };

@@ -1,5 +1,5 @@
 import { AGENTJET_MIRRORS } from '../engines/docker-pull';
-import { cli, gib, GIB, hostPathWord, noHostReason, pass, problem, skip, type Check, type CheckContext, type Finding } from './check-kit';
+import { cli, gib, GIB, hostPathWord, noHostReason, pass, problem, say, skip, type Check, type CheckContext, type Finding } from './check-kit';
 
 /**
  * Checks answered by the engine itself (its API), plus the free disk under its data root. In native
@@ -7,15 +7,21 @@ import { cli, gib, GIB, hostPathWord, noHostReason, pass, problem, skip, type Ch
  */
 
 const NATIVE_SKIP = 'Native mode runs ajet-swarm directly on the host, without containers: this does not apply.';
+const NATIVE_SAY = say('nativeNoContainers');
 
 /** A new group membership reaches only processes of a new login; an SSH session the app keeps open is one. */
 const RELOGIN =
   'A new group membership only applies to new logins: log out and in (for a server over SSH, disconnect and reconnect it here so the app logs in again).';
 
 export const engineReachable: Check = async (c) => {
-  if (c.profile.mode === 'native') return skip(NATIVE_SKIP);
+  if (c.profile.mode === 'native') return skip(NATIVE_SKIP, NATIVE_SAY);
   const health = await c.health();
-  if (health.reachable) return pass(`${c.engine.wording.product} ${health.version ?? '?'} (API ${health.apiVersion ?? '?'}) answers at ${c.engine.summary.endpoint}.`);
+  if (health.reachable) {
+    return pass(
+      `${c.engine.wording.product} ${health.version ?? '?'} (API ${health.apiVersion ?? '?'}) answers at ${c.engine.summary.endpoint}.`,
+      say('engineAnswers', { product: c.engine.wording.product, version: health.version ?? '?', apiVersion: health.apiVersion ?? '?', endpoint: c.engine.summary.endpoint }),
+    );
+  }
   if (health.error?.code === 'ENGINE_PERMISSION_DENIED') {
     return skip(`${c.engine.wording.product} is there but refuses this user; the socket permission check says what to do.`);
   }
@@ -29,9 +35,9 @@ export const engineReachable: Check = async (c) => {
 };
 
 export const socketPermission: Check = async (c) => {
-  if (c.profile.mode === 'native') return skip(NATIVE_SKIP);
+  if (c.profile.mode === 'native') return skip(NATIVE_SKIP, NATIVE_SAY);
   const health = await c.health();
-  if (health.reachable) return pass(`This user may use ${c.engine.summary.endpoint}.`);
+  if (health.reachable) return pass(`This user may use ${c.engine.summary.endpoint}.`, say('socketAllowed', { endpoint: c.engine.summary.endpoint }));
   if (health.error?.code !== 'ENGINE_PERMISSION_DENIED') return skip(`${c.engine.wording.product} does not answer at all (see the first check), so its permissions are unknown.`);
   // Podman has no group that opens its rootful socket: its wording says what to do instead (the user's own rootless Podman).
   if ((await c.product()) === 'podman') return problem('fail', health.error.message, c.engine.wording.permissionDenied(c.engine.summary.endpoint));
@@ -47,10 +53,15 @@ export const socketPermission: Check = async (c) => {
 
 /** Docker Desktop runs its engine in a VM: containers there never see the host's NVIDIA GPUs on Linux. */
 export const dockerDesktopVm: Check = async (c) => {
-  if (c.profile.mode === 'native') return skip(NATIVE_SKIP);
+  if (c.profile.mode === 'native') return skip(NATIVE_SKIP, NATIVE_SAY);
   const info = await c.info();
-  if (!/docker desktop/i.test(info.operatingSystem)) return pass(`${c.engine.wording.product} runs on ${info.operatingSystem || 'the host'} directly, not in Docker Desktop's VM.`);
-  if (c.profile.gpus.mode === 'none') return pass(`${c.engine.wording.product} runs in Docker Desktop's VM; fine for a server without GPUs.`);
+  if (!/docker desktop/i.test(info.operatingSystem)) {
+    return pass(
+      `${c.engine.wording.product} runs on ${info.operatingSystem || 'the host'} directly, not in Docker Desktop's VM.`,
+      say('notInVm', { product: c.engine.wording.product, os: info.operatingSystem || '?' }),
+    );
+  }
+  if (c.profile.gpus.mode === 'none') return pass(`${c.engine.wording.product} runs in Docker Desktop's VM; fine for a server without GPUs.`, say('vmNoGpus', { product: c.engine.wording.product }));
   return problem(
     'warn',
     `${c.engine.wording.product} here is Docker Desktop (${info.operatingSystem}): its containers run in a VM that does not see this machine's GPUs.`,
@@ -62,8 +73,8 @@ export const dockerDesktopVm: Check = async (c) => {
 
 /** Docker gives GPUs to containers through the NVIDIA runtime, its hook, or CDI devices. */
 export const gpuRuntime: Check = async (c) => {
-  if (c.profile.mode === 'native') return skip(NATIVE_SKIP);
-  if (c.profile.gpus.mode === 'none') return skip('The profile asks for no GPUs.');
+  if (c.profile.mode === 'native') return skip(NATIVE_SKIP, NATIVE_SAY);
+  if (c.profile.gpus.mode === 'none') return skip('The profile asks for no GPUs.', say('noGpus'));
   const info = await c.info();
   if (info.runtimes.includes('nvidia')) return pass(`The NVIDIA runtime is registered (runtimes: ${info.runtimes.join(', ')}).`);
   const cdi = info.cdiDevices.filter((d) => d.startsWith('nvidia.com/gpu'));
@@ -102,7 +113,7 @@ export const AGENTJET_SIZE_ESTIMATE = 20 * GIB;
 const UNKNOWN_IMAGE_MIN_FREE = 10 * GIB;
 
 export const diskSpace: Check = async (c) => {
-  if (c.profile.mode === 'native') return skip(NATIVE_SKIP);
+  if (c.profile.mode === 'native') return skip(NATIVE_SKIP, NATIVE_SAY);
   const why = noHostReason(c);
   if (why) return skip(why);
   const info = await c.info();
@@ -114,25 +125,32 @@ export const diskSpace: Check = async (c) => {
   const command = `${cli(c)} system df`;
   const fix = `Free space on ${c.hostLabel} where ${c.engine.wording.product} keeps images (${info.rootDir}): remove images you no longer need (${cli(c)} image prune -a removes every unused one).`;
   if (image) {
-    if (free >= image.sizeBytes) return pass(`${gib(free)} free at ${info.rootDir}; the image is already there (${gib(image.sizeBytes)}).`);
+    if (free >= image.sizeBytes) return pass(`${gib(free)} free at ${info.rootDir}; the image is already there (${gib(image.sizeBytes)}).`, say('diskImageThere', { free: gib(free), dir: info.rootDir, size: gib(image.sizeBytes) }));
     // Starting needs no more room, but pulling a newer version of the image would need about as much again.
     return problem('warn', `The image is there (${gib(image.sizeBytes)}), but only ${gib(free)} is free at ${info.rootDir}: not enough to pull a newer version of it.`, fix, command, c.where);
   }
   const agentjet = /agentjet/i.test(c.profile.image);
   if (!agentjet) {
-    if (free >= UNKNOWN_IMAGE_MIN_FREE) return pass(`${gib(free)} free at ${info.rootDir} (the image's size is not known before pulling).`);
+    if (free >= UNKNOWN_IMAGE_MIN_FREE) return pass(`${gib(free)} free at ${info.rootDir} (the image's size is not known before pulling).`, say('diskSizeUnknown', { free: gib(free), dir: info.rootDir }));
     return problem('warn', `Only ${gib(free)} free at ${info.rootDir}; the image's size is not known before pulling.`, fix, command, c.where);
   }
-  if (free >= AGENTJET_SIZE_ESTIMATE) return pass(`${gib(free)} free at ${info.rootDir}; the AgentJet image needs about ${gib(AGENTJET_SIZE_ESTIMATE)} (an estimate).`);
+  if (free >= AGENTJET_SIZE_ESTIMATE) {
+    return pass(
+      `${gib(free)} free at ${info.rootDir}; the AgentJet image needs about ${gib(AGENTJET_SIZE_ESTIMATE)} (an estimate).`,
+      say('diskAgentjet', { free: gib(free), dir: info.rootDir, need: gib(AGENTJET_SIZE_ESTIMATE) }),
+    );
+  }
   return problem('fail', `Only ${gib(free)} free at ${info.rootDir}; the AgentJet image needs about ${gib(AGENTJET_SIZE_ESTIMATE)} (an estimate).`, fix, command, c.where);
 };
 
 export const imagePresent: Check = async (c: CheckContext): Promise<Finding> => {
-  if (c.profile.mode === 'native') return skip(NATIVE_SKIP);
+  if (c.profile.mode === 'native') return skip(NATIVE_SKIP, NATIVE_SAY);
   const image = await c.image();
   if (image) {
     const digest = image.repoDigests[0];
-    return pass(digest ? `${c.profile.image} is present (${digest}).` : `${c.profile.image} is present (id ${image.id}; built or loaded here, no registry digest).`);
+    return digest
+      ? pass(`${c.profile.image} is present (${digest}).`, say('imageDigest', { image: c.profile.image, digest }))
+      : pass(`${c.profile.image} is present (id ${image.id}; built or loaded here, no registry digest).`, say('imageLocal', { image: c.profile.image, id: image.id }));
   }
   const mirrors = /agentjet/i.test(c.profile.image) ? ` If the registry is slow or blocked from there, use a mirror: ${AGENTJET_MIRRORS.join(' or ')}.` : '';
   return problem(

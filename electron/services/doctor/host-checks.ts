@@ -1,6 +1,6 @@
 import { LABEL_PORT } from '../engines/container-engine';
 import { whichScript } from '../native/native-scripts';
-import { gib, GIB, hostPathWord, noHostReason, pass, problem, skip, type Check } from './check-kit';
+import { gib, GIB, hostParam, hostPathWord, noHostReason, pass, problem, say, skip, type Check } from './check-kit';
 import { dfBytesOf } from './engine-checks';
 import { hostPortHolder } from '../engines/host-port-holder';
 
@@ -10,7 +10,7 @@ import { hostPortHolder } from '../engines/host-port-holder';
 export const SHM_RECOMMENDED_GIB = 16;
 
 export const gpuHost: Check = async (c) => {
-  if (c.profile.gpus.mode === 'none') return skip('The profile asks for no GPUs.');
+  if (c.profile.gpus.mode === 'none') return skip('The profile asks for no GPUs.', say('noGpus'));
   const why = noHostReason(c);
   if (why) return skip(why);
   const result = await c.exec('nvidia-smi -L', 15_000);
@@ -52,14 +52,17 @@ export const gpuHost: Check = async (c) => {
 
 export const modelDir: Check = async (c) => {
   const model = c.profile.model;
-  if (!model) return skip('The profile mounts no model folder.');
+  if (!model) return skip('The profile mounts no model folder.', say('noModelDir'));
   const why = noHostReason(c);
   if (why) return skip(why);
   const p = hostPathWord(model.hostPath);
   const result = await c.exec(`p=${p}; if [ ! -d "$p" ]; then echo missing; elif [ ! -r "$p" ]; then echo unreadable; elif [ -f "$p/config.json" ]; then echo ok; else echo no-config; fi`, 10_000);
   switch (result.stdout.trim()) {
     case 'ok':
-      return pass(`${model.hostPath} on ${c.hostLabel} has config.json; it goes to ${model.containerPath} in the container (read-only).`);
+      return pass(
+        `${model.hostPath} on ${c.hostLabel} has config.json; it goes to ${model.containerPath} in the container (read-only).`,
+        say('modelDirReady', { path: model.hostPath, host: hostParam(c), containerPath: model.containerPath }),
+      );
     case 'no-config':
       return problem(
         'warn',
@@ -84,7 +87,7 @@ export const modelDir: Check = async (c) => {
 /** The log, experiments and checkpoints folders: each present and writable, or creatable by this user. */
 export const hostDirs: Check = async (c) => {
   const dirs = [c.profile.logDir, c.profile.experimentsDir, c.profile.checkpointsDir].filter((d): d is string => d !== null);
-  if (dirs.length === 0) return skip('The profile mounts no log, experiments or checkpoints folder.');
+  if (dirs.length === 0) return skip('The profile mounts no log, experiments or checkpoints folder.', say('noHostDirs'));
   const why = noHostReason(c);
   if (why) return skip(why);
   // For each folder: ok, or "create" when its nearest existing parent is writable, else "denied".
@@ -118,15 +121,15 @@ export const hostDirs: Check = async (c) => {
       c.where,
     );
   }
-  return pass(`${dirs.join(', ')} exist on ${c.hostLabel} and this user may write them.`);
+  return pass(`${dirs.join(', ')} exist on ${c.hostLabel} and this user may write them.`, say('hostDirsWritable', { dirs: dirs.join(', '), host: hostParam(c) }));
 };
 
 export const portFree: Check = async (c) => {
   const port = c.profile.port;
-  if (await c.engine.isHostPortFree(port)) return pass(`Port ${port} is free on ${c.hostLabel}.`);
+  if (await c.engine.isHostPortFree(port)) return pass(`Port ${port} is free on ${c.hostLabel}.`, say('portFree', { port, host: hostParam(c) }));
   // Our own running server holds it: Start finds that container, so this is not a conflict.
   const own = (await c.ownContainers()).find((k) => k.state === 'running' && (k.labels[LABEL_PORT] === undefined || k.labels[LABEL_PORT] === String(port)));
-  if (own) return pass(`Port ${port} is held by this profile's own running server (${own.name}).`);
+  if (own) return pass(`Port ${port} is held by this profile's own running server (${own.name}).`, say('portOwn', { port, name: own.name }));
   const holder = await hostPortHolder(c.engine, port);
   if (holder?.kind === 'app-dry-run') {
     // The OS would say "node (pid <ours>)": it is the app itself, and `ss` would only confirm that.
@@ -143,10 +146,10 @@ export const portFree: Check = async (c) => {
 };
 
 export const shm: Check = async (c) => {
-  if (c.profile.mode === 'native') return skip("Native mode uses the host's /dev/shm directly.");
+  if (c.profile.mode === 'native') return skip("Native mode uses the host's /dev/shm directly.", say('shmNative'));
   if (c.profile.shm.mode === 'size') {
     const size = c.profile.shm.gb;
-    if (size >= SHM_RECOMMENDED_GIB) return pass(`The container gets ${size} GiB of shared memory.`);
+    if (size >= SHM_RECOMMENDED_GIB) return pass(`The container gets ${size} GiB of shared memory.`, say('shmSize', { size }));
     return problem(
       'warn',
       `The container gets only ${size} GiB of shared memory; NCCL and Ray need more (AgentJet's docs use 32–64 GiB).`,
@@ -170,7 +173,7 @@ export const shm: Check = async (c) => {
 };
 
 export const nativeAjet: Check = async (c) => {
-  if (c.profile.mode !== 'native') return skip('The profile runs the swarm server in a container, not natively.');
+  if (c.profile.mode !== 'native') return skip('The profile runs the swarm server in a container, not natively.', say('notNative'));
   const why = noHostReason(c);
   if (why) return problem('fail', `Native mode needs a shell on the engine's host, and this engine has none. ${why}`, 'Add the machine as an SSH server and make the profile there.');
   // The very check Start makes (bash where there is one, as users write `source …`), so the doctor

@@ -10,6 +10,8 @@ export interface PortChoice {
   port: number;
   /** "port 10086 is taken (by python3 (pid 4242)), using 10087"; null when the first choice was free. */
   note: string | null;
+  /** The same as data for the renderer's words: the port that was taken and who holds it (when known). */
+  taken?: { port: number; holder: string | null };
 }
 
 /**
@@ -31,7 +33,7 @@ export async function choosePort(requested: number | null, start = SWARM_DEFAULT
     if (!(await isLoopbackPortFree(port))) continue;
     if (port === start) return { port, note: null };
     const holder = await holderOf(start);
-    return { port, note: `port ${start} is taken${holder ? ` (by ${holder})` : ''}, using ${port}` };
+    return { port, note: `port ${start} is taken${holder ? ` (by ${holder})` : ''}, using ${port}`, taken: { port: start, holder } };
   }
   const holder = await holderOf(start);
   throw portInUse(start, `and the next ${PORT_SPAN} ports too${holder ? `; ${start} is held by ${holder}` : ''}`);

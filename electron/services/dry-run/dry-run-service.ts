@@ -20,7 +20,7 @@ import type { DryRunRunSource } from './dry-run-engine';
 import { DryRunLog } from './dry-run-log';
 import type { DryRunRun, DryRunRunFactory } from './dry-run-parts';
 import { choosePort, type PortChoice } from './dry-run-port';
-import { dryRunContainer, viewOf } from './dry-run-view';
+import { dryRunContainer, viewOf, type KeyFrom } from './dry-run-view';
 
 /** SIGTERM's exit code: the swarm monitor's exit reason reads it as "stopped", as for a container the user stopped. */
 const STOPPED_EXIT = 143;
@@ -43,6 +43,7 @@ export interface DryRunServiceOptions {
 
 /** The run currently shown: running, or stopped with its traces kept until the next start. */
 interface Run {
+  keyFrom: KeyFrom;
   config: DryRunConfig;
   keySource: string;
   port: PortChoice;
@@ -105,7 +106,7 @@ export class DryRunService implements DryRunRunSource {
     this.emitView(true);
     let sessionKey: string | null = null;
     try {
-      const { apiKey, keySource } = await this.resolveKey(config, request.sessionKey);
+      const { apiKey, keySource, keyFrom } = await this.resolveKey(config, request.sessionKey);
       if (config.llm.secretId === null && apiKey !== null) {
         sessionKey = apiKey;
         rememberSecretValue(apiKey);
@@ -119,7 +120,7 @@ export class DryRunService implements DryRunRunSource {
       // The previous run's traces and log are dropped only now that the new run is up.
       await this.closeRun(false);
       const now = new Date().toISOString();
-      const run: Run = { config, keySource, port, parts, log, sessionKey, unsubscribe: [], container: dryRunContainer(parts.server.port, this.options.appVersion, now) };
+      const run: Run = { config, keySource, keyFrom, port, parts, log, sessionKey, unsubscribe: [], container: dryRunContainer(parts.server.port, this.options.appVersion, now) };
       run.unsubscribe.push(parts.server.onChange(() => this.emitView(false)));
       // Spend lives in the view and moves with the calls the trace records.
       run.unsubscribe.push(
@@ -142,17 +143,19 @@ export class DryRunService implements DryRunRunSource {
     }
   }
 
-  private async resolveKey(config: DryRunConfig, sessionKey: string | undefined): Promise<{ apiKey: string | null; keySource: string }> {
+  private async resolveKey(config: DryRunConfig, sessionKey: string | undefined): Promise<{ apiKey: string | null; keySource: string; keyFrom: KeyFrom }> {
     const secretId = config.llm.secretId;
     if (secretId === null) {
-      return sessionKey ? { apiKey: sessionKey, keySource: 'typed for this run' } : { apiKey: null, keySource: 'none (the debug LLM takes no key)' };
+      return sessionKey
+        ? { apiKey: sessionKey, keySource: 'typed for this run', keyFrom: { kind: 'typed', name: null } }
+        : { apiKey: null, keySource: 'none (the debug LLM takes no key)', keyFrom: { kind: 'none', name: null } };
     }
     const meta = this.options.vault.meta(secretId);
     const name = meta?.name;
     // Only an LLM key, and only towards the origin it was saved for: the relay sends it to config.llm.baseUrl.
     if (meta) requireLlmFor(meta, config.llm.baseUrl, 'The dry run');
     try {
-      return { apiKey: await this.options.vault.reveal(secretId), keySource: `vault: ${name ?? secretId}` };
+      return { apiKey: await this.options.vault.reveal(secretId), keySource: `vault: ${name ?? secretId}`, keyFrom: { kind: 'vault', name: name ?? secretId } };
     } catch (error) {
       if (!isAppError(error)) throw error;
       if (error.code === 'VAULT_LOCKED') {

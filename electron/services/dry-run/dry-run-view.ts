@@ -4,10 +4,14 @@ import { SWARM_ROLE } from '../swarm/swarm-containers';
 import type { DryRunRun } from './dry-run-parts';
 import type { PortChoice } from './dry-run-port';
 
+/** Where the debug LLM's key comes from, as data (DryRunView.keyFrom). */
+export type KeyFrom = NonNullable<DryRunView['keyFrom']>;
+
 /** What the view needs of a run (the service's Run, without its secrets). */
 export interface ViewedRun {
   config: DryRunConfig;
   keySource: string;
+  keyFrom: KeyFrom;
   port: PortChoice;
   parts: DryRunRun;
   container: ContainerSummary;
@@ -60,8 +64,10 @@ export function viewOf(state: DryRunView['state'], error: string | null, run: Vi
     url: running ? run.parts.server.url : null,
     port: run?.parts.server.port ?? null,
     portNote: run?.port.note ?? null,
+    portTaken: run?.port.taken ?? null,
     config: run?.config ?? null,
     keySource: run?.keySource ?? null,
+    keyFrom: run?.keyFrom ?? null,
     engineStatus: reading?.status ?? null,
     globalStep: reading?.globalStep ?? null,
     train: train

@@ -119,7 +119,7 @@ function interruptedIfLive(record: JobRecordData, now: Date): JobRecordData {
       state: 'failed',
       endedAt,
       durationMs: Math.max(0, now.getTime() - Date.parse(view.startedAt)),
-      failure: { code: 'JOB_CRASHED', message: INTERRUPTED_MESSAGE, traceback: null },
+      failure: { code: 'JOB_CRASHED', message: INTERRUPTED_MESSAGE, params: { reason: 'app-ended' }, traceback: null },
     },
   };
 }

@@ -11,6 +11,8 @@ export interface JobTraceback {
 export interface JobFailureData {
   code: string;
   message: string;
+  /** The same facts as data, for the renderer to word (see JobFailure in shared/schemas-jobs.ts). */
+  params?: Record<string, string | number>;
   traceback: JobTraceback | null;
 }
 
@@ -142,7 +144,12 @@ export function classifyEnd(end: RunEnd): JobFailureData | null {
   const text = end.lines.join('\n');
   if (end.exitCode === 0 && end.result) return null;
   if (NO_AJET.test(text)) {
-    return { code: 'AJET_NOT_INSTALLED', message: `AgentJet's client (the "ajet" package) is not installed in ${end.python}. ${end.installHint}`, traceback };
+    return {
+      code: 'AJET_NOT_INSTALLED',
+      message: `AgentJet's client (the "ajet" package) is not installed in ${end.python}. ${end.installHint}`,
+      params: { reason: 'ajet-missing', python: end.python },
+      traceback,
+    };
   }
   // A refused connection counts only when the output names the swarm server's address (it may be the LLM's).
   if (SWARM_DOWN.test(text) || (end.swarmUrl !== null && REFUSED.test(text) && text.includes(hostPort(end.swarmUrl)))) {
@@ -150,6 +157,7 @@ export function classifyEnd(end: RunEnd): JobFailureData | null {
     return {
       code: 'SWARM_UNREACHABLE',
       message: `The script could not reach the swarm server at ${where}. Start the server (or the dry run) and, for a remote server, bring its tunnel up; then run again.`,
+      params: { reason: 'swarm-down', url: end.swarmUrl ?? '—' },
       traceback,
     };
   }
@@ -159,20 +167,33 @@ export function classifyEnd(end: RunEnd): JobFailureData | null {
     return {
       code: 'PORT_IN_USE',
       message: `The script tried to listen on a port${port ? ` (${port})` : ''} that another program already uses ("Address already in use"). Stop that program or choose another port, then run again.`,
+      params: { reason: 'port-taken', port: port ?? '?' },
       traceback,
     };
   }
   if (end.exitCode !== 0 || end.signal !== null) {
     const how = end.signal !== null ? `was killed by ${end.signal}${end.signal === 'SIGKILL' ? ' (out of memory?)' : ''}` : `exited with code ${end.exitCode ?? 'unknown'}`;
+    const ending: Record<string, string | number> = end.signal !== null ? { signal: end.signal } : { exitCode: end.exitCode ?? '?' };
     if (traceback) {
-      return { code: 'JOB_CRASHED', message: `The script ${how}: ${traceback.exception} at ${traceback.file}, line ${traceback.line}. Fix it there, then run again.`, traceback };
+      return {
+        code: 'JOB_CRASHED',
+        message: `The script ${how}: ${traceback.exception} at ${traceback.file}, line ${traceback.line}. Fix it there, then run again.`,
+        params: { reason: 'crashed-traceback', ...ending, exception: traceback.exception, file: traceback.file, line: traceback.line },
+        traceback,
+      };
     }
-    const last = [...end.lines].reverse().find((l) => l.trim().length > 0);
-    return { code: 'JOB_CRASHED', message: `The script ${how}.${last ? ` Its last line: ${last.trim().slice(0, 300)}` : ' It printed nothing.'} See the log for more.`, traceback: null };
+    const last = [...end.lines].reverse().find((l) => l.trim().length > 0)?.trim().slice(0, 300);
+    return {
+      code: 'JOB_CRASHED',
+      message: `The script ${how}.${last ? ` Its last line: ${last}` : ' It printed nothing.'} See the log for more.`,
+      params: last ? { reason: 'crashed-output', ...ending, lastLine: last } : { reason: 'crashed-silent', ...ending },
+      traceback: null,
+    };
   }
   const broken = end.brokenResultLine;
   return {
     code: 'JOB_RESULT_MISSING',
+    params: broken ? { reason: 'result-broken', resultLine: broken } : { reason: 'result-missing' },
     message: broken
       ? `The script's result line is not a JSON object: ${broken}. Print exactly one line ${RESULT_LINE_PREFIX}{"reward": <number>} on stdout (json.dumps of a dict).`
       : `The script ended without printing its result. At the end, print one line ${RESULT_LINE_PREFIX}{"reward": <number>} on stdout (print("${RESULT_LINE_PREFIX.trim()}", json.dumps({"reward": reward}))).`,

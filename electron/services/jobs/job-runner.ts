@@ -51,7 +51,7 @@ interface LiveJob {
   trainKey: string | null;
 }
 
-const APP_CLOSED: JobFailureData = { code: 'JOB_CRASHED', message: 'The app closed while this job was running, so it was stopped. Run it again.', traceback: null };
+const APP_CLOSED: JobFailureData = { code: 'JOB_CRASHED', message: 'The app closed while this job was running, so it was stopped. Run it again.', params: { reason: 'app-closed' }, traceback: null };
 
 /** The job runner: preflight, spawn, stream, cancel, classify, history. See jobs-api.ts for the contract. */
 export class JobRunner implements JobsApi {
@@ -201,7 +201,12 @@ export class JobRunner implements JobsApi {
     const result = live.candidates.result();
     if (live.stopping === 'app-closed') failure = APP_CLOSED;
     else if (live.stopping === 'user') failure = null;
-    else if (end.spawnError !== null) failure = { code: 'PYTHON_NOT_FOUND', message: `${record.request.python} could not be started (${end.spawnError}). Pick another interpreter.`, traceback: null };
+    else if (end.spawnError !== null) failure = {
+        code: 'PYTHON_NOT_FOUND',
+        message: `${record.request.python} could not be started (${end.spawnError}). Pick another interpreter.`,
+        params: { reason: 'spawn-failed', python: record.request.python, cause: end.spawnError },
+        traceback: null,
+      };
     else {
       failure = classifyEnd({
         exitCode: end.exitCode,

@@ -1,6 +1,6 @@
 import type { JobViewData } from '../../../electron/shared/schemas-jobs';
 import { elapsed, say, since } from './durations';
-import { getLocale, t, type MessageKey } from './i18n';
+import { getLocale, isMessageKey, t, type MessageKey } from './i18n';
 
 /** How a run is named in the history, headings and accessible names: its label, else kind and id. */
 export function jobName(job: Pick<JobViewData, 'id' | 'kind' | 'label'>): string {
@@ -67,4 +67,17 @@ export function writeFailureText(code: string): string {
 export function notSavedText(job: Pick<JobViewData, 'notSaved'>): string | null {
   if (!job.notSaved) return null;
   return t('jobs.notSaved.detail', { file: job.notSaved.file, cause: writeFailureText(job.notSaved.code) });
+}
+
+/**
+ * A failed run's detail in the user's language, from the facts the backend sends as data
+ * (`failure.params.reason` and its values); null for a record without them (written by an older
+ * version), whose English message is then shown as it is.
+ */
+export function failureText(failure: NonNullable<JobViewData['failure']>): string | null {
+  const params = failure.params;
+  const key = `jobs.failure.${String(params?.reason)}`;
+  if (!params || !isMessageKey(key)) return null;
+  const ending = params.signal !== undefined ? t('jobs.exit.signal', { signal: params.signal }) : t('jobs.exit.code', { code: params.exitCode ?? '?' });
+  return t(key, { ...params, ending });
 }

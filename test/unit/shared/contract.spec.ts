@@ -175,6 +175,7 @@ describe('settings patches are derived from the Settings schema, section by sect
   it('pins settings:update input: every section optional, object sections field by field', () => {
     expectTypeOf<InvokeInput<'settings:update'>>().toEqualTypeOf<{
       language?: 'en' | 'zh-CN' | undefined;
+      languageChosen?: boolean | undefined;
       swarm?:
         | {
             image?: string | undefined;

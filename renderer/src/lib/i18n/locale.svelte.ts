@@ -38,6 +38,30 @@ export function setLocale(language: Language): void {
   if (typeof document !== 'undefined') document.documentElement.lang = language;
 }
 
+/**
+ * The language of the OS or browser (Electron's navigator.language follows the OS locale): any
+ * Chinese tag (zh, zh-CN, zh-Hans-…, zh-TW) picks zh-CN, the only Chinese we have; all else English.
+ */
+export function systemLanguage(tags: readonly string[] = browserLanguageTags()): Language {
+  return tags.some((tag) => tag.toLowerCase().startsWith('zh')) ? 'zh-CN' : 'en';
+}
+
+function browserLanguageTags(): string[] {
+  if (typeof navigator === 'undefined') return [];
+  // The first preference decides: a user with ['en-US', 'zh-CN'] reads English first.
+  const first = navigator.languages?.[0] ?? navigator.language;
+  return first ? [first] : [];
+}
+
+/**
+ * The language to show for the backend's settings: the stored one once the user chose it (or it
+ * is not the default), the system's on a first launch.
+ */
+export function effectiveLanguage(settings: { language: Language; languageChosen?: boolean | undefined }): Language {
+  if (settings.languageChosen || settings.language !== 'en') return settings.language;
+  return systemLanguage();
+}
+
 export function isMessageKey(key: string): key is MessageKey {
   return Object.prototype.hasOwnProperty.call(en, key);
 }

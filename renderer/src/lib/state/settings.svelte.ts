@@ -1,11 +1,12 @@
 import type { ExposedApi } from '../../../../electron/shared/api';
 import type { AppErrorShape } from '../../../../electron/shared/errors';
 import type { Settings, SettingsPatch, StoreStatus } from '../../../../electron/shared/schemas';
-import { setLocale } from '../i18n';
+import { effectiveLanguage, setLocale } from '../i18n';
 
 /**
  * The backend's settings as the UI last saw them. The language follows them: whatever the
- * backend says (on start, after a save, or via `settings:changed` from another window) wins.
+ * backend says (on start, after a save, or via `settings:changed` from another window) wins,
+ * once the user has chosen one; before that, the system's language.
  */
 export class SettingsState {
   value = $state<Settings | null>(null);
@@ -53,6 +54,7 @@ export class SettingsState {
 
   private apply(settings: Settings): void {
     this.value = settings;
-    setLocale(settings.language);
+    // Until the user picks a language, the OS or browser language decides (first launch).
+    setLocale(effectiveLanguage(settings));
   }
 }

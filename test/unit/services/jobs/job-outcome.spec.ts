@@ -86,16 +86,21 @@ describe('failure classification', () => {
     expect(f.code).toBe('JOB_CRASHED');
     expect(f.message).toContain('ZeroDivisionError: division by zero at /home/u/proj/lib/scoring.py, line 7');
     expect(f.traceback?.line).toBe(7);
+    // The same facts as data, for the renderer to word in the user's language.
+    expect(f.params).toMatchObject({ reason: 'crashed-traceback', exitCode: 1, exception: 'ZeroDivisionError: division by zero', file: '/home/u/proj/lib/scoring.py', line: 7 });
   });
 
   it('JOB_CRASHED for a signal without a traceback says which', () => {
-    expect(classifyEnd(end({ exitCode: null, signal: 'SIGKILL', lines: ['x'] }))?.message).toContain('killed by SIGKILL');
+    const f = classifyEnd(end({ exitCode: null, signal: 'SIGKILL', lines: ['x'] }));
+    expect(f?.message).toContain('killed by SIGKILL');
+    expect(f?.params).toEqual({ reason: 'crashed-output', signal: 'SIGKILL', lastLine: 'x' });
   });
 
   it('JOB_RESULT_MISSING says which line to print', () => {
     const f = classifyEnd(end({ exitCode: 0, lines: ['done'] }))!;
     expect(f.code).toBe('JOB_RESULT_MISSING');
     expect(f.message).toContain('AGENTSWARM_RESULT {"reward": <number>}');
+    expect(f.params).toEqual({ reason: 'result-missing' });
   });
 
   it('AJET_NOT_INSTALLED with the install hint', () => {

@@ -1,5 +1,5 @@
 import type { DoctorCheck, DoctorReport, PullView } from '../../../../../electron/shared/schemas-profiles';
-import { t } from '../../../lib/i18n';
+import { isMessageKey, t } from '../../../lib/i18n';
 import { elapsed, say, since } from '../../../lib/durations';
 
 /** A shape per status, so the status reads without colour (and the word next to it says it too). */
@@ -48,4 +48,18 @@ export function pullFacts(pull: PullView): string[] {
 
 export function isEnded(pull: PullView): boolean {
   return pull.phase === 'done' || pull.phase === 'failed' || pull.phase === 'cancelled';
+}
+
+/**
+ * A check's detail in the user's language from the facts the backend sends (`check.say`); null for
+ * a case the renderer has no words for yet (its English `detail` is shown then, marked lang="en").
+ */
+export function sayText(check: Pick<DoctorCheck, 'say'>): string | null {
+  if (!check.say) return null;
+  const key = `doctor.say.${check.say.key}`;
+  if (!isMessageKey(key)) return null;
+  const params = { ...check.say.params };
+  // '' is this computer, worded here; a server keeps its own label.
+  if (params.host === '') params.host = t('doctor.say.host.local');
+  return t(key, params);
 }
