@@ -44,7 +44,16 @@ function foundUpdate(info: UpdateInfo): FoundUpdate {
   const notes = info.releaseNotes;
   // A GitHub feed may give notes per version (fullChangelog); they are joined newest first.
   const text = typeof notes === 'string' ? notes : Array.isArray(notes) ? notes.map((n) => `${n.version}\n${n.note ?? ''}`).join('\n\n') : null;
-  return { version: info.version, notes: text, releaseDate: info.releaseDate || null };
+  return { version: info.version, notes: text, releaseDate: releaseDateText(info.releaseDate as unknown) };
+}
+
+/**
+ * electron-builder quotes `releaseDate` in latest*.yml, but electron-updater parses the file with
+ * js-yaml, which turns an unquoted timestamp (a hand-edited feed) into a Date: both become ISO text.
+ */
+function releaseDateText(value: unknown): string | null {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
+  return typeof value === 'string' && value !== '' ? value : null;
 }
 
 export interface ElectronUpdatesDeps {

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UpdatesView, type RunningJobRef } from '../../../../electron/shared/schemas-updates';
 import { UpdateService } from '../../../../electron/services/updates/update-service';
 import { classifyUpdateError } from '../../../../electron/services/updates/update-errors';
