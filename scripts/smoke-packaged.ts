@@ -14,12 +14,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildCsp } from '../electron/shared/csp';
 import { formatSmoke, runSmoke, type WindowBounds } from '../test/smoke/packaged-smoke';
+import { freePort } from '../test/support/helpers';
 
 const APP_ORIGIN = 'agentswarm://app';
 
@@ -28,18 +28,6 @@ interface Running {
   exited: Promise<number | null>;
   browser: Browser;
   page: Page;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
