@@ -13,6 +13,7 @@ import { rememberLastPage } from './last-page';
 import { SHELL_STORE_NAME, ShellStore } from './shell-store';
 import { createMainWindow, resolveRendererTarget } from './window';
 import { restoredBounds, trackWindowState } from './window-state';
+import { electronUpdates, loadElectronAutoUpdater, type AutoUpdaterLike } from './updater';
 
 export interface BootDeps {
   /** Injected so the boot wiring can be tested with fake services (and no Docker). */
@@ -29,6 +30,8 @@ export interface BootDeps {
   disposeTimeoutMs?: number;
   /** The shell's own store (default: `<userData>/shell-state.json`, opened before `ready`). */
   openShellStore?: () => ShellStore;
+  /** electron-updater's `autoUpdater` (default: loaded on first use; tests pass one of their own). */
+  loadAutoUpdater?: () => AutoUpdaterLike;
 }
 
 export interface BootedApp {
@@ -100,6 +103,15 @@ export async function boot(deps: BootDeps): Promise<BootedApp | null> {
     // electron-builder's extraResources copy resources/templates and resources/python next to app.asar;
     // unpackaged, the services find the repository's resources/ themselves.
     ...(app.isPackaged ? { resourcesDir: process.resourcesPath } : {}),
+    // Packaged AppImage, dmg and nsis update themselves; a .deb, an unpackaged run say why not.
+    updates: electronUpdates({
+      isPackaged: app.isPackaged,
+      platform,
+      env: deps.env ?? process.env,
+      loadAutoUpdater: deps.loadAutoUpdater ?? loadElectronAutoUpdater,
+      // Forwarded: the services' logger (the app log) replaces the console one just below.
+      logger: { warn: (message, meta) => logger.warn(message, meta), info: (message, meta) => logger.info?.(message, meta) },
+    }),
   });
   // The app log file (teed with the console): INTERNAL errors land there with their stack.
   logger = services.logger;

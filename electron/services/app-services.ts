@@ -30,6 +30,7 @@ import { registerDryRun } from './dry-run/register';
 import { registerSlurm } from './slurm/register';
 import { registerJobs } from './jobs/register';
 import { registerWizard } from './wizard/register';
+import { registerUpdates, type UpdatesHostOptions } from './updates/register';
 import { defaultResourcesDir } from './util/resources-dir';
 import type { KeychainPort } from './secrets/keychain-port';
 import { kindScopedVault, SSH_KINDS, withServerSecretKinds } from './secrets/secret-binding';
@@ -69,6 +70,8 @@ export interface AppServicesOptions {
   shellStoreStatus?: () => StoreStatus;
   /** The app's `resources/` folder (packaged Electron: process.resourcesPath); default: the repository's. */
   resourcesDir?: string;
+  /** Auto-update (Electron: electron-updater via main/updater.ts, or why not); absent: updates are off (browser host). */
+  updates?: UpdatesHostOptions;
 }
 
 export interface AppServices {
@@ -154,6 +157,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const jobs = registerJobs(context, { swarm });
   const slurm = registerSlurm(context);
   const wizard = registerWizard(context, { jobs: jobs.api, handlers: () => handlers });
+  const updates = registerUpdates(context, { jobs: jobs.api, ...(options.updates ? { host: options.updates } : {}) });
   const modules: [string, Pick<DomainModule<never>, 'start' | 'dispose'>][] = [
     ['settings', settings],
     // The vault loads before anything that may need a secret (servers, profiles, the dry run).
@@ -175,6 +179,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ['jobs', jobs],
     ['slurm', slurm],
     ['wizard', wizard],
+    ['updates', updates],
   ];
 
   // Spelled out (not merged in a loop) so the compiler checks that every channel has a handler.
@@ -196,6 +201,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ...jobs.handlers,
     ...slurm.handlers,
     ...wizard.handlers,
+    ...updates.handlers,
   };
 
   return {

@@ -90,6 +90,7 @@ export const apiLayout = {
     train: 'wizard:train',
     stopTrain: 'wizard:stop-train',
   },
+  updates: { state: 'updates:state', check: 'updates:check', download: 'updates:download', install: 'updates:install' },
 } as const satisfies Record<string, Record<string, InvokeChannel>>;
 
 export type ApiLayout = typeof apiLayout;

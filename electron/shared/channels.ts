@@ -92,6 +92,10 @@ export const INVOKE_CHANNELS = [
   'wizard:run-debug',
   'wizard:train',
   'wizard:stop-train',
+  'updates:state',
+  'updates:check',
+  'updates:download',
+  'updates:install',
 ] as const;
 
 export const EVENT_CHANNELS = [
@@ -116,6 +120,7 @@ export const EVENT_CHANNELS = [
   'jobs:changed',
   'jobs:log-appended',
   'wizard:changed',
+  'updates:state-changed',
 ] as const;
 
 export type InvokeChannel = (typeof INVOKE_CHANNELS)[number];

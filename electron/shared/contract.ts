@@ -89,6 +89,7 @@ import {
   WizardState,
   WizardTrain,
 } from './schemas-wizard';
+import { UpdateInstallAnswer, UpdateInstallRequest, UpdatesView } from './schemas-updates';
 import { EVENT_CHANNELS, INVOKE_CHANNELS, type EventChannel, type InvokeChannel } from './channels';
 
 export * from './channels';
@@ -240,6 +241,14 @@ export const invokeContract = {
   /** Step 5: `agent_roll.py`; JOB_NEEDS_CONFIRMATION when it restarts the engine and that was not confirmed. */
   'wizard:train': { request: WizardTrain, response: JobView },
   'wizard:stop-train': { request: Empty, response: JobView },
+  // Auto-update (issue 35): electron-updater in the packaged app; `unsupported` in the browser host and for .deb installs.
+  'updates:state': { request: Empty, response: UpdatesView },
+  /** Asks the feed; answers with the state after the check (available, not-available or error). */
+  'updates:check': { request: Empty, response: UpdatesView },
+  /** Starts the download of the available version and answers at once; progress comes as `updates:state-changed`. */
+  'updates:download': { request: Empty, response: UpdatesView },
+  /** Quits and installs a downloaded update; refuses (naming them) while jobs run unless confirmed. */
+  'updates:install': { request: UpdateInstallRequest, response: UpdateInstallAnswer },
 } as const satisfies Record<InvokeChannel, ChannelSchemas>;
 
 /** Push events from the backend. Payload-free "changed" events tell the UI to refetch a list. */
@@ -276,6 +285,7 @@ export const eventContract = {
   /** Invalidation, batched: a job has new log lines; read them with `jobs:log` from the last total. */
   'jobs:log-appended': JobLogAppended,
   'wizard:changed': WizardState,
+  'updates:state-changed': UpdatesView,
 } as const satisfies Record<EventChannel, z.ZodType>;
 
 /** What a caller may send (defaults still optional). */

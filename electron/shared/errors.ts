@@ -135,6 +135,9 @@ export const ErrorCodes = [
   // Slurm clusters (issue 18).
   /** A cluster's batch scheduler (Slurm's sbatch) refused the job: no node can run it as asked, unknown partition/account/QoS, a limit. The message quotes the scheduler. */
   'SCHEDULER_REJECTED',
+  // Auto-update (issue 35).
+  /** This copy cannot update itself (browser host, unpackaged, .deb), or the step asked for does not fit the updater's state (download with nothing available, install before the download finished). */
+  'UPDATE_UNAVAILABLE',
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

@@ -290,6 +290,7 @@ describe('browser-host API client', () => {
         current: 'llm', steps: [{ id: 'llm', status: 'todo', fact: null, doneAt: null, dependsOn: [], missing: [] }],
         llm: null, project: null, code: null, swarm: null, debug: null, trainJobId: null, runningJobIds: [],
       },
+      'updates:state': { currentVersion: '0.1.0', state: { status: 'unsupported', reason: 'browser-host' } },
     };
     const produced = new Set<string>(notReplayed);
     for (const row of replayTable) {

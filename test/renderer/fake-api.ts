@@ -106,6 +106,8 @@ class FakeBackend {
     // A new user's Wizard and an empty Jobs history, so every page renders for real by default.
     'wizard:state': () => makeWizardState(),
     'jobs:list': () => [],
+    // Settings → Updates as in the browser host (off); test/renderer/updates-section.spec.ts answers otherwise.
+    'updates:state': () => ({ currentVersion: '0.1.0', state: { status: 'unsupported', reason: 'browser-host' } }),
     // Job logs are empty unless a test answers them (JobLogView reads them wherever a job shows).
     'jobs:log': (request) => ({ jobId: request?.jobId ?? 'job', lines: [], total: 0 }),
     'engines:list': () => this.engineList.map((e) => ({ ...e })),

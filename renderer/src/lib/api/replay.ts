@@ -57,6 +57,8 @@ export const replayTable: readonly ReplayRow[] = [
     ]),
   ),
   row('wizard:state', (payload) => [{ channel: 'wizard:changed', payload }]),
+  // Issue 35: the updater's state (a download may have finished while the socket was down).
+  row('updates:state', (payload) => [{ channel: 'updates:state-changed', payload }]),
 ];
 
 /**
