@@ -30,6 +30,7 @@ import { registerDryRun } from './dry-run/register';
 import { registerSlurm } from './slurm/register';
 import { registerJobs } from './jobs/register';
 import { registerWizard } from './wizard/register';
+import { registerWorkers } from './workers/register';
 import { defaultResourcesDir } from './util/resources-dir';
 import type { KeychainPort } from './secrets/keychain-port';
 import { kindScopedVault, SSH_KINDS, withServerSecretKinds } from './secrets/secret-binding';
@@ -154,6 +155,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const jobs = registerJobs(context, { swarm });
   const slurm = registerSlurm(context);
   const wizard = registerWizard(context, { jobs: jobs.api, handlers: () => handlers });
+  const workers = registerWorkers(context, { jobs: jobs.api, swarm, handlers: () => handlers });
   const modules: [string, Pick<DomainModule<never>, 'start' | 'dispose'>][] = [
     ['settings', settings],
     // The vault loads before anything that may need a secret (servers, profiles, the dry run).
@@ -175,6 +177,8 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ['jobs', jobs],
     ['slurm', slurm],
     ['wizard', wizard],
+    // After jobs: disposed before the job runner stops its processes, so local workers are marked to start again.
+    ['workers', workers],
   ];
 
   // Spelled out (not merged in a loop) so the compiler checks that every channel has a handler.
@@ -196,6 +200,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ...jobs.handlers,
     ...slurm.handlers,
     ...wizard.handlers,
+    ...workers.handlers,
   };
 
   return {

@@ -90,6 +90,16 @@ export const apiLayout = {
     train: 'wizard:train',
     stopTrain: 'wizard:stop-train',
   },
+  workers: {
+    list: 'workers:list',
+    split: 'workers:split',
+    start: 'workers:start',
+    stopAll: 'workers:stop-all',
+    restartFailed: 'workers:restart-failed',
+    add: 'workers:add',
+    stop: 'workers:stop',
+    log: 'workers:log',
+  },
 } as const satisfies Record<string, Record<string, InvokeChannel>>;
 
 export type ApiLayout = typeof apiLayout;

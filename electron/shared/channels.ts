@@ -92,6 +92,14 @@ export const INVOKE_CHANNELS = [
   'wizard:run-debug',
   'wizard:train',
   'wizard:stop-train',
+  'workers:list',
+  'workers:split',
+  'workers:start',
+  'workers:stop-all',
+  'workers:restart-failed',
+  'workers:add',
+  'workers:stop',
+  'workers:log',
 ] as const;
 
 export const EVENT_CHANNELS = [
@@ -116,6 +124,8 @@ export const EVENT_CHANNELS = [
   'jobs:changed',
   'jobs:log-appended',
   'wizard:changed',
+  'workers:changed',
+  'workers:log-appended',
 ] as const;
 
 export type InvokeChannel = (typeof INVOKE_CHANNELS)[number];

@@ -71,6 +71,8 @@ describe('contract types', () => {
       | 'jobs:changed'
       | 'jobs:log-appended'
       | 'wizard:changed'
+      | 'workers:changed'
+      | 'workers:log-appended'
     >();
   });
 

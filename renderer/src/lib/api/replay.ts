@@ -57,6 +57,13 @@ export const replayTable: readonly ReplayRow[] = [
     ]),
   ),
   row('wizard:state', (payload) => [{ channel: 'wizard:changed', payload }]),
+  // Issue 34: every worker pool with each worker's log head.
+  row('workers:list', (pools) =>
+    pools.flatMap((pool): BridgeMessage[] => [
+      { channel: 'workers:changed', payload: pool },
+      ...pool.workers.map((w): BridgeMessage => ({ channel: 'workers:log-appended', payload: { poolId: pool.poolId, index: w.index, total: w.logLines } })),
+    ]),
+  ),
 ];
 
 /**

@@ -57,7 +57,7 @@ describe('splitParallelism', () => {
   });
 });
 
-describe('agent_roll.py reads its share', () => {
+describe('agent_roll.py reads its share', { timeout: 30_000 }, () => {
   let dir: string;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'split-spec-'));

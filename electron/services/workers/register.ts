@@ -1,0 +1,65 @@
+import { AppError } from '../../shared/errors';
+import { join } from 'node:path';
+import type { DomainModule, ServiceContext } from '../domain';
+import type { Handlers } from '../ipc/handlers';
+import type { JobsApi } from '../jobs/jobs-api';
+import type { SwarmModule } from '../swarm/register';
+import { LocalWorkers } from './local-workers';
+import type { WorkerBackend } from './worker-backend';
+import { WorkerPool, type WorkerPoolOptions } from './worker-pool';
+
+export interface WorkersModule extends DomainModule<'workers'> {
+  readonly pool: WorkerPool;
+}
+
+export interface WorkersDeps {
+  jobs: JobsApi;
+  swarm: Pick<SwarmModule, 'monitor'>;
+  /** `jobs:log` (and, for SSH workers, the servers' connections) through the handlers built later. */
+  handlers: () => Handlers;
+  /** SSH hosts as worker hosts (absent: SSH placements are refused with a reason). */
+  ssh?: WorkerBackend;
+  tuning?: Pick<WorkerPoolOptions, 'pollMs' | 'progressEverySeconds'>;
+}
+
+/** `workers:*`: rollout worker pools (issue 34). */
+export function registerWorkers(context: ServiceContext, deps: WorkersDeps): WorkersModule {
+  const local = new LocalWorkers({
+    jobs: deps.jobs,
+    readLog: (jobId, from, limit) => deps.handlers()['jobs:log']({ jobId, from, limit }),
+  });
+  const pool = new WorkerPool({
+    dir: join(context.dataDir, 'workers'),
+    events: context.events,
+    notifier: context.notifier,
+    logger: context.logger,
+    backends: { local, ssh: deps.ssh ?? noSsh },
+    swarmUrl: (engineId, containerId) => {
+      const status = deps.swarm.monitor.statuses().find((s) => s.engineId === engineId && s.containerId === containerId);
+      return status && status.connection !== 'stopped' ? status.url : null;
+    },
+    ...deps.tuning,
+  });
+  return {
+    pool,
+    handlers: {
+      'workers:list': async () => pool.list(),
+      'workers:split': async ({ batchSize, grpoN, workers }) => pool.split(batchSize, grpoN, workers),
+      'workers:start': (request) => pool.start(request),
+      'workers:stop-all': ({ poolId }) => pool.stopAll(poolId),
+      'workers:restart-failed': ({ poolId }) => pool.restartFailed(poolId),
+      'workers:add': ({ poolId, placements }) => pool.add(poolId, placements),
+      'workers:stop': ({ poolId, index }) => pool.stopOne(poolId, index),
+      'workers:log': async ({ poolId, index, from, limit }) => pool.log(poolId, index, from, limit),
+    },
+    start: () => pool.load(),
+    dispose: () => pool.dispose(),
+  };
+}
+
+const noSsh: WorkerBackend = {
+  where: (placement) => (placement.kind === 'ssh' ? placement.serverId : 'this computer'),
+  start: () => Promise.reject(new AppError('VALIDATION_FAILED', 'SSH workers are not available in this build.')),
+  poll: () => Promise.resolve({ lines: [], end: { exitCode: null, signal: null, startError: 'SSH workers are not available in this build' } }),
+  stop: () => Promise.resolve(),
+};
