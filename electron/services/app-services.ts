@@ -155,7 +155,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const jobs = registerJobs(context, { swarm });
   const slurm = registerSlurm(context);
   const wizard = registerWizard(context, { jobs: jobs.api, handlers: () => handlers });
-  const workers = registerWorkers(context, { jobs: jobs.api, swarm, handlers: () => handlers });
+  const workers = registerWorkers(context, { jobs: jobs.api, swarm, servers, handlers: () => handlers });
   const modules: [string, Pick<DomainModule<never>, 'start' | 'dispose'>][] = [
     ['settings', settings],
     // The vault loads before anything that may need a secret (servers, profiles, the dry run).

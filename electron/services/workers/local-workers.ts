@@ -36,7 +36,7 @@ export class LocalWorkers implements WorkerBackend {
       },
       { extraEnv: spec.shareEnv },
     );
-    return { pid: job.pid, jobId: job.id, runDir: null, logOffset: 0, note: null };
+    return { pid: job.pid, jobId: job.id, runDir: null, logOffset: 0, note: null, tunnelPort: null };
   }
 
   async poll(handle: WorkerHandle): Promise<WorkerPoll> {

@@ -19,7 +19,7 @@ const WorkerRecord = z.object({
   batchShare: z.number().int().positive(),
   parallelEpisodes: z.number().int().positive(),
   handle: z
-    .object({ pid: z.number().int().nullable(), jobId: z.string().nullable(), runDir: z.string().nullable(), logOffset: z.number().int().nonnegative(), note: z.string().nullable() })
+    .object({ pid: z.number().int().nullable(), jobId: z.string().nullable(), runDir: z.string().nullable(), logOffset: z.number().int().nonnegative(), note: z.string().nullable(), tunnelPort: z.number().int().nullable().default(null) })
     .nullable(),
   startedAt: z.string().nullable(),
   endedAt: z.string().nullable(),

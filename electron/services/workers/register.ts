@@ -4,7 +4,9 @@ import type { DomainModule, ServiceContext } from '../domain';
 import type { Handlers } from '../ipc/handlers';
 import type { JobsApi } from '../jobs/jobs-api';
 import type { SwarmModule } from '../swarm/register';
+import type { ServersModule } from '../ssh/register';
 import { LocalWorkers } from './local-workers';
+import { SshWorkers } from './ssh-workers';
 import type { WorkerBackend } from './worker-backend';
 import { WorkerPool, type WorkerPoolOptions } from './worker-pool';
 
@@ -17,8 +19,8 @@ export interface WorkersDeps {
   swarm: Pick<SwarmModule, 'monitor'>;
   /** `jobs:log` (and, for SSH workers, the servers' connections) through the handlers built later. */
   handlers: () => Handlers;
-  /** SSH hosts as worker hosts (absent: SSH placements are refused with a reason). */
-  ssh?: WorkerBackend;
+  /** SSH servers the app knows, as worker hosts (absent: SSH placements are refused with a reason). */
+  servers?: Pick<ServersModule, 'connectionOf' | 'labelOf'>;
   tuning?: Pick<WorkerPoolOptions, 'pollMs' | 'progressEverySeconds'>;
 }
 
@@ -28,16 +30,22 @@ export function registerWorkers(context: ServiceContext, deps: WorkersDeps): Wor
     jobs: deps.jobs,
     readLog: (jobId, from, limit) => deps.handlers()['jobs:log']({ jobId, from, limit }),
   });
+  const swarmUrl = (engineId: string, containerId: string): string | null => {
+    const status = deps.swarm.monitor.statuses().find((s) => s.engineId === engineId && s.containerId === containerId);
+    // A stopped server keeps its status (with why it ended) but has no URL worth trying.
+    return status && status.connection !== 'stopped' ? status.url : null;
+  };
+  const servers = deps.servers;
+  const ssh = servers
+    ? new SshWorkers({ connectionOf: (id) => servers.connectionOf(id), labelOf: (id) => servers.labelOf(id), vault: context.vault, swarmUrl })
+    : noSsh;
   const pool = new WorkerPool({
     dir: join(context.dataDir, 'workers'),
     events: context.events,
     notifier: context.notifier,
     logger: context.logger,
-    backends: { local, ssh: deps.ssh ?? noSsh },
-    swarmUrl: (engineId, containerId) => {
-      const status = deps.swarm.monitor.statuses().find((s) => s.engineId === engineId && s.containerId === containerId);
-      return status && status.connection !== 'stopped' ? status.url : null;
-    },
+    backends: { local, ssh },
+    swarmUrl,
     ...deps.tuning,
   });
   return {

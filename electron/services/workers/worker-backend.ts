@@ -24,6 +24,8 @@ export interface WorkerHandle {
   logOffset: number;
   /** Something to tell the user about this start (the reverse tunnel's cost). */
   note: string | null;
+  /** SSH workers through a reverse tunnel: the port on the worker's host (served again after an app restart). */
+  tunnelPort: number | null;
 }
 
 export interface WorkerEnd {
