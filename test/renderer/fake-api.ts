@@ -106,6 +106,18 @@ class FakeBackend {
     // A new user's Wizard and an empty Jobs history, so every page renders for real by default.
     'wizard:state': () => makeWizardState(),
     'jobs:list': () => [],
+    // Issue 34: no worker pools, and the split as the backend computes it (shares add up to the batch).
+    'workers:list': () => [],
+    'workers:split': (r) => {
+      const batchSize = r?.batchSize ?? 1;
+      const grpoN = r?.grpoN ?? 1;
+      const workers = r?.workers ?? 1;
+      const shares = Array.from({ length: workers }, (_u, index) => {
+        const batchShare = Math.floor(batchSize / workers) + (index < batchSize % workers ? 1 : 0);
+        return { index, batchShare, parallelEpisodes: batchShare * grpoN };
+      });
+      return { batchSize, grpoN, workers, shares, totalParallelEpisodes: batchSize * grpoN };
+    },
     // Job logs are empty unless a test answers them (JobLogView reads them wherever a job shows).
     'jobs:log': (request) => ({ jobId: request?.jobId ?? 'job', lines: [], total: 0 }),
     'engines:list': () => this.engineList.map((e) => ({ ...e })),
