@@ -31,6 +31,7 @@ import { registerSlurm } from './slurm/register';
 import { registerJobs } from './jobs/register';
 import { registerWizard } from './wizard/register';
 import { registerUpdates, type UpdatesHostOptions } from './updates/register';
+import { registerWorkers } from './workers/register';
 import { defaultResourcesDir } from './util/resources-dir';
 import type { KeychainPort } from './secrets/keychain-port';
 import { kindScopedVault, SSH_KINDS, withServerSecretKinds } from './secrets/secret-binding';
@@ -158,6 +159,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const slurm = registerSlurm(context);
   const wizard = registerWizard(context, { jobs: jobs.api, handlers: () => handlers });
   const updates = registerUpdates(context, { jobs: jobs.api, ...(options.updates ? { host: options.updates } : {}) });
+  const workers = registerWorkers(context, { jobs: jobs.api, swarm, servers, handlers: () => handlers });
   const modules: [string, Pick<DomainModule<never>, 'start' | 'dispose'>][] = [
     ['settings', settings],
     // The vault loads before anything that may need a secret (servers, profiles, the dry run).
@@ -180,6 +182,8 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ['slurm', slurm],
     ['wizard', wizard],
     ['updates', updates],
+    // After jobs: disposed before the job runner stops its processes, so local workers are marked to start again.
+    ['workers', workers],
   ];
 
   // Spelled out (not merged in a loop) so the compiler checks that every channel has a handler.
@@ -202,6 +206,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ...slurm.handlers,
     ...wizard.handlers,
     ...updates.handlers,
+    ...workers.handlers,
   };
 
   return {

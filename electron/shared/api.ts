@@ -91,6 +91,16 @@ export const apiLayout = {
     stopTrain: 'wizard:stop-train',
   },
   updates: { state: 'updates:state', check: 'updates:check', download: 'updates:download', install: 'updates:install' },
+  workers: {
+    list: 'workers:list',
+    split: 'workers:split',
+    start: 'workers:start',
+    stopAll: 'workers:stop-all',
+    restartFailed: 'workers:restart-failed',
+    add: 'workers:add',
+    stop: 'workers:stop',
+    log: 'workers:log',
+  },
 } as const satisfies Record<string, Record<string, InvokeChannel>>;
 
 export type ApiLayout = typeof apiLayout;

@@ -96,6 +96,14 @@ export const INVOKE_CHANNELS = [
   'updates:check',
   'updates:download',
   'updates:install',
+  'workers:list',
+  'workers:split',
+  'workers:start',
+  'workers:stop-all',
+  'workers:restart-failed',
+  'workers:add',
+  'workers:stop',
+  'workers:log',
 ] as const;
 
 export const EVENT_CHANNELS = [
@@ -121,6 +129,8 @@ export const EVENT_CHANNELS = [
   'jobs:log-appended',
   'wizard:changed',
   'updates:state-changed',
+  'workers:changed',
+  'workers:log-appended',
 ] as const;
 
 export type InvokeChannel = (typeof INVOKE_CHANNELS)[number];

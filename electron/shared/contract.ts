@@ -90,6 +90,18 @@ import {
   WizardTrain,
 } from './schemas-wizard';
 import { UpdateInstallAnswer, UpdateInstallRequest, UpdatesView } from './schemas-updates';
+import {
+  PoolAddRequest,
+  PoolRef,
+  PoolSplit,
+  PoolStartRequest,
+  PoolView,
+  SplitRequest,
+  WorkerLogAppended,
+  WorkerLogRequest,
+  WorkerLogWindow,
+  WorkerRef,
+} from './schemas-workers';
 import { EVENT_CHANNELS, INVOKE_CHANNELS, type EventChannel, type InvokeChannel } from './channels';
 
 export * from './channels';
@@ -249,6 +261,22 @@ export const invokeContract = {
   'updates:download': { request: Empty, response: UpdatesView },
   /** Quits and installs a downloaded update; refuses (naming them) while jobs run unless confirmed. */
   'updates:install': { request: UpdateInstallRequest, response: UpdateInstallAnswer },
+  // Rollout worker pools (issue 34): one run's agent_roll.py on N workers, here and on SSH hosts.
+  /** Every pool the app knows (running ones first), found again after a restart. */
+  'workers:list': { request: Empty, response: z.array(PoolView) },
+  /** Each worker's share of the batch for N workers (shown before starting); VALIDATION_FAILED when N > batch. */
+  'workers:split': { request: SplitRequest, response: PoolSplit },
+  /** Starts N workers (local ones through the job runner, SSH ones copied and detached); answers once each is starting. */
+  'workers:start': { request: PoolStartRequest, response: PoolView },
+  /** Stops every worker of the pool on every host (by pid only); answers once none runs. */
+  'workers:stop-all': { request: PoolRef, response: PoolView },
+  /** Starts the failed workers again, each with its share. */
+  'workers:restart-failed': { request: PoolRef, response: PoolView },
+  /** More workers for a running pool: the split for the new count, the new workers with their shares. */
+  'workers:add': { request: PoolAddRequest, response: PoolView },
+  /** Stops one worker (the others go on). */
+  'workers:stop': { request: WorkerRef, response: PoolView },
+  'workers:log': { request: WorkerLogRequest, response: WorkerLogWindow },
 } as const satisfies Record<InvokeChannel, ChannelSchemas>;
 
 /** Push events from the backend. Payload-free "changed" events tell the UI to refetch a list. */
@@ -286,6 +314,10 @@ export const eventContract = {
   'jobs:log-appended': JobLogAppended,
   'wizard:changed': WizardState,
   'updates:state-changed': UpdatesView,
+  /** A snapshot of one pool after each change of a worker (state, episodes, rate). */
+  'workers:changed': PoolView,
+  /** Invalidation, batched: a worker has new log lines; read them with `workers:log`. */
+  'workers:log-appended': WorkerLogAppended,
 } as const satisfies Record<EventChannel, z.ZodType>;
 
 /** What a caller may send (defaults still optional). */

@@ -291,6 +291,21 @@ describe('browser-host API client', () => {
         llm: null, project: null, code: null, swarm: null, debug: null, trainJobId: null, runningJobIds: [],
       },
       'updates:state': { currentVersion: '0.1.0', state: { status: 'unsupported', reason: 'browser-host' } },
+      'workers:list': [
+        {
+          poolId: 'pool-1', label: null, createdAt: '2026-12-03T00:00:00Z', state: 'running',
+          swarm: { engineId: 'local', containerId: '0123456789ab', profileId: null }, swarmUrl: 'http://127.0.0.1:10086',
+          split: { batchSize: 2, grpoN: 2, workers: 1, shares: [{ index: 0, batchShare: 2, parallelEpisodes: 4 }], totalParallelEpisodes: 4 },
+          workers: [
+            {
+              index: 0, placement: { kind: 'local' }, where: 'this computer', state: 'running', exitCode: null, signal: null, pid: 42, jobId: 'job-2',
+              batchShare: 2, parallelEpisodes: 4, clientUuid: null, episodes: 3, failedEpisodes: 0, episodesPerMinute: 12, lastError: null,
+              startedAt: '2026-12-03T00:00:00Z', endedAt: null, logLines: 5, note: null,
+            },
+          ],
+          episodesPerMinute: 12, episodes: 3,
+        },
+      ],
     };
     const produced = new Set<string>(notReplayed);
     for (const row of replayTable) {

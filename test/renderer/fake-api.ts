@@ -108,6 +108,18 @@ class FakeBackend {
     'jobs:list': () => [],
     // Settings → Updates as in the browser host (off); test/renderer/updates-section.spec.ts answers otherwise.
     'updates:state': () => ({ currentVersion: '0.1.0', state: { status: 'unsupported', reason: 'browser-host' } }),
+    // Issue 34: no worker pools, and the split as the backend computes it (shares add up to the batch).
+    'workers:list': () => [],
+    'workers:split': (r) => {
+      const batchSize = r?.batchSize ?? 1;
+      const grpoN = r?.grpoN ?? 1;
+      const workers = r?.workers ?? 1;
+      const shares = Array.from({ length: workers }, (_u, index) => {
+        const batchShare = Math.floor(batchSize / workers) + (index < batchSize % workers ? 1 : 0);
+        return { index, batchShare, parallelEpisodes: batchShare * grpoN };
+      });
+      return { batchSize, grpoN, workers, shares, totalParallelEpisodes: batchSize * grpoN };
+    },
     // Job logs are empty unless a test answers them (JobLogView reads them wherever a job shows).
     'jobs:log': (request) => ({ jobId: request?.jobId ?? 'job', lines: [], total: 0 }),
     'engines:list': () => this.engineList.map((e) => ({ ...e })),

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { DomainModule, ServiceContext } from '../domain';
 import type { SwarmReading } from '../swarm/watch-types';
 import { ServerManager, type SessionTuning } from './server-manager';
+import type { SshConnection } from './ssh-connection';
 
 export interface ServersOptions {
   dataDir: string;
@@ -20,6 +21,9 @@ export interface ServersOptions {
 export interface ServersModule extends DomainModule<'servers'> {
   /** The main process reports resume from sleep or a network change. */
   systemResumed(): void;
+  /** A server's connection once it is up, and its label (rollout workers on SSH hosts, issue 34). */
+  connectionOf(serverId: string, timeoutMs?: number): Promise<SshConnection>;
+  labelOf(serverId: string): string;
 }
 
 /**
@@ -72,5 +76,7 @@ export function registerServers(context: ServiceContext, options: ServersOptions
     start: () => manager.start(),
     dispose: () => manager.dispose(),
     systemResumed: () => manager.systemResumed(),
+    connectionOf: (serverId, timeoutMs) => manager.connectionOf(serverId, timeoutMs),
+    labelOf: (serverId) => manager.labelOf(serverId),
   };
 }

@@ -1,3 +1,4 @@
+import type { SshConnection } from './ssh-connection';
 import { AppError } from '../../shared/errors';
 import { proxyConflict, type DiagnosticsReport, type ServerProfileInput, type ServerView, type SshConfigListing } from '../../shared/schemas-servers';
 import type { EngineRegistry } from '../engines/engine-registry';
@@ -128,6 +129,16 @@ export class ServerManager {
       void session.connect().finally(done);
     });
     return session.view();
+  }
+
+  /** The server's SSH connection once it is up (rollout workers run there: exec, SFTP, a reverse tunnel). */
+  async connectionOf(serverId: string, timeoutMs?: number): Promise<SshConnection> {
+    return this.session(serverId).connection(timeoutMs);
+  }
+
+  /** The server's label for messages ("cpu-box"); the id when it is unknown. */
+  labelOf(serverId: string): string {
+    return this.store.list().find((p) => p.id === serverId)?.label ?? serverId;
   }
 
   async disconnect(serverId: string): Promise<ServerView> {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import ssh2, { type Client, type ClientChannel, type ConnectConfig } from 'ssh2';
+import ssh2, { type Client, type ClientChannel, type ConnectConfig, type SFTPWrapper } from 'ssh2';
 import { AppError } from '../../shared/errors';
 import { AuthPlan, SecretMemory, type AskSecret, type SshAuthAttempt, type SshAuthOutcome } from './ssh-auth';
 import { closeReason, mapSshError } from './ssh-errors';
@@ -326,6 +326,54 @@ export class SshConnection extends EventEmitter<{ closed: [reason: AppError | nu
       this.client.forwardOut(src.host, src.port, dstHost, dstPort, (error, channel) => {
         if (error) return reject(new AppError('SSH_DISCONNECTED', `Cannot reach ${dstHost}:${dstPort} from ${this.target}: ${error.message}.`, { cause: error }));
         resolve(channel);
+      });
+    });
+  }
+
+  /** An SFTP session on this connection (rollout workers' project copy); end it when done. */
+  sftp(): Promise<SFTPWrapper> {
+    return new Promise((resolve, reject) => {
+      this.client.sftp((error, sftp) => {
+        if (error) return reject(new AppError('SSH_DISCONNECTED', `SFTP is not available on ${this.target}: ${error.message}.`, { cause: error }));
+        resolve(sftp);
+      });
+    });
+  }
+
+  /**
+   * A reverse tunnel: the server listens on its loopback (a free port it picks) and every connection
+   * to it reaches `to` as seen from this computer (`remotePort` 0: a free port the server picks, else
+   * that port again, as after a reconnect). Resolves with the server-side port and a close.
+   */
+  forwardIn(to: { host: string; port: number }, remotePort = 0): Promise<{ port: number; close: () => void }> {
+    return new Promise((resolve, reject) => {
+      this.client.forwardIn('127.0.0.1', remotePort, (error, given) => {
+        // ssh2 reports the port only when the server picked it (remotePort 0).
+        const port = remotePort === 0 ? given : remotePort;
+        if (error) return reject(new AppError('TUNNEL_FAILED', `${this.target} refused a reverse tunnel (AllowTcpForwarding?): ${error.message}.`, { cause: error }));
+        const onConnection = (info: { destPort: number }, accept: () => ClientChannel, refuse: () => void): void => {
+          if (info.destPort !== port) return;
+          const socket = net.connect(to.port, to.host);
+          socket.once('error', () => refuse());
+          socket.once('connect', () => {
+            const channel = accept();
+            channel.pipe(socket).pipe(channel);
+            const end = (): void => {
+              socket.destroy();
+              channel.close();
+            };
+            channel.once('close', end);
+            socket.once('close', end);
+          });
+        };
+        this.client.on('tcp connection', onConnection);
+        resolve({
+          port,
+          close: () => {
+            this.client.off('tcp connection', onConnection);
+            if (this.open) this.client.unforwardIn('127.0.0.1', port, () => undefined);
+          },
+        });
       });
     });
   }

@@ -72,6 +72,8 @@ describe('contract types', () => {
       | 'jobs:log-appended'
       | 'wizard:changed'
       | 'updates:state-changed'
+      | 'workers:changed'
+      | 'workers:log-appended'
     >();
   });
 

@@ -59,6 +59,13 @@ export const replayTable: readonly ReplayRow[] = [
   row('wizard:state', (payload) => [{ channel: 'wizard:changed', payload }]),
   // Issue 35: the updater's state (a download may have finished while the socket was down).
   row('updates:state', (payload) => [{ channel: 'updates:state-changed', payload }]),
+  // Issue 34: every worker pool with each worker's log head.
+  row('workers:list', (pools) =>
+    pools.flatMap((pool): BridgeMessage[] => [
+      { channel: 'workers:changed', payload: pool },
+      ...pool.workers.map((w): BridgeMessage => ({ channel: 'workers:log-appended', payload: { poolId: pool.poolId, index: w.index, total: w.logLines } })),
+    ]),
+  ),
 ];
 
 /**

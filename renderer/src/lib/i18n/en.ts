@@ -17,6 +17,7 @@ import { enSlurm } from './en-slurm';
 import { enServerState } from './en-server-state';
 import { enBackend } from './en-backend';
 import { enUpdates } from './en-updates';
+import { enWorkers } from './en-workers';
 
 export const en = {
   ...enServers,
@@ -33,6 +34,7 @@ export const en = {
   ...enServerState,
   ...enBackend,
   ...enUpdates,
+  ...enWorkers,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': 'Main navigation',

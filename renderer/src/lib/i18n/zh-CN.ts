@@ -13,6 +13,7 @@ import { zhCNSlurm } from './zh-CN-slurm';
 import { zhCNServerState } from './zh-CN-server-state';
 import { zhCNBackend } from './zh-CN-backend';
 import { zhCNUpdates } from './zh-CN-updates';
+import { zhCNWorkers } from './zh-CN-workers';
 
 /**
  * Simplified Chinese. Typed as a full record of the English keys, so a missing key (or a stray
@@ -35,6 +36,7 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNServerState,
   ...zhCNBackend,
   ...zhCNUpdates,
+  ...zhCNWorkers,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': '主导航',

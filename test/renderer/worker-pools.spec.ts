@@ -1,0 +1,67 @@
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { setApiForTests } from '../../renderer/src/lib/api';
+import { setLocale } from '../../renderer/src/lib/i18n';
+import WorkerPools from '../../renderer/src/pages/jobs/workers/WorkerPools.svelte';
+import type { PoolViewData, WorkerViewData } from '../../electron/shared/schemas-workers';
+import { FakeApi } from './fake-api';
+
+// The worker pool table (issue 34) against the fake API (a TEST DOUBLE of the backend's pool service).
+let api: FakeApi;
+
+function worker(index: number, overrides: Partial<WorkerViewData> = {}): WorkerViewData {
+  return {
+    index, placement: { kind: 'local' }, where: 'this computer', state: 'running', exitCode: null, signal: null, pid: 100 + index, jobId: null,
+    batchShare: 2, parallelEpisodes: 4, clientUuid: `uuid-${index}`, episodes: 10 * (index + 1), failedEpisodes: 0, episodesPerMinute: 6, lastError: null,
+    startedAt: '2026-12-05T00:00:00Z', endedAt: null, logLines: 0, note: null, ...overrides,
+  };
+}
+
+function pool(overrides: Partial<PoolViewData> = {}): PoolViewData {
+  return {
+    poolId: 'pool-1', label: 'exp_1', createdAt: '2026-12-05T00:00:00Z', state: 'running',
+    swarm: { engineId: 'local', containerId: '0123456789ab', profileId: null }, swarmUrl: 'http://127.0.0.1:10086',
+    split: { batchSize: 4, grpoN: 2, workers: 2, shares: [{ index: 0, batchShare: 2, parallelEpisodes: 4 }, { index: 1, batchShare: 2, parallelEpisodes: 4 }], totalParallelEpisodes: 8 },
+    workers: [worker(0), worker(1, { placement: { kind: 'ssh', serverId: 'cpu-box', python: 'python3', reach: { kind: 'tunnel' } }, where: 'cpu-box', state: 'failed', exitCode: 1, episodesPerMinute: null, lastError: 'RuntimeError: boom' })],
+    episodesPerMinute: 6, episodes: 30, ...overrides,
+  };
+}
+
+beforeEach(() => {
+  api = new FakeApi();
+  setApiForTests(api);
+  setLocale('en');
+});
+
+describe('worker pools', () => {
+  it('shows each worker with state, client uuid, share, episodes, rate and last error, the split and the total rate; the actions reach the backend', async () => {
+    api.answer('workers:list', () => [pool()]);
+    api.answer('workers:restart-failed', () => pool({ workers: [worker(0), worker(1, { where: 'cpu-box' })] }));
+    api.answer('workers:stop-all', () => pool({ state: 'ended', workers: [worker(0, { state: 'stopped' }), worker(1, { state: 'stopped' })] }));
+    render(WorkerPools, { props: { api } });
+    await waitFor(() => expect(screen.getAllByTestId('worker-row')).toHaveLength(2));
+    const [first, second] = screen.getAllByTestId('worker-row');
+    expect(first!.textContent).toContain('uuid-0');
+    expect(first!.textContent).toContain('2 tasks · 4 at once');
+    expect(within(second!).getByText(/failed/)).toBeTruthy();
+    expect(second!.textContent).toContain('RuntimeError: boom');
+    expect(second!.textContent).toContain('cpu-box');
+    expect(screen.getByTestId('worker-pool-split').textContent).toContain('batch 4 × group 2 = 8 episodes at once, as 2 + 2');
+    expect(screen.getByTestId('worker-pool-rate').textContent).toContain('6 episodes/min in total · 30 episodes');
+
+    await fireEvent.click(screen.getByRole('button', { name: 'Restart failed' }));
+    await waitFor(() => expect(screen.getAllByTestId('worker-row').map((r) => r.dataset.state)).toEqual(['running', 'running']));
+    expect(api.requestsOn('workers:restart-failed')).toEqual([{ poolId: 'pool-1' }]);
+    await fireEvent.click(screen.getByRole('button', { name: 'Stop all' }));
+    await waitFor(() => expect(screen.getAllByTestId('worker-row').map((r) => r.dataset.state)).toEqual(['stopped', 'stopped']));
+
+    // A pushed snapshot replaces the pool (a worker died while the page showed it).
+    api.emit('workers:changed', pool({ workers: [worker(0, { state: 'failed', lastError: 'killed' }), worker(1)] }));
+    await waitFor(() => expect(screen.getAllByTestId('worker-row')[0]!.dataset.state).toBe('failed'));
+  });
+
+  it('says so when there is no pool', async () => {
+    render(WorkerPools, { props: { api } });
+    expect(await screen.findByText(/No worker pools yet/)).toBeTruthy();
+  });
+});
