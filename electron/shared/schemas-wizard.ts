@@ -58,6 +58,8 @@ export const ProjectSetup = z.discriminatedUnion('mode', [
     rewardStyle: RewardStyle.default('native'),
     /** The command that runs the user's agent (the episode template calls it as a subprocess); may be empty. */
     agentCommand: z.string().max(2000).default(''),
+    /** The user saw which files of the build folder changed since the wizard wrote them and chose to write over them. */
+    overwrite: z.boolean().optional(),
   }),
   z.object({
     mode: z.literal('adopt'),
@@ -77,6 +79,11 @@ export const ProjectView = z.object({
   collectorFile: z.string(),
   episodeFile: z.string(),
   rewardStyle: RewardStyle.nullable(),
+  /**
+   * The scaffolded files as the wizard last wrote them (path, sha256): creating the scripts again
+   * rewrites in place a file still as written, and asks before one the user changed.
+   */
+  written: z.array(z.object({ path: z.string(), sha256: z.string() })).optional(),
   /** The interpreter every run of this project uses (from `jobs:python`); null until chosen. */
   python: z.string().nullable(),
   dataset: z
