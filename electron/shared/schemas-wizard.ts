@@ -243,6 +243,8 @@ export const WizardState = z.object({
 });
 
 export const WizardGoto = z.object({ step: WizardStepId });
+/** `restartDryRun`: a dry run already running with another LLM is stopped and started with the wizard's (the user pressed "Restart"). */
+export const WizardStartSwarm = z.object({ restartDryRun: z.boolean().default(false) }).strict().default({ restartDryRun: false });
 export const WizardLlm = z.object({ secretId: SecretId });
 export const WizardPython = z.object({ python: LocalPath });
 export const WizardEpisodeTest = z.object({ itemId: z.string().trim().min(1, 'choose an item id from the dataset test').max(4096) });

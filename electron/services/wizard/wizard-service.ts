@@ -245,14 +245,14 @@ export class WizardService {
   }
 
   /** One start at a time: a second press while one runs waits for the same outcome. */
-  startSwarm(): Promise<WizardStateData> {
-    this.swarmStart ??= this.runSwarmStart().finally(() => {
+  startSwarm(options: { restartDryRun?: boolean } = {}): Promise<WizardStateData> {
+    this.swarmStart ??= this.runSwarmStart(options).finally(() => {
       this.swarmStart = null;
     });
     return this.swarmStart;
   }
 
-  private async runSwarmStart(): Promise<WizardStateData> {
+  private async runSwarmStart(options: { restartDryRun?: boolean }): Promise<WizardStateData> {
     const facts = this.locked('swarm');
     const choice = facts.swarm?.choice;
     const llm = facts.llm;
@@ -272,12 +272,18 @@ export class WizardService {
         profiles: this.options.profiles,
         progress,
         waits: this.options.swarmWaits ?? DEFAULT_SWARM_WAITS,
-      });
+      }, options);
       return await this.change((f) => {
         if (!f.swarm || !sameChoice(f.swarm.choice, choice)) return f;
         return clearStale({ ...f, swarm: { ...f.swarm, ...target, phase: 'ready', detail: null }, swarmReadyAt: new Date().toISOString() }, 'swarm');
       });
     } catch (error) {
+      // Another LLM on the running dry run is a question for the user (the step offers "Restart"),
+      // said once by the step: nothing started or failed.
+      if (isAppError(error) && error.params?.holder === 'wizard-other-llm') {
+        await progress({ phase: 'idle', detail: null }).catch(() => undefined);
+        throw error;
+      }
       const detail = isAppError(error) ? error.message : 'The start failed unexpectedly; the app log has the details.';
       await progress({ phase: 'failed', detail }).catch(() => undefined);
       throw error;
