@@ -238,6 +238,8 @@ export const WizardState = z.object({
   trainJobId: JobId.nullable(),
   /** Jobs the wizard started that still run (a test, the debug episode, training). */
   runningJobIds: z.array(JobId),
+  /** The profile the wizard's swarm choice named was removed (its label as last seen): the steps that used it are out of date. */
+  goneProfile: z.object({ id: z.string(), label: z.string() }).nullable().optional(),
   /** Pre-fill for the training form while `code` is null (optional: added after the contract commit). */
   suggestedForm: TrainingFormSuggestion.nullable().optional(),
 });

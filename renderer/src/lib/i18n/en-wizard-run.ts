@@ -20,6 +20,7 @@ export const enWizardRun = {
   'wizard.run.swarm.failed': 'The start failed: {detail}',
   'wizard.run.swarm.retry': 'Try again',
   'wizard.run.swarm.current': 'Now chosen: {target}',
+  'wizard.run.swarm.notStarted': 'Not started yet: press “Start the swarm server” to use this choice (the status of the previous one is no longer shown).',
   'wizard.run.swarm.otherLlm.endpoint': 'The dry run is already running, with another LLM endpoint than the wizard’s debug LLM ({model} at {baseUrl}): a debug episode there would not test yours.',
   'wizard.run.swarm.otherLlm.model': 'The dry run is already running at the same endpoint ({baseUrl}) with another model than the wizard’s {model}.',
   'wizard.run.swarm.otherLlm.typedKey': 'The dry run is already running with the same endpoint ({model} at {baseUrl}), but with a key typed on the Servers page, not the vault key the wizard tested.',

@@ -23,6 +23,7 @@ export const enWizard = {
   'wizard.steps.needs': 'needs: {steps}',
   'wizard.steps.missing': 'This step needs {steps} done first; its actions are refused until then.',
   'wizard.steps.staleNote': 'Done before something it depends on changed: run it again to bring it up to date.',
+  'wizard.steps.goneProfile': 'The profile “{label}” was removed, and with it the swarm server these steps used: they are out of date. Choose another server in “Swarm server”, then run them again.',
 
   'wizard.llm.intro':
     'The debug LLM answers your agent’s calls while you test it on this computer (the episode test, the dry run). Any OpenAI-compatible endpoint works; its key stays in the vault.',

@@ -21,6 +21,7 @@ export const zhCNWizardRun: Record<keyof typeof enWizardRun, string> = {
   'wizard.run.swarm.failed': '启动失败：{detail}',
   'wizard.run.swarm.retry': '重试',
   'wizard.run.swarm.current': '当前选择：{target}',
+  'wizard.run.swarm.notStarted': '尚未启动：按“启动 swarm 服务器”以使用此选择（之前选择的状态不再显示）。',
   'wizard.run.swarm.otherLlm.endpoint': '试运行已在运行，但使用的 LLM 端点不是向导的调试 LLM（{baseUrl} 上的 {model}）：在那里运行调试回合测试不到你的 LLM。',
   'wizard.run.swarm.otherLlm.model': '试运行已在同一端点（{baseUrl}）上运行，但模型不是向导的 {model}。',
   'wizard.run.swarm.otherLlm.typedKey': '试运行已在同一端点（{baseUrl} 上的 {model}）上运行，但使用的是在服务器页面输入的密钥，而不是向导测试过的保管库密钥。',

@@ -24,6 +24,7 @@ export const zhCNWizard: Record<keyof typeof enWizard, string> = {
   'wizard.steps.needs': '依赖：{steps}',
   'wizard.steps.missing': '此步骤需要先完成 {steps}；在此之前，它的操作会被拒绝。',
   'wizard.steps.staleNote': '完成之后，它所依赖的内容发生了变化：请重新运行以使其保持最新。',
+  'wizard.steps.goneProfile': '配置“{label}”已被删除，这些步骤所用的 swarm 服务器也随之消失：它们已过期。请在“Swarm 服务器”中选择另一台服务器，然后重新运行。',
 
   'wizard.llm.intro':
     '在本机测试智能体时（回合测试、空跑），由调试 LLM 回答智能体的调用。任何兼容 OpenAI 的端点都可以；密钥保存在密钥库中。',
