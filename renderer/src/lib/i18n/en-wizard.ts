@@ -41,6 +41,7 @@ export const enWizard = {
   'wizard.llm.vaultFirstError': 'Choose where the key is kept (above) first: the endpoint is saved there.',
   'wizard.llm.newTitle': 'Your debug LLM endpoint',
   'wizard.llm.saveAndTest': 'Save and test the LLM',
+  'wizard.llm.nameDefault': 'The name may stay empty: it becomes “model (host)”.',
 
   'wizard.project.intro':
     'Your agent’s project folder and two scripts: a dataset collector (get_training_dataset_item_list) and an episode runner (run_episode_once.py <item>). The wizard can create both, or use the ones you have.',

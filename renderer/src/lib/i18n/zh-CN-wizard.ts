@@ -42,6 +42,7 @@ export const zhCNWizard: Record<keyof typeof enWizard, string> = {
   'wizard.llm.vaultFirstError': '请先（在上方）选择密钥的存放位置：端点将保存在那里。',
   'wizard.llm.newTitle': '你的调试 LLM 端点',
   'wizard.llm.saveAndTest': '保存并测试 LLM',
+  'wizard.llm.nameDefault': '名称可以留空：将自动设为“模型（主机）”。',
 
   'wizard.project.intro':
     '你的智能体项目文件夹和两个脚本：数据集收集器（get_training_dataset_item_list）和回合运行器（run_episode_once.py <item>）。向导可以创建这两个脚本，也可以使用你已有的脚本。',
