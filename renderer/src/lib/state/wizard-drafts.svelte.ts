@@ -17,6 +17,8 @@ export interface WizardDraftsData {
   llm: SecretDraft | null;
   project: ProjectDraft | null;
   training: TrainingDraft | null;
+  /** The swarm form's picked kind ("A swarm profile" after "Choose a GPU server"), until Start. */
+  swarmKind: 'dry-run' | 'profile' | null;
 }
 
 /**
@@ -24,10 +26,11 @@ export interface WizardDraftsData {
  * switch (and each step on every step switch), and a user who looked up something on Settings
  * must find what they typed. Memory only, never written anywhere; a reset of the wizard clears it.
  */
-export const wizardDrafts = $state<WizardDraftsData>({ llm: null, project: null, training: null });
+export const wizardDrafts = $state<WizardDraftsData>({ llm: null, project: null, training: null, swarmKind: null });
 
 export function clearWizardDrafts(): void {
   wizardDrafts.llm = null;
   wizardDrafts.project = null;
   wizardDrafts.training = null;
+  wizardDrafts.swarmKind = null;
 }
