@@ -216,6 +216,8 @@ describe('getting started: a new user from first launch to a dry-run debug episo
 
     await click(next('Train'));
     await click(main().getByRole('button', { name: 'Start training' }));
+    // Training runs (its Stop button is there) before its step is read: the server's step alone says nothing.
+    await main().getByRole('button', { name: 'Stop training' }).waitFor({ timeout: SLOW });
     const dashboard = main().getByTestId('training-dashboard');
     await dashboard.waitFor({ timeout: 30_000 });
     await expect.poll(async () => Number((await dashboard.getByTestId('training-step').textContent())?.trim()), { timeout: SLOW }).toBeGreaterThanOrEqual(1);
