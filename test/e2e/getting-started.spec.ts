@@ -221,6 +221,9 @@ describe('getting started: a new user from first launch to a dry-run debug episo
     const dashboard = main().getByTestId('training-dashboard');
     await dashboard.waitFor({ timeout: 30_000 });
     await expect.poll(async () => Number((await dashboard.getByTestId('training-step').textContent())?.trim()), { timeout: SLOW }).toBeGreaterThanOrEqual(1);
+    // A finished step: the reward chart has its first point.
+    const chart = dashboard.getByTestId('reward-chart');
+    await expect.poll(async () => ((await chart.getAttribute('data-steps')) ?? '').length, { timeout: SLOW }).toBeGreaterThan(0);
     await screenshot('first-training-step');
     await click(main().getByRole('button', { name: 'Stop training' }));
     await expect.poll(() => main().getByTestId('wizard-job-state').textContent(), { timeout: 60_000 }).toMatch(/cancelled/i);
