@@ -84,6 +84,7 @@ import {
   TrainingForm,
   WizardEpisodeTest,
   WizardGoto,
+  WizardStartSwarm,
   WizardLlm,
   WizardPython,
   WizardState,
@@ -247,7 +248,7 @@ export const invokeContract = {
   /** Step 3: where the swarm server runs. */
   'wizard:choose-swarm': { request: SwarmChoice, response: WizardState },
   /** Doctor, start, connect + tunnel (SSH), wait for /health; answers when ready (or with the failure). */
-  'wizard:start-swarm': { request: Empty, response: WizardState },
+  'wizard:start-swarm': { request: WizardStartSwarm, response: WizardState },
   /** Step 4: the debug script against the chosen server (a job); done when a reward came back. */
   'wizard:run-debug': { request: Empty, response: JobView },
   /** Step 5: `agent_roll.py`; JOB_NEEDS_CONFIRMATION when it restarts the engine and that was not confirmed. */

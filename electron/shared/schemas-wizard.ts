@@ -58,6 +58,8 @@ export const ProjectSetup = z.discriminatedUnion('mode', [
     rewardStyle: RewardStyle.default('native'),
     /** The command that runs the user's agent (the episode template calls it as a subprocess); may be empty. */
     agentCommand: z.string().max(2000).default(''),
+    /** The user saw which files of the build folder changed since the wizard wrote them and chose to write over them. */
+    overwrite: z.boolean().optional(),
   }),
   z.object({
     mode: z.literal('adopt'),
@@ -77,6 +79,11 @@ export const ProjectView = z.object({
   collectorFile: z.string(),
   episodeFile: z.string(),
   rewardStyle: RewardStyle.nullable(),
+  /**
+   * The scaffolded files as the wizard last wrote them (path, sha256): creating the scripts again
+   * rewrites in place a file still as written, and asks before one the user changed.
+   */
+  written: z.array(z.object({ path: z.string(), sha256: z.string() })).optional(),
   /** The interpreter every run of this project uses (from `jobs:python`); null until chosen. */
   python: z.string().nullable(),
   dataset: z
@@ -231,11 +238,15 @@ export const WizardState = z.object({
   trainJobId: JobId.nullable(),
   /** Jobs the wizard started that still run (a test, the debug episode, training). */
   runningJobIds: z.array(JobId),
+  /** The profile the wizard's swarm choice named was removed (its label as last seen): the steps that used it are out of date. */
+  goneProfile: z.object({ id: z.string(), label: z.string() }).nullable().optional(),
   /** Pre-fill for the training form while `code` is null (optional: added after the contract commit). */
   suggestedForm: TrainingFormSuggestion.nullable().optional(),
 });
 
 export const WizardGoto = z.object({ step: WizardStepId });
+/** `restartDryRun`: a dry run already running with another LLM is stopped and started with the wizard's (the user pressed "Restart"). */
+export const WizardStartSwarm = z.object({ restartDryRun: z.boolean().default(false) }).strict().default({ restartDryRun: false });
 export const WizardLlm = z.object({ secretId: SecretId });
 export const WizardPython = z.object({ python: LocalPath });
 export const WizardEpisodeTest = z.object({ itemId: z.string().trim().min(1, 'choose an item id from the dataset test').max(4096) });

@@ -35,10 +35,12 @@ export async function launchChromium(): Promise<Browser> {
 
 /**
  * A fresh page on the app's URL that records page errors and console errors into `errors`, so a
- * test can assert the UI raised none.
+ * test can assert the UI raised none. It opens at `startPage` (`#page=…`) as a returning user's
+ * window does; `null` opens the bare address, where a new user lands on the wizard (lib/landing.ts).
  */
-export async function openAppPage(browser: Browser, url: string, errors: string[]): Promise<Page> {
+export async function openAppPage(browser: Browser, url: string, errors: string[], startPage: string | null = 'servers'): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  if (startPage !== null) url = `${url}${url.includes('#') ? '&' : '#'}page=${encodeURIComponent(startPage)}`;
   page.on('pageerror', (error) => errors.push(error.message));
   page.on('console', (message) => {
     if (message.type() === 'error') errors.push(message.text());

@@ -80,24 +80,22 @@ describe('the guided wizard end to end (Chromium + browser host + real Python, d
   });
 
   it('takes a new user from the debug LLM to a debug episode on the dry run', async () => {
-    // A vault for this session only: the picker's "Add new…" needs one.
+    // A vault for this session only, set up in Settings (the wizard's own inline set-up is getting-started.spec's).
     await page.getByTestId('nav-settings').click();
     const vault = page.getByTestId('vault-section');
     await vault.getByTestId('vault-setup-choice-session').check();
     await vault.getByTestId('vault-setup-submit').click();
     await expect.poll(() => vault.getByTestId('vault-status-text').textContent(), { timeout: 30_000 }).toBe('Unlocked');
 
-    // Step 0: the debug LLM, added from the wizard and tested with one call.
+    // Step 0: the debug LLM. No endpoint yet: its fields show at once, and one press saves and tests it.
     await page.getByTestId('nav-wizard').click();
     let main = await step('Debug LLM');
-    await main.getByRole('combobox', { name: 'Debug LLM endpoint' }).selectOption('__add__');
-    const add = main.getByTestId('secret-picker-add');
+    const add = main.getByTestId('wizard-llm-new');
     await add.getByTestId('secret-form-name').fill('Fake LLM');
     await add.getByTestId('secret-form-base-url').fill(llm.url);
     await add.getByTestId('secret-form-model').fill('fake-debug-model');
     await add.getByTestId('secret-form-value').fill(KEY);
-    await add.getByTestId('secret-picker-save').click();
-    await main.getByRole('button', { name: 'Test the LLM' }).click();
+    await main.getByTestId('wizard-llm-save-test').click();
     await expect.poll(() => page.getByTestId('wizard-step-llm').getAttribute('data-status'), { timeout: 30_000 }).toBe('done');
     await screenshot('llm');
 

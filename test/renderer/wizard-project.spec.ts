@@ -48,17 +48,33 @@ describe('step 1: the project folder and its scripts', () => {
     await fireEvent.input(box('Project folder (absolute path)'), { target: { value: '/home/me/agent' } });
     expect(within(currentStep()).getByRole('radio', { name: 'Create new scripts' })).toHaveProperty('checked', true);
     await fireEvent.click(within(currentStep()).getByRole('radio', { name: 'LLM as judge' }));
-    await fireEvent.input(box('Command that runs your agent (optional)'), { target: { value: 'python agent.py' } });
+    await fireEvent.input(box('Command that runs your agent (optional)'), { target: { value: 'python agent.py --item {item_id}' } });
     await fireEvent.input(box('Build id (optional)'), { target: { value: 'abc123' } });
     await fireEvent.click(button('Create the scripts'));
 
     const current = await within(currentStep()).findByTestId('wizard-project-current');
     expect(api.requestsOn('wizard:set-project')).toEqual([
-      { mode: 'scaffold', projectDir: '/home/me/agent', rewardStyle: 'judge', agentCommand: 'python agent.py', buildId: 'abc123' },
+      { mode: 'scaffold', projectDir: '/home/me/agent', rewardStyle: 'judge', agentCommand: 'python agent.py --item {item_id}', buildId: 'abc123' },
     ]);
     expect(text(current)).toContain(`Folder: ${BUILD}`);
     expect(text(current)).toContain(`Episode runner: ${BUILD}/run_episode_once.py`);
     await waitFor(() => expect(api.requestsOn('jobs:python')).toEqual([{ projectDir: '/home/me/agent', extra: null }]));
+  });
+
+  it('shows the placeholders in the example and asks before creating with a command that has no {item_id} (issue 32)', async () => {
+    await renderWizard(api);
+    const command = box('Command that runs your agent (optional)');
+    expect(command.getAttribute('placeholder')).toBe('{python} my_agent.py --item {item_id}');
+    expect(text(document.getElementById(command.getAttribute('aria-describedby') ?? ''))).toContain('{item_id} becomes the item’s id');
+    await fireEvent.input(box('Project folder (absolute path)'), { target: { value: '/home/me/agent' } });
+    await fireEvent.input(command, { target: { value: 'python agent.py' } });
+    await fireEvent.click(button('Create the scripts'));
+    const warning = await within(currentStep()).findByTestId('wizard-project-no-item-id');
+    expect(text(warning)).toContain('This command has no {item_id}');
+    expect(api.requestsOn('wizard:set-project')).toEqual([]);
+    await fireEvent.click(within(warning).getByRole('button', { name: 'Create without {item_id}' }));
+    await within(currentStep()).findByTestId('wizard-project-current');
+    expect(api.requestsOn('wizard:set-project')).toEqual([{ mode: 'scaffold', projectDir: '/home/me/agent', rewardStyle: 'native', agentCommand: 'python agent.py', buildId: null }]);
   });
 
   it('uses existing scripts in adopt mode', async () => {

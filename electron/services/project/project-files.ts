@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, mkdir, readFile, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
@@ -16,6 +16,8 @@ export interface ProjectLayout {
   collectorFile: string;
   episodeFile: string;
   rewardStyle: 'native' | 'judge' | null;
+  /** Scaffold: the files as written now (path, sha256), to tell the wizard's own content from the user's edits later. */
+  written?: { path: string; sha256: string }[];
 }
 
 /** User code is the user's: readable by their tools like any file they wrote (not the app's 0600). */
@@ -35,7 +37,13 @@ export function randomBuildId(): string {
  * ever written over (WIZARD_FILE_EXISTS names it); an unusable folder or a file that is not what
  * the step needs is PROJECT_INVALID with what to do.
  */
-export async function setUpProject(resourcesDir: string, setup: ProjectSetupData, newId: () => string = randomBuildId): Promise<ProjectLayout> {
+export async function setUpProject(
+  resourcesDir: string,
+  setup: ProjectSetupData,
+  newId: () => string = randomBuildId,
+  /** The files as the wizard wrote them last (path → sha256): still so, they are rewritten in place without asking. */
+  known: ReadonlyMap<string, string> = new Map(),
+): Promise<ProjectLayout> {
   const projectDir = await usableProjectDir(setup.projectDir);
   if (setup.mode === 'adopt') return adopt(projectDir, setup.collectorFile, setup.episodeFile);
   const buildId = setup.buildId ?? (await freshBuildId(projectDir, newId));
@@ -46,12 +54,15 @@ export async function setUpProject(resourcesDir: string, setup: ProjectSetupData
   const clashes: string[] = [];
   for (const target of targets) {
     const existing = await readIfExists(target.path);
-    if (existing !== null && existing !== target.content) clashes.push(target.path);
+    if (existing === null || existing === target.content) continue;
+    // A file exactly as the wizard wrote it is the wizard's to update; anything else is the user's.
+    if (known.get(target.path) === sha256(existing)) continue;
+    if (!setup.overwrite) clashes.push(target.path);
   }
   if (clashes.length > 0) {
     throw new AppError(
       'WIZARD_FILE_EXISTS',
-      `${clashes.join(' and ')} already exist${clashes.length === 1 ? 's' : ''} with other content; the wizard does not write over your files. Choose another build id (or leave it empty for a new one), or adopt the existing files instead.`,
+      `${clashes.join(' and ')} ${clashes.length === 1 ? 'was' : 'were'} changed since the wizard wrote ${clashes.length === 1 ? 'it' : 'them'} (or ${clashes.length === 1 ? 'is' : 'are'} not the wizard's); the wizard does not write over your changes unless you confirm it. Confirm overwriting, choose another build id, or adopt the existing files instead.`,
     );
   }
   await mkdir(buildDir, { recursive: true });
@@ -66,7 +77,12 @@ export async function setUpProject(resourcesDir: string, setup: ProjectSetupData
     collectorFile: join(buildDir, 'get_training_dataset_item_list.py' satisfies ScaffoldFileName),
     episodeFile: join(buildDir, 'run_episode_once.py' satisfies ScaffoldFileName),
     rewardStyle: setup.rewardStyle,
+    written: targets.map((target) => ({ path: target.path, sha256: sha256(target.content) })),
   };
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 /** A new id whose folder does not exist yet: "a new one" must never land on an earlier build's files. */

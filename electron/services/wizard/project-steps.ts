@@ -21,8 +21,13 @@ export class ProjectSteps {
   ) {}
 
   async setProject(setup: ProjectSetupData): Promise<WizardStateData> {
-    this.wizard.locked('project');
-    const layout = await setUpProject(this.options.resourcesDir, setup, this.options.newBuildId);
+    const before = this.wizard.locked('project').project;
+    // Creating the scripts again in the same folder updates the build folder in use (no new one
+    // orphaning the old) unless the user typed another build id.
+    const reuse = setup.mode === 'scaffold' && setup.buildId === null && before?.mode === 'scaffold' && before.projectDir === setup.projectDir && before.buildId;
+    const request = reuse ? { ...setup, buildId: before.buildId } : setup;
+    const known = new Map((before?.written ?? []).map((w) => [w.path, w.sha256] as const));
+    const layout = await setUpProject(this.options.resourcesDir, request, this.options.newBuildId, known);
     return this.wizard.change((f) => {
       const before = f.project;
       const same =

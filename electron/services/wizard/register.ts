@@ -48,7 +48,7 @@ export function registerWizard(context: ServiceContext, deps: WizardDeps): Wizar
       'wizard:preview-code': (form) => service.previewCode(form),
       'wizard:generate-code': (request) => service.generateCode(request),
       'wizard:choose-swarm': (choice) => service.chooseSwarm(choice),
-      'wizard:start-swarm': () => service.startSwarm(),
+      'wizard:start-swarm': (request) => service.startSwarm(request),
       'wizard:run-debug': () => service.runDebug(),
       'wizard:train': ({ confirmEngineRestart }) => service.train(confirmEngineRestart),
       'wizard:stop-train': () => service.stopTrain(),

@@ -49,6 +49,7 @@ export async function startSwarm(
   choice: SwarmChoiceData,
   llm: DebugLlm,
   deps: SwarmStartDeps,
+  options: { restartDryRun?: boolean } = {},
 ): Promise<{ engineId: string; containerId: string; url: string }> {
   const handlers = deps.handlers();
   let engineId: string;
@@ -57,19 +58,23 @@ export async function startSwarm(
     engineId = DRY_RUN_ENGINE_ID;
     containerId = DRY_RUN_CONTAINER_ID;
     const view = await handlers['dryrun:view']({});
-    if (view.state !== 'running') {
+    const startOurs = async (): Promise<void> => {
       await deps.progress({ phase: 'starting', detail: `starting the dry run with ${llm.model}`, engineId, containerId, url: null });
       // The contract's defaults (port, boot delay, spend limits) filled in by its own schema.
       await handlers['dryrun:start'](DryRunStartRequest.parse({ config: { llm: { baseUrl: llm.baseUrl, model: llm.model, secretId: llm.secretId } } }));
+    };
+    if (view.state !== 'running') {
+      await startOurs();
     } else {
       // A dry run already running (started on the Servers page) relays to ITS LLM: with another one
-      // the debug episode would test the wrong endpoint. Stopping it is the user's call, not ours.
-      const running = view.config?.llm;
-      if (running && (running.baseUrl !== llm.baseUrl || running.model !== llm.model || running.secretId !== llm.secretId)) {
-        throw new AppError(
-          'DRY_RUN_STATE',
-          `The dry run already runs with ${running.model} at ${running.baseUrl}, not with the wizard's debug LLM (${llm.model} at ${llm.baseUrl}). Stop the dry run on the Servers page and press Start again, or choose that endpoint in the "Debug LLM" step.`,
-        );
+      // the debug episode would test the wrong endpoint. Stopping it is the user's call ("Restart").
+      const differs = llmDifference(view.config?.llm ?? null, llm);
+      if (differs !== null && options.restartDryRun) {
+        await deps.progress({ phase: 'starting', detail: 'stopping the dry run that used another LLM', engineId, containerId, url: null });
+        await handlers['dryrun:stop']({});
+        await startOurs();
+      } else if (differs !== null) {
+        throw new AppError('DRY_RUN_STATE', differs.message, { params: { holder: 'wizard-other-llm', differs: differs.what, model: llm.model, baseUrl: llm.baseUrl } });
       }
     }
   } else {
@@ -92,6 +97,31 @@ export async function startSwarm(
   const watched = async () => (await handlers['swarm:statuses']({})).find((s) => s.engineId === engineId && s.containerId === containerId && s.url === url);
   await waitForHealth(url, deps.waits, watched);
   return { engineId, containerId, url };
+}
+
+type RunningLlm = { baseUrl: string; model: string; secretId: string | null };
+
+/**
+ * What makes the running dry run's LLM another one than the wizard's, named exactly (the endpoint
+ * may be the same with another key: typed on the Servers page, or another vault entry); null when
+ * it is the same.
+ */
+export function llmDifference(running: RunningLlm | null, ours: DebugLlm): { what: 'endpoint' | 'model' | 'typed-key' | 'other-key'; message: string } | null {
+  if (!running) return null;
+  const intro = 'The dry run is already running';
+  if (running.baseUrl !== ours.baseUrl) {
+    return { what: 'endpoint', message: `${intro} with the LLM at ${running.baseUrl}, not the wizard's ${ours.baseUrl}.` };
+  }
+  if (running.model !== ours.model) {
+    return { what: 'model', message: `${intro} with model ${running.model}, not the wizard's ${ours.model} (same endpoint ${ours.baseUrl}).` };
+  }
+  if (running.secretId === null) {
+    return { what: 'typed-key', message: `${intro} with the same endpoint (${ours.model} at ${ours.baseUrl}) but a key typed for that run, not the vault key the wizard tested.` };
+  }
+  if (running.secretId !== ours.secretId) {
+    return { what: 'other-key', message: `${intro} with the same endpoint (${ours.model} at ${ours.baseUrl}) but another vault key than the one the wizard tested.` };
+  }
+  return null;
 }
 
 async function waitForUrl(handlers: Handlers, engineId: string, containerId: string, waits: SwarmWaits, progress: (p: SwarmProgress) => Promise<void>): Promise<string> {

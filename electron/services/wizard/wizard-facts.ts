@@ -40,6 +40,8 @@ export const WizardFacts = z.object({
   /** Steps whose fact is older than a change to something they depend on. */
   stale: z.array(WizardStepId),
   pending: z.array(PendingJob),
+  /** The profile of the swarm choice was removed (id and label as last seen); cleared by the next choice. */
+  goneProfile: z.object({ id: z.string(), label: z.string() }).nullable().optional(),
 });
 
 export type WizardFactsData = z.infer<typeof WizardFacts>;

@@ -54,6 +54,9 @@ export class WizardService {
   private readonly watching = new Set<string>();
   private swarmStart: Promise<WizardStateData> | null = null;
   private disposed = false;
+  /** Profile labels as last seen: a removed profile is named by its label, not its id. */
+  private profileLabels = new Map<string, string>();
+  private stopWatchingProfiles: (() => void) | null = null;
   readonly project: ProjectSteps;
 
   constructor(private readonly options: WizardServiceOptions) {
@@ -64,6 +67,8 @@ export class WizardService {
   /** Reads `wizard.json`; a swarm start cut short by the restart is failed; jobs still awaited are looked up by id. */
   async load(): Promise<void> {
     const facts = await this.store.load();
+    this.rememberProfileLabels();
+    this.stopWatchingProfiles = this.options.profiles.onChange(() => void this.profilesChanged().catch((error) => this.options.logger.warn(`wizard: ${describeThrown(error)}`)));
     if (facts.swarm && IN_PROGRESS.has(facts.swarm.phase)) {
       await this.store.update((f) => ({
         ...f,
@@ -96,6 +101,35 @@ export class WizardService {
   dispose(): void {
     // Jobs that end from now on are read from the runner's history at the next start.
     this.disposed = true;
+    this.stopWatchingProfiles?.();
+  }
+
+  private rememberProfileLabels(): void {
+    for (const profile of this.options.profiles.list()) this.profileLabels.set(profile.id, profile.label);
+  }
+
+  /**
+   * The profile the swarm choice names was removed: its server is gone, so the swarm step is to do
+   * again (its old status cleared) and the debug episode and training that used it are out of
+   * date; the state names the profile that went away.
+   */
+  private async profilesChanged(): Promise<void> {
+    const choice = this.facts().swarm?.choice;
+    const exists = (id: string) => this.options.profiles.list().some((p) => p.id === id);
+    if (choice?.kind === 'profile' && !exists(choice.profileId)) {
+      const label = this.profileLabels.get(choice.profileId) ?? choice.profileId;
+      await this.change((f) => {
+        if (f.swarm?.choice.kind !== 'profile' || f.swarm.choice.profileId !== choice.profileId) return f;
+        const base = this.stale(f, ['debug', 'train']);
+        return {
+          ...base,
+          swarm: { ...f.swarm, phase: 'idle', detail: null, engineId: null, containerId: null, url: null },
+          swarmReadyAt: null,
+          goneProfile: { id: choice.profileId, label },
+        };
+      });
+    }
+    this.rememberProfileLabels();
   }
 
   facts(): WizardFactsData {
@@ -128,7 +162,8 @@ export class WizardService {
   describe(choice: SwarmChoiceData): string {
     if (choice.kind === 'dry-run') return 'the dry run';
     const profile = this.options.profiles.list().find((p) => p.id === choice.profileId);
-    return `profile "${profile?.label ?? choice.profileId}"`;
+    const gone = profile ? null : this.profileLabels.get(choice.profileId);
+    return gone ? `profile "${gone}" (removed)` : `profile "${profile?.label ?? choice.profileId}"`;
   }
 
   goto(step: WizardStepName): Promise<WizardStateData> {
@@ -238,21 +273,21 @@ export class WizardService {
       // The debug episode ran against the other server: run it again against this one.
       const base = this.stale(f, ['debug', 'train']);
       return clearStale(
-        { ...base, current: 'swarm', swarm: { choice, phase: 'idle', detail: null, engineId: null, containerId: null, url: null }, swarmReadyAt: null },
+        { ...base, current: 'swarm', swarm: { choice, phase: 'idle', detail: null, engineId: null, containerId: null, url: null }, swarmReadyAt: null, goneProfile: null },
         'swarm',
       );
     });
   }
 
   /** One start at a time: a second press while one runs waits for the same outcome. */
-  startSwarm(): Promise<WizardStateData> {
-    this.swarmStart ??= this.runSwarmStart().finally(() => {
+  startSwarm(options: { restartDryRun?: boolean } = {}): Promise<WizardStateData> {
+    this.swarmStart ??= this.runSwarmStart(options).finally(() => {
       this.swarmStart = null;
     });
     return this.swarmStart;
   }
 
-  private async runSwarmStart(): Promise<WizardStateData> {
+  private async runSwarmStart(options: { restartDryRun?: boolean }): Promise<WizardStateData> {
     const facts = this.locked('swarm');
     const choice = facts.swarm?.choice;
     const llm = facts.llm;
@@ -272,12 +307,18 @@ export class WizardService {
         profiles: this.options.profiles,
         progress,
         waits: this.options.swarmWaits ?? DEFAULT_SWARM_WAITS,
-      });
+      }, options);
       return await this.change((f) => {
         if (!f.swarm || !sameChoice(f.swarm.choice, choice)) return f;
         return clearStale({ ...f, swarm: { ...f.swarm, ...target, phase: 'ready', detail: null }, swarmReadyAt: new Date().toISOString() }, 'swarm');
       });
     } catch (error) {
+      // Another LLM on the running dry run is a question for the user (the step offers "Restart"),
+      // said once by the step: nothing started or failed.
+      if (isAppError(error) && error.params?.holder === 'wizard-other-llm') {
+        await progress({ phase: 'idle', detail: null }).catch(() => undefined);
+        throw error;
+      }
       const detail = isAppError(error) ? error.message : 'The start failed unexpectedly; the app log has the details.';
       await progress({ phase: 'failed', detail }).catch(() => undefined);
       throw error;

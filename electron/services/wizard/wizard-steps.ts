@@ -90,6 +90,7 @@ export function deriveState(facts: WizardFactsData, describe: DescribeChoice, su
     debug: facts.debug,
     trainJobId: facts.train?.jobId ?? null,
     runningJobIds: facts.pending.map((p) => p.jobId),
+    goneProfile: facts.goneProfile ?? null,
     suggestedForm,
   };
 }

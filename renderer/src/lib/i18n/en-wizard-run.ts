@@ -20,6 +20,13 @@ export const enWizardRun = {
   'wizard.run.swarm.failed': 'The start failed: {detail}',
   'wizard.run.swarm.retry': 'Try again',
   'wizard.run.swarm.current': 'Now chosen: {target}',
+  'wizard.run.swarm.notStarted': 'Not started yet: press “Start the swarm server” to use this choice (the status of the previous one is no longer shown).',
+  'wizard.run.swarm.otherLlm.endpoint': 'The dry run is already running, with another LLM endpoint than the wizard’s debug LLM ({model} at {baseUrl}): a debug episode there would not test yours.',
+  'wizard.run.swarm.otherLlm.model': 'The dry run is already running at the same endpoint ({baseUrl}) with another model than the wizard’s {model}.',
+  'wizard.run.swarm.otherLlm.typedKey': 'The dry run is already running with the same endpoint ({model} at {baseUrl}), but with a key typed on the Servers page, not the vault key the wizard tested.',
+  'wizard.run.swarm.otherLlm.otherKey': 'The dry run is already running with the same endpoint ({model} at {baseUrl}), but with another vault key than the one the wizard tested.',
+  'wizard.run.swarm.otherLlm.restart': 'Restart the dry run with this LLM',
+  'wizard.run.swarm.otherLlm.keep': 'Leave it running',
   'wizard.run.phase.idle': 'Not started',
   'wizard.run.phase.doctor': 'Doctor',
   'wizard.run.phase.starting': 'Starting',
@@ -67,6 +74,7 @@ export const enWizardRun = {
   // ---- a job's outcome (both steps)
   'wizard.run.traceback': 'Where it failed',
   'wizard.run.tracebackFull': 'The full traceback',
+  'errorHelp.JOB_CRASHED.no-traceback': 'Python printed no traceback: the end of the run’s log says why it stopped. Fix that, then run again.',
 
   // ---- step 5: train
   'wizard.run.train.title': 'Train',

@@ -23,6 +23,7 @@ export const enWizard = {
   'wizard.steps.needs': 'needs: {steps}',
   'wizard.steps.missing': 'This step needs {steps} done first; its actions are refused until then.',
   'wizard.steps.staleNote': 'Done before something it depends on changed: run it again to bring it up to date.',
+  'wizard.steps.goneProfile': 'The profile “{label}” was removed, and with it the swarm server these steps used: they are out of date. Choose another server in “Swarm server”, then run them again.',
 
   'wizard.llm.intro':
     'The debug LLM answers your agent’s calls while you test it on this computer (the episode test, the dry run). Any OpenAI-compatible endpoint works; its key stays in the vault.',
@@ -36,6 +37,11 @@ export const enWizard = {
   'wizard.llm.failed': 'Did not answer:',
   'wizard.llm.endpoint': '{model} at {baseUrl}',
   'wizard.llm.otherChosen': 'This result is for the endpoint tested last; press “Test the LLM” to use the one chosen now.',
+  'wizard.llm.vaultFirst': 'First, where should the key be kept? You can move it later in Settings → Secrets; nothing is lost.',
+  'wizard.llm.vaultFirstError': 'Choose where the key is kept (above) first: the endpoint is saved there.',
+  'wizard.llm.newTitle': 'Your debug LLM endpoint',
+  'wizard.llm.saveAndTest': 'Save and test the LLM',
+  'wizard.llm.nameDefault': 'The name may stay empty: it becomes “model (host)”.',
 
   'wizard.project.intro':
     'Your agent’s project folder and two scripts: a dataset collector (get_training_dataset_item_list) and an episode runner (run_episode_once.py <item>). The wizard can create both, or use the ones you have.',
@@ -50,9 +56,13 @@ export const enWizard = {
   'wizard.project.reward.judge': 'LLM as judge',
   'wizard.project.reward.judgeHint': 'No score of its own: the debug LLM grades each answer with a rubric you write.',
   'wizard.project.agentCommand': 'Command that runs your agent (optional)',
-  'wizard.project.agentCommandHint': 'The episode runner starts it for each item. Empty: a clearly marked TODO that still runs.',
+  'wizard.project.agentCommandHint':
+    'The episode runner starts it for each item: {item_id} becomes the item’s id, {python} the project’s Python — e.g. {python} my_agent.py --item {item_id}. Empty: a clearly marked TODO that still runs.',
   'wizard.project.buildId': 'Build id (optional)',
-  'wizard.project.buildIdHint': 'The scripts go to tutorial/opencode_build_<id>/ in the project. Empty: a new random id.',
+  'wizard.project.buildIdHint': 'The scripts go to tutorial/opencode_build_<id>/ in the project. Empty: the build folder in use is updated in place (a new random id the first time).',
+  'wizard.project.noItemId': 'This command has no {item_id}: every item would run the same thing. Put {item_id} where your agent takes the item (e.g. --item {item_id}), or create the scripts as they are.',
+  'wizard.project.noItemIdGo': 'Create without {item_id}',
+  'wizard.project.overwrite': 'Write over my changes',
   'wizard.project.create': 'Create the scripts',
   'wizard.project.collector': 'Dataset collector file',
   'wizard.project.collectorHint': 'A .py file in the project that defines get_training_dataset_item_list().',

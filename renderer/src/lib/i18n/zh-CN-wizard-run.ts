@@ -21,6 +21,13 @@ export const zhCNWizardRun: Record<keyof typeof enWizardRun, string> = {
   'wizard.run.swarm.failed': '启动失败：{detail}',
   'wizard.run.swarm.retry': '重试',
   'wizard.run.swarm.current': '当前选择：{target}',
+  'wizard.run.swarm.notStarted': '尚未启动：按“启动 swarm 服务器”以使用此选择（之前选择的状态不再显示）。',
+  'wizard.run.swarm.otherLlm.endpoint': '试运行已在运行，但使用的 LLM 端点不是向导的调试 LLM（{baseUrl} 上的 {model}）：在那里运行调试回合测试不到你的 LLM。',
+  'wizard.run.swarm.otherLlm.model': '试运行已在同一端点（{baseUrl}）上运行，但模型不是向导的 {model}。',
+  'wizard.run.swarm.otherLlm.typedKey': '试运行已在同一端点（{baseUrl} 上的 {model}）上运行，但使用的是在服务器页面输入的密钥，而不是向导测试过的保管库密钥。',
+  'wizard.run.swarm.otherLlm.otherKey': '试运行已在同一端点（{baseUrl} 上的 {model}）上运行，但使用的是另一个保管库密钥，而不是向导测试过的那个。',
+  'wizard.run.swarm.otherLlm.restart': '用此 LLM 重启试运行',
+  'wizard.run.swarm.otherLlm.keep': '保持运行',
   'wizard.run.phase.idle': '未启动',
   'wizard.run.phase.doctor': '环境检查',
   'wizard.run.phase.starting': '正在启动',
@@ -66,6 +73,7 @@ export const zhCNWizardRun: Record<keyof typeof enWizardRun, string> = {
   // ---- 任务结果（两步共用）
   'wizard.run.traceback': '出错位置',
   'wizard.run.tracebackFull': '完整的回溯',
+  'errorHelp.JOB_CRASHED.no-traceback': 'Python 没有打印回溯：运行日志的末尾说明了停止原因。修复后重新运行。',
 
   // ---- 第 5 步：训练
   'wizard.run.train.title': '训练',

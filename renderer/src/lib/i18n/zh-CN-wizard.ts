@@ -24,6 +24,7 @@ export const zhCNWizard: Record<keyof typeof enWizard, string> = {
   'wizard.steps.needs': '依赖：{steps}',
   'wizard.steps.missing': '此步骤需要先完成 {steps}；在此之前，它的操作会被拒绝。',
   'wizard.steps.staleNote': '完成之后，它所依赖的内容发生了变化：请重新运行以使其保持最新。',
+  'wizard.steps.goneProfile': '配置“{label}”已被删除，这些步骤所用的 swarm 服务器也随之消失：它们已过期。请在“Swarm 服务器”中选择另一台服务器，然后重新运行。',
 
   'wizard.llm.intro':
     '在本机测试智能体时（回合测试、空跑），由调试 LLM 回答智能体的调用。任何兼容 OpenAI 的端点都可以；密钥保存在密钥库中。',
@@ -37,6 +38,11 @@ export const zhCNWizard: Record<keyof typeof enWizard, string> = {
   'wizard.llm.failed': '未应答：',
   'wizard.llm.endpoint': '{model}，位于 {baseUrl}',
   'wizard.llm.otherChosen': '此结果针对上次测试的端点；按“测试 LLM”以使用当前选择的端点。',
+  'wizard.llm.vaultFirst': '首先，密钥存放在哪里？之后可在“设置 → 密钥”中迁移，不会丢失任何内容。',
+  'wizard.llm.vaultFirstError': '请先（在上方）选择密钥的存放位置：端点将保存在那里。',
+  'wizard.llm.newTitle': '你的调试 LLM 端点',
+  'wizard.llm.saveAndTest': '保存并测试 LLM',
+  'wizard.llm.nameDefault': '名称可以留空：将自动设为“模型（主机）”。',
 
   'wizard.project.intro':
     '你的智能体项目文件夹和两个脚本：数据集收集器（get_training_dataset_item_list）和回合运行器（run_episode_once.py <item>）。向导可以创建这两个脚本，也可以使用你已有的脚本。',
@@ -51,9 +57,13 @@ export const zhCNWizard: Record<keyof typeof enWizard, string> = {
   'wizard.project.reward.judge': 'LLM 作为评判',
   'wizard.project.reward.judgeHint': '没有自己的分数：由调试 LLM 按你编写的评分标准为每个回答打分。',
   'wizard.project.agentCommand': '运行智能体的命令（可选）',
-  'wizard.project.agentCommandHint': '回合运行器会为每个条目启动它。留空：生成一个明确标注、但仍可运行的 TODO。',
+  'wizard.project.agentCommandHint':
+    '回合运行器会为每个条目启动它：{item_id} 替换为条目 ID，{python} 替换为项目的 Python —— 例如 {python} my_agent.py --item {item_id}。留空：生成一个明确标注、但仍可运行的 TODO。',
   'wizard.project.buildId': '构建 ID（可选）',
-  'wizard.project.buildIdHint': '脚本放在项目中的 tutorial/opencode_build_<id>/ 下。留空：生成新的随机 ID。',
+  'wizard.project.buildIdHint': '脚本放在项目中的 tutorial/opencode_build_<id>/ 下。留空：就地更新正在使用的构建文件夹（首次时生成新的随机 ID）。',
+  'wizard.project.noItemId': '此命令不含 {item_id}：每个条目都会运行同样的内容。请把 {item_id} 放在你的 agent 接收条目的位置（例如 --item {item_id}），或按原样创建脚本。',
+  'wizard.project.noItemIdGo': '不带 {item_id} 创建',
+  'wizard.project.overwrite': '覆盖我的修改',
   'wizard.project.create': '创建脚本',
   'wizard.project.collector': '数据集收集器文件',
   'wizard.project.collectorHint': '项目中的一个 .py 文件，定义了 get_training_dataset_item_list()。',

@@ -184,8 +184,9 @@ export class WizardStore {
     return hint;
   }
 
-  startSwarm(): Promise<boolean> {
-    return this.stateAction('start-swarm', () => this.api.wizard.startSwarm({}));
+  /** `restartDryRun`: the user chose to restart a dry run that runs with another LLM. */
+  startSwarm(restartDryRun = false): Promise<boolean> {
+    return this.stateAction('start-swarm', () => this.api.wizard.startSwarm({ restartDryRun }));
   }
 
   runDebug(): Promise<JobViewData | null> {
