@@ -297,9 +297,8 @@ export class TrainingMonitor {
       const { tracker } = poller;
       const records = tracker.recordExact(record);
       if (tracker.runId === null || records.length === 0) return;
+      // A replaced point reaches the page with its next series read (the next step or status change).
       void this.options.store.append(engineId, containerId, tracker.runId, records);
-      // The page re-reads the series on a view change: a replaced point must reach it too.
-      this.options.events.emit('training:changed', { ...poller.view, checkedAt: new Date().toISOString() });
     });
   }
 
