@@ -134,7 +134,8 @@ describe('table view', () => {
     await fireEvent.click(screen.getByTestId('reward-table-toggle'));
     await waitFor(() => expect(screen.getByTestId('step-table-wrap').className).not.toContain('visually-hidden'));
     expect(await audit()).toEqual([]);
-  });
+    // Two axe runs over a 9-row table: seconds on a shared 2-core machine.
+  }, 20_000);
 });
 
 describe('per-step figures', () => {

@@ -105,7 +105,7 @@ describe('TrainingMonitor', () => {
     await play();
     const series = await poll('4 points', 10_000, async () => {
       const s = await monitor.series('local', 'c1');
-      return (s?.points.length ?? 0) >= 4 ? s : undefined;
+      return s && s.points.length >= 4 ? s : undefined;
     });
     expect(series.points.map((p) => [p.step, p.batch, p.episodes, p.rewardMean])).toEqual([
       [1, 'pool', 2, 0.5],
