@@ -114,7 +114,8 @@ describe('TrainingMonitor', () => {
       [4, 'pool', 2, 0.5],
     ]);
     expect(series.points[1]?.seconds).toBeGreaterThan(0.3);
-  });
+    // Four steps of 300 ms plus claims: about 3 s, more on a loaded machine.
+  }, 20_000);
 
   it('reads the pool on the monitor\'s keep-alive connection while shown, and lists routes this server does not have', async () => {
     shown = true;
