@@ -27,6 +27,7 @@ import { registerSwarm, type SwarmModule } from './swarm/register';
 import { registerServerState } from './server-state/register';
 import { registerVault } from './secrets/register';
 import { registerDryRun } from './dry-run/register';
+import { DRY_RUN_CONTAINER_ID, DRY_RUN_ENGINE_ID } from '../shared/schemas-dryrun';
 import { registerSlurm } from './slurm/register';
 import { registerJobs } from './jobs/register';
 import { registerWizard } from './wizard/register';
@@ -155,6 +156,8 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const training = registerTraining(context, { swarm });
   const vault = registerVault(context);
   const dryRun = registerDryRun(context);
+  // The dry run counts each batch itself: its dashboard shows every step exactly, not pool snapshots.
+  dryRun.service.onStep((step) => training.monitor.recordExactStep(DRY_RUN_ENGINE_ID, DRY_RUN_CONTAINER_ID, step));
   const jobs = registerJobs(context, { swarm });
   const slurm = registerSlurm(context);
   const wizard = registerWizard(context, { jobs: jobs.api, handlers: () => handlers });

@@ -324,15 +324,35 @@ export const TrainingView = z.object({
   checkedAt: z.string(),
 });
 
+/**
+ * How a step's batch numbers were learnt: `exact` from the trainer itself (the dry run counts its own batch),
+ * `pool` from the last pool snapshot before the global step changed (the batch was complete in it), `partial` from
+ * a snapshot taken before the batch was complete (the numbers are a lower bound), `unobserved` when the step passed
+ * without a pool snapshot of its own (no dashboard was shown, or the step was faster than the poll): no numbers.
+ */
+export const StepBatchSource = z.enum(['exact', 'pool', 'partial', 'unobserved']);
+
 /** One point per global step of a run, written to disk so charts survive restarts. */
 export const TrainingPoint = z.object({
   step: z.number().int(),
+  /** When the step ended (ISO, as the app saw it). */
   at: z.string(),
+  /** Absent in runs stored before it existed: those were pool snapshots. */
+  batch: StepBatchSource.default('pool'),
   rewardMean: z.number().nullable(),
   rewardStd: z.number().nullable(),
   rewardMin: z.number().nullable(),
   rewardMax: z.number().nullable(),
-  episodes: z.number().int().nonnegative(),
+  /** Finished episodes of the step's batch; null when the step was not observed (never "0 episodes"). */
+  episodes: z.number().int().nonnegative().nullable(),
+  /** How long the step took (s); null when its start was not seen. */
+  seconds: z.number().nonnegative().nullable().default(null),
+  /** LLM tokens (prompt + completion) spent in the step; null: the server does not report them. */
+  llmTokens: z.number().int().nonnegative().nullable().default(null),
+  /** LLM calls made in the step; null: not reported. */
+  llmCalls: z.number().int().nonnegative().nullable().default(null),
+  /** Episodes that failed in the step (aborted, timed out, ended without a reward); null: not reported. */
+  failures: z.number().int().nonnegative().nullable().default(null),
   /** Seconds spent in each engine status during this step. */
   secondsInStatus: z.record(z.string(), z.number().nonnegative()),
 });
@@ -386,6 +406,7 @@ export type LogExported = z.infer<typeof LogExported>;
 export type ServerLogTail = z.infer<typeof ServerLogTail>;
 export type TrainingView = z.infer<typeof TrainingView>;
 export type TrainingPoint = z.infer<typeof TrainingPoint>;
+export type StepBatchSource = z.infer<typeof StepBatchSource>;
 export type TrainingSeries = z.infer<typeof TrainingSeries>;
 export type StatusSpan = z.infer<typeof StatusSpan>;
 export type RunningEpisode = z.infer<typeof RunningEpisode>;

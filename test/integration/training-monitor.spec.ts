@@ -105,7 +105,9 @@ describe('training monitor against the fake swarm server in a container', () => 
     expect(series.runId).toBe(rolling.runId);
     expect(series.points.map((p) => p.step)).toEqual([1, 2, 3]);
     for (const p of series.points) {
-      expect(p).toMatchObject({ rewardMean: 0.5, rewardStd: 0.5, rewardMin: 0, rewardMax: 1, episodes: 2 });
+      // The last pool snapshot before the step changed held the whole batch: "pool", not a partial or unobserved step.
+      expect(p).toMatchObject({ batch: 'pool', rewardMean: 0.5, rewardStd: 0.5, rewardMin: 0, rewardMax: 1, episodes: 2, llmTokens: null, failures: null });
+      expect(p.seconds).toBeGreaterThan(0);
       expect(p.secondsInStatus['ENGINE.ROLLING']).toBeGreaterThan(0);
     }
     expect(series.timeline.slice(0, 3).map((s) => s.status)).toEqual(['ENGINE.BOOTING', 'ENGINE.ROLLING', 'ENGINE.ROLLING_POST']);

@@ -220,7 +220,7 @@ describe('training dashboard of a dry run', () => {
     engineId,
     containerId: 'dry-run',
     runId: 'run-1',
-    points: [{ step: 1, at: '2026-12-03T18:00:00.000Z', rewardMean: 0.5, rewardStd: 0.1, rewardMin: 0.4, rewardMax: 0.6, episodes: 2, secondsInStatus: {} }],
+    points: [{ step: 1, at: '2026-12-03T18:00:00.000Z', rewardMean: 0.5, rewardStd: 0.1, rewardMin: 0.4, rewardMax: 0.6, batch: 'pool' as const, episodes: 2, seconds: 30, llmTokens: null, llmCalls: null, failures: null, secondsInStatus: {} }],
     timeline: [],
   });
 

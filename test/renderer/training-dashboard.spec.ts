@@ -30,7 +30,12 @@ const point = (step: number, mean: number | null, std = 0.1): TrainingPoint => (
   rewardStd: mean === null ? null : std,
   rewardMin: mean === null ? null : mean - 0.5,
   rewardMax: mean === null ? null : mean + 0.5,
-  episodes: 8,
+  batch: mean === null ? 'unobserved' : 'pool',
+  episodes: mean === null ? null : 8,
+  seconds: 60,
+  llmTokens: null,
+  llmCalls: null,
+  failures: null,
   secondsInStatus: { 'ENGINE.ROLLING': 30 },
 });
 

@@ -30,6 +30,19 @@ export interface TrainerOptions {
   experimentBaseDir: string;
   trace?: TraceSink;
   log: Log;
+  /** A step's batch is complete (WEIGHT_SYNCING begins): its exact numbers, for the training dashboard. */
+  onStepCollected?: (collected: CollectedStep) => void;
+}
+
+/** One completed batch as the trainer counted it. */
+export interface CollectedStep {
+  /** Which /start_engine the step belongs to. */
+  bootId: string;
+  step: number;
+  /** When the step's ROLLING began (ms). */
+  startedAt: number;
+  rewards: number[];
+  episodes: number;
 }
 
 /**
@@ -46,6 +59,7 @@ export type StartAnswer = { success: true; pid: number } | { success: false; err
 interface RunningStep {
   globalStep: number;
   collection: StepCollection;
+  startedAt: number;
 }
 
 export class DryRunTrainer {
@@ -54,6 +68,7 @@ export class DryRunTrainer {
   private step: RunningStep | undefined;
   private stallReason: string | null = null;
   private refusal: StartRefusal | null = null;
+  private bootId = '';
   /** Guards against re-entry: registering episodes and status writes emit state events that land here again. */
   private acting = false;
 
@@ -97,6 +112,7 @@ export class DryRunTrainer {
     const state = this.state;
     this.config = config;
     this.refusal = null;
+    this.bootId = randomBytes(6).toString('hex');
     state.writeStatus(STATUS.BOOTING, `start_engine: booting for ${this.options.bootDelayMs} ms (dry run: no model is loaded)`);
     state.bootingStartTime = Date.now() / 1000;
     state.serverExperimentDir = join(this.options.experimentBaseDir, experimentName(config));
@@ -135,7 +151,7 @@ export class DryRunTrainer {
     const config = this.config;
     if (!config) return;
     const { batchSize, numRepeat, sampleCollectionMethod } = config;
-    this.step = { globalStep, collection: new StepCollection({ batchSize, numRepeat, method: sampleCollectionMethod }) };
+    this.step = { globalStep, collection: new StepCollection({ batchSize, numRepeat, method: sampleCollectionMethod }), startedAt: Date.now() };
     this.setStall(null);
     this.act(() => {
       const slots = parallelSlots(config);
@@ -224,12 +240,23 @@ export class DryRunTrainer {
     // Upstream's GPU step (policy update, weights pushed to vLLM) takes minutes; 0 ms here would be unobservable to
     // SwarmClient.agree_sync_weight(), which waits to see ROLLING_POST or WEIGHT_SYNCING by polling every 5 s.
     const seconds = Math.round(this.options.trainingStepMs / 100) / 10;
+    this.tellCollected(step);
     this.state.updateStatus(STATUS.WEIGHT_SYNCING, {
       reason: `step ${step.globalStep} collected; simulated training step: WEIGHT_SYNCING for ${seconds} s (dry run: nothing is trained, no weights change)`,
     });
     this.later(this.options.trainingStepMs, () => {
       if (this.state.status === STATUS.WEIGHT_SYNCING && this.step === step) this.beginStep(step.globalStep + 1);
     });
+  }
+
+  /** Before the status moves on, so a monitor polling the status never sees a step end before its record. */
+  private tellCollected(step: RunningStep): void {
+    const rewards = step.collection.rewards();
+    try {
+      this.options.onStepCollected?.({ bootId: this.bootId, step: step.globalStep, startedAt: step.startedAt, rewards, episodes: step.collection.counts().episodes });
+    } catch (error) {
+      this.options.log('warn', `[dry-run trainer] could not report step ${step.globalStep}: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   private setStall(reason: string | null): void {

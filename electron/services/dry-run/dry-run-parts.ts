@@ -1,4 +1,5 @@
 import type { DryRunConfig, DryRunSpend, EpisodeTrace, TraceExport, TracePage, TraceQuery } from '../../shared/schemas-dryrun';
+import type { ExactStep } from '../training/step-recorder';
 import type { StartRefusal } from './start-checks';
 
 /**
@@ -65,6 +66,8 @@ export interface DryRunRun {
   server: DryRunServerHandle;
   traces: DryRunTraceStore;
   relay: DryRunRelayHandle;
+  /** Each completed training step exactly as the trainer counted it (absent in tests' hand-built parts). */
+  steps?: { onStep(listener: (step: ExactStep) => void): () => void };
 }
 
 /** Builds and starts one run: trace store, relay, and the server on `input.port` (rejects when it cannot listen). */

@@ -2,6 +2,7 @@ import { startDryRunServer, type DryRunServerOptions } from './dry-run-server';
 import { DebugLlmRelay } from './llm-relay';
 import type { DryRunRunFactory } from './dry-run-parts';
 import { SpendGuard } from './spend-guard';
+import { StepLedger } from './step-ledger';
 import { TraceStore } from './trace-store';
 
 /**
@@ -20,12 +21,25 @@ export type DryRunServerTuning = Pick<DryRunServerOptions, 'trainingStepMs' | 'j
 export function realRunFactory(tuning: DryRunServerTuning = {}): DryRunRunFactory {
   return async ({ config, apiKey, port, log }) => {
     const traces = new TraceStore();
+    // Counts each step's calls, tokens and failures on their way to the trace store.
+    const ledger = new StepLedger(traces);
     const spend = new SpendGuard(config.spend);
-    const relay = new DebugLlmRelay({ baseUrl: config.llm.baseUrl, model: config.llm.model, apiKey: apiKey ?? NO_KEY, spend, calls: traces, log });
+    const relay = new DebugLlmRelay({ baseUrl: config.llm.baseUrl, model: config.llm.model, apiKey: apiKey ?? NO_KEY, spend, calls: ledger, log });
     try {
-      const server = await startDryRunServer({ port, trainer: 'auto', bootDelayMs: config.bootDelayMs, trainingStepMs: config.trainingStepMs, relay, trace: traces, log, ...tuning });
+      const server = await startDryRunServer({
+        port,
+        trainer: 'auto',
+        bootDelayMs: config.bootDelayMs,
+        trainingStepMs: config.trainingStepMs,
+        relay,
+        trace: ledger,
+        onStepCollected: (step) => ledger.collected(step),
+        log,
+        ...tuning,
+      });
       return {
         server,
+        steps: { onStep: (listener) => ledger.onStep(listener) },
         traces: {
           page: (query) => traces.query(query),
           episode: (uuid) => traces.get(uuid),

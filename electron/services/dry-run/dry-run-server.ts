@@ -8,7 +8,7 @@ import http from 'node:http';
 import { DRY_RUN_TRAINING_STEP_MS } from '../../shared/schemas-dryrun';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { DryRunTrainer, type TrainerMode } from './auto-trainer';
+import { DryRunTrainer, type TrainerMode, type TrainerOptions } from './auto-trainer';
 import { STATUS, SwarmState } from './engine-state';
 import { SwarmHttpApp, type Log } from './http-framework';
 import { startJanitor } from './janitor';
@@ -43,6 +43,8 @@ export interface DryRunServerOptions {
   relay?: LlmRelay;
   /** Lifecycle events for the trace view. */
   trace?: TraceSink;
+  /** Each completed batch, exactly (the training dashboard's step record). */
+  onStepCollected?: TrainerOptions['onStepCollected'];
   log?: (level: 'info' | 'warn' | 'error', message: string) => void;
   /** Base of the experiment dir the server reports (nothing is written there). Default: <tmp>/agentswarm-dry-run. */
   workDir?: string;
@@ -131,6 +133,7 @@ export async function startDryRunServer(options: DryRunServerOptions): Promise<D
     experimentBaseDir: join(workDir, 'saved_experiments'),
     log,
     ...(trace ? { trace } : {}),
+    ...(options.onStepCollected ? { onStepCollected: options.onStepCollected } : {}),
   });
 
   const app = new SwarmHttpApp('AJet Interchange Endpoint', log);

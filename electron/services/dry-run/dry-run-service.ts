@@ -12,6 +12,7 @@ import {
 } from '../../shared/schemas-dryrun';
 import type { ContainerEvent, ContainerSummary, FollowLogOptions, LogReadOptions } from '../engines/container-engine';
 import type { EventSink } from '../events';
+import type { ExactStep } from '../training/step-recorder';
 import { requireLlmFor } from '../secrets/secret-binding';
 import type { SecretVaultApi } from '../secrets/vault-api';
 import { forgetSecretValue, rememberSecretValue } from '../util/redact';
@@ -67,6 +68,7 @@ export class DryRunService implements DryRunRunSource {
   private error: string | null = null;
   private starting: Promise<unknown> | null = null;
   private readonly eventListeners = new Set<(event: ContainerEvent) => void>();
+  private readonly stepListeners = new Set<(step: ExactStep) => void>();
   private viewTimer: NodeJS.Timeout | null = null;
   private tracesTimer: NodeJS.Timeout | null = null;
   private lastViewJson = '';
@@ -122,6 +124,7 @@ export class DryRunService implements DryRunRunSource {
       const now = new Date().toISOString();
       const run: Run = { config, keySource, keyFrom, port, parts, log, sessionKey, unsubscribe: [], container: dryRunContainer(parts.server.port, this.options.appVersion, now) };
       run.unsubscribe.push(parts.server.onChange(() => this.emitView(false)));
+      if (parts.steps) run.unsubscribe.push(parts.steps.onStep((step) => this.emitStep(step)));
       // Spend lives in the view and moves with the calls the trace records.
       run.unsubscribe.push(
         parts.traces.onChange(() => {
@@ -245,6 +248,22 @@ export class DryRunService implements DryRunRunSource {
     await this.run?.log.follow(options);
   }
 
+  /** Each completed training step of the running dry run, exactly as its trainer counted it (the training dashboard). */
+  onStep(listener: (step: ExactStep) => void): () => void {
+    this.stepListeners.add(listener);
+    return () => this.stepListeners.delete(listener);
+  }
+
+  private emitStep(step: ExactStep): void {
+    for (const listener of [...this.stepListeners]) {
+      try {
+        listener(step);
+      } catch (error) {
+        this.options.logger.warn('a dry-run step listener failed', { message: error instanceof Error ? error.message : String(error) });
+      }
+    }
+  }
+
   onEvent(listener: (event: ContainerEvent) => void): () => void {
     this.eventListeners.add(listener);
     return () => this.eventListeners.delete(listener);
@@ -295,5 +314,6 @@ export class DryRunService implements DryRunRunSource {
     if (this.viewTimer) clearTimeout(this.viewTimer);
     if (this.tracesTimer) clearTimeout(this.tracesTimer);
     this.eventListeners.clear();
+    this.stepListeners.clear();
   }
 }

@@ -48,6 +48,11 @@ export class StepCollection {
     return { episodes: this.episodeCount, tasks: full.length, nonDummyTasks: nonDummy.length };
   }
 
+  /** Every reward of the batch (the step's reward statistics). */
+  rewards(): number[] {
+    return [...this.rewardsByTask.values()].flat();
+  }
+
   get episodeTarget(): number {
     return this.targets.batchSize * this.targets.numRepeat;
   }

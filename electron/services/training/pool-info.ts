@@ -19,6 +19,8 @@ export interface PoolReading {
   rewards: Record<string, number[]>;
   /** task id → how many episodes finished (completed_tasks_details), when the server says. */
   episodesPerTask: Record<string, number>;
+  /** Every finished episode's uuid (completed_tasks_details): what tells one batch from the next. */
+  episodeIds: string[];
   runningEpisodes: RunningEpisode[];
   engineStatus: string | null;
   globalStep: number | null;
@@ -102,7 +104,12 @@ function parseClients(value: unknown): { clientUuid: string; agreedSyncWeight: b
 export function parsePoolInformation(body: Record<string, unknown>): PoolReading {
   const details = isRecord(body['completed_tasks_details']) ? body['completed_tasks_details'] : {};
   const episodesPerTask: Record<string, number> = {};
-  for (const [taskId, list] of Object.entries(details)) if (Array.isArray(list)) episodesPerTask[taskId] = list.length;
+  const episodeIds: string[] = [];
+  for (const [taskId, list] of Object.entries(details)) {
+    if (!Array.isArray(list)) continue;
+    episodesPerTask[taskId] = list.length;
+    for (const id of list) if (typeof id === 'string') episodeIds.push(id);
+  }
   const booting = body['booting_start_time'];
   const step = body['global_step'];
   return {
@@ -113,6 +120,7 @@ export function parsePoolInformation(body: Record<string, unknown>): PoolReading
     expectedRepeat: count(body['task_expected_num_repeat']),
     rewards: parseRewards(body['completed_tasks_rewards']),
     episodesPerTask,
+    episodeIds,
     runningEpisodes: parseRunning(body['running_episode_details']),
     engineStatus: text(body['engine_status']),
     globalStep: typeof step === 'number' && Number.isInteger(step) ? step : null,
@@ -162,4 +170,22 @@ export function taskRewards(reading: Pick<PoolReading, 'rewards' | 'episodesPerT
 /** Every reward of the batch, flattened: the step's reward statistics. */
 export function allRewards(rewards: Record<string, number[]>): number[] {
   return Object.values(rewards).flat();
+}
+
+/**
+ * Whether the pool shows a complete batch by the job's sample collection method (the counter the
+ * trainer stops on); null when it cannot tell (the agree-sync-weight methods, an unknown method).
+ */
+export function batchComplete(reading: Pick<PoolReading, 'sampleCollectionMethod' | 'episodes' | 'tasks' | 'nonDummyTasks'>): boolean | null {
+  const full = (fill: { done: number; target: number } | null): boolean | null => (fill && fill.target > 0 ? fill.done >= fill.target : null);
+  switch (reading.sampleCollectionMethod) {
+    case 'rollout_until_finish_enough_episodes':
+      return full(reading.episodes);
+    case 'rollout_until_finish_enough_tasks':
+      return full(reading.tasks);
+    case 'rollout_until_finish_enough_non_dummy_tasks':
+      return full(reading.nonDummyTasks);
+    default:
+      return null;
+  }
 }

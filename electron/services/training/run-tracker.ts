@@ -1,6 +1,6 @@
 import type { StatusSpan, TrainingPoint, TrainingSeries } from '../../shared/schemas-profiles';
-import { allRewards, stats } from './pool-info';
-import { MAX_POINTS_IN_MEMORY, MAX_STATUSES_IN_MEMORY, newRunId, pushCapped, type RunRecord, type StoredRun } from './series-store';
+import { MAX_POINTS_IN_MEMORY, MAX_STATUSES_IN_MEMORY, newRunId, pushCapped, storedPoint, type RunRecord, type StoredRun } from './series-store';
+import { StepRecorder, withExact, type ExactStep, type PoolSnapshot } from './step-recorder';
 
 export const OFFLINE = 'ENGINE.OFFLINE';
 export const BOOTING = 'ENGINE.BOOTING';
@@ -21,6 +21,10 @@ export interface Observation {
   /** The pool's completed_tasks_rewards (null: the pool route did not answer). */
   rewards: Record<string, number[]> | null;
   completedEpisodes: number | null;
+  /** The finished episodes' uuids (completed_tasks_details): what tells one batch from the next. */
+  episodeIds?: readonly string[];
+  /** Whether the batch was complete in the pool by the job's collection method (absent: cannot tell). */
+  batchComplete?: boolean | null;
 }
 
 export type TrackerEvent = 'reached-rolling' | 'went-offline';
@@ -35,22 +39,11 @@ export interface TrackerOutput {
 export const MAX_POINTS_RETURNED = 1000;
 export const MAX_SPANS_RETURNED = 300;
 
-type StepAcc = {
-  step: number;
-  startedAt: number;
-  seconds: Record<string, number>;
-  rewards: number[];
-  episodes: number | null;
-};
-
-const signature = (rewards: Record<string, number[]>): string => JSON.stringify(rewards);
-const round = (n: number | null, digits = 4): number | null => (n === null ? null : Number(n.toFixed(digits)));
-
 /**
  * The run state of one server, fed one observation per poll. A run starts when the engine goes
  * BOOTING (or when we first see it training without a stored run). Per global step it sums the
- * seconds spent in each status and remembers the pool's rewards; when the step advances it closes
- * the step into a TrainingPoint with the rewards seen just before the advance.
+ * seconds spent in each status; the StepRecorder turns each completed step into a TrainingPoint
+ * (the last pool snapshot before the advance, or the trainer's exact record, or "not observed").
  */
 export class RunTracker {
   runId: string | null = null;
@@ -60,9 +53,9 @@ export class RunTracker {
   private ended = true;
   private status: string | null = null;
   private lastTickAt: number | null = null;
-  private acc: StepAcc | null = null;
-  /** The previous step's final rewards: the pool keeps them until the trainer's next push (every ~12 s upstream). */
-  private staleRewards: string | null = null;
+  private readonly steps = new StepRecorder((point) => this.addPoint(point));
+  /** Records made by the recorder during the current call, for the run file. */
+  private pending: RunRecord[] = [];
   private reachedRolling = false;
   /** When the current status began (ms, as we saw it). */
   statusSince: number | null = null;
@@ -87,13 +80,11 @@ export class RunTracker {
     const first = this.lastTickAt === null;
     const prev = this.status;
     // Time since the last poll belongs to the status in effect until now, and to the current step.
-    if (this.acc && prev !== null && this.lastTickAt !== null && o.now > this.lastTickAt) {
-      this.acc.seconds[prev] = (this.acc.seconds[prev] ?? 0) + (o.now - this.lastTickAt) / 1000;
-    }
+    if (prev !== null && this.lastTickAt !== null && o.now > this.lastTickAt) this.steps.addTime(prev, (o.now - this.lastTickAt) / 1000);
     this.lastTickAt = o.now;
 
     const boots = o.status === BOOTING && prev !== BOOTING;
-    const lastStep = this.points.at(-1)?.step ?? this.acc?.step ?? null;
+    const lastStep = this.steps.currentStep ?? this.points.at(-1)?.step ?? null;
     // Training without a run we know (first sight, or the stored run ended or is from an earlier boot).
     const joins =
       isTraining(o.status) && (this.ended || this.runId === null || (o.globalStep !== null && lastStep !== null && o.globalStep < lastStep));
@@ -113,10 +104,46 @@ export class RunTracker {
       if (o.status === OFFLINE && isTraining(prev)) out.events.push('went-offline');
     }
 
-    if (isTraining(o.status) && o.globalStep !== null) this.trackStep(o, out);
-    if (o.status === OFFLINE && !this.ended && this.runId !== null) this.endRun(o.now, out);
+    if (isTraining(o.status) && o.globalStep !== null && !this.ended) {
+      const pool: PoolSnapshot | null = o.rewards
+        ? { rewards: o.rewards, episodeIds: o.episodeIds ?? [], completedEpisodes: o.completedEpisodes, complete: o.batchComplete ?? null }
+        : null;
+      this.steps.observe(o.now, o.globalStep, pool, this.points.at(-1)?.step ?? null, prev === BOOTING);
+    }
+    if (o.status === OFFLINE && !this.ended && this.runId !== null) this.endRun(o.now);
+    out.records.push(...this.takeRecords());
     if (first) out.events = [];
     return out;
+  }
+
+  /**
+   * The trainer's own record of a completed step (the dry run). A step already closed gets its
+   * point replaced (a later point of the same step wins when the run file is read back).
+   */
+  recordExact(record: ExactStep): RunRecord[] {
+    // Kept even before the run is seen to begin (a fast boot between two polls): the step closes later.
+    const closed = this.steps.recordExact(record);
+    if (closed && !this.ended && this.runId !== null) {
+      const index = this.points.findLastIndex((p) => p.step === closed.step);
+      const old = index >= 0 ? this.points[index] : undefined;
+      if (old && old.batch !== 'exact') {
+        const point = withExact(old, closed);
+        this.points[index] = point;
+        this.pending.push({ k: 'p', ...storedPoint(point) });
+      }
+    }
+    return this.takeRecords();
+  }
+
+  private addPoint(point: TrainingPoint): void {
+    pushCapped(this.points, point, MAX_POINTS_IN_MEMORY);
+    this.pending.push({ k: 'p', ...storedPoint(point) });
+  }
+
+  private takeRecords(): RunRecord[] {
+    const records = this.pending;
+    this.pending = [];
+    return records;
   }
 
   /** Polling paused (the container stopped): the time until the next poll belongs to no status. */
@@ -130,56 +157,18 @@ export class RunTracker {
     this.points = [];
     this.statuses = [];
     this.ended = false;
-    this.acc = null;
-    this.staleRewards = null;
+    this.steps.reset();
+    this.pending = [];
     this.reachedRolling = false;
     // A fresh run records its first status even when the previous run ended in the same one.
     this.status = null;
     out.records.push({ k: 'run', runId: this.runId, t: o.now });
   }
 
-  private trackStep(o: Observation, out: TrackerOutput): void {
-    const step = o.globalStep as number;
-    if (this.acc && step !== this.acc.step) {
-      this.closeStep(o.now, out);
-      // Whatever the pool holds at the advance is the old step's batch until the trainer pushes again.
-      this.staleRewards = o.rewards ? signature(o.rewards) : null;
-    }
-    this.acc ??= { step, startedAt: o.now, seconds: {}, rewards: [], episodes: null };
-    if (o.rewards && signature(o.rewards) !== this.staleRewards) {
-      this.staleRewards = null;
-      this.acc.rewards = allRewards(o.rewards);
-      this.acc.episodes = o.completedEpisodes;
-    }
-  }
-
-  private closeStep(now: number, out: TrackerOutput): void {
-    const acc = this.acc;
-    this.acc = null;
-    if (!acc) return;
-    const s = stats(acc.rewards);
-    const seconds: Record<string, number> = {};
-    for (const [status, value] of Object.entries(acc.seconds)) seconds[status] = Math.round(value * 10) / 10;
-    const point: TrainingPoint = {
-      step: acc.step,
-      at: new Date(now).toISOString(),
-      rewardMean: round(s.mean),
-      rewardStd: round(s.std),
-      rewardMin: round(s.min),
-      rewardMax: round(s.max),
-      episodes: Math.max(acc.episodes ?? 0, s.n),
-      secondsInStatus: seconds,
-    };
-    pushCapped(this.points, point, MAX_POINTS_IN_MEMORY);
-    out.records.push({ k: 'p', ...point });
-  }
-
-  private endRun(now: number, out: TrackerOutput): void {
-    // A step cut short by a stop is still worth a point when it collected episodes.
-    if (this.acc && (this.acc.rewards.length > 0 || (this.acc.episodes ?? 0) > 0)) this.closeStep(now, out);
-    this.acc = null;
+  private endRun(now: number): void {
+    this.steps.finish(now);
     this.ended = true;
-    out.records.push({ k: 'end', t: now });
+    this.pending.push({ k: 'end', t: now });
   }
 
   /** The global step to show: only a training engine's step is progress (appendix point 7). */

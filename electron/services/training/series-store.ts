@@ -1,7 +1,23 @@
 import { appendFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { redactText } from '../util/redact';
 import { join } from 'node:path';
+import type { z } from 'zod';
 import { TrainingPoint } from '../../shared/schemas-profiles';
+
+/** A point as written: the schema's defaults (batch "pool", nulls) are left out to keep long runs small. */
+export type StoredPoint = z.input<typeof TrainingPoint>;
+
+export function storedPoint(point: TrainingPoint): StoredPoint {
+  const { batch, seconds, llmTokens, llmCalls, failures, ...rest } = point;
+  return {
+    ...rest,
+    ...(batch !== 'pool' ? { batch } : {}),
+    ...(seconds !== null ? { seconds } : {}),
+    ...(llmTokens !== null ? { llmTokens } : {}),
+    ...(llmCalls !== null ? { llmCalls } : {}),
+    ...(failures !== null ? { failures } : {}),
+  };
+}
 
 /**
  * One line of a run file. Short keys: a run of 10,000 steps writes about 10,000 points and 30,000
@@ -10,7 +26,7 @@ import { TrainingPoint } from '../../shared/schemas-profiles';
 export type RunRecord =
   | { k: 'run'; runId: string; t: number }
   | { k: 's'; s: string; t: number }
-  | ({ k: 'p' } & TrainingPoint)
+  | ({ k: 'p' } & StoredPoint)
   | { k: 'end'; t: number };
 
 export interface StoredRun {
@@ -38,9 +54,13 @@ export function newRunId(now: number): string {
   return `${stamp}-${Math.random().toString(16).slice(2, 6)}`;
 }
 
+/**
+ * Appends, keeping about the newest `cap` items: the oldest are cut in batches (a quarter of the cap
+ * at a time), not one by one, so a long run does not shift thousands of items on every push.
+ */
 export function pushCapped<T>(list: T[], item: T, cap: number): void {
   list.push(item);
-  if (list.length > cap) list.splice(0, list.length - cap);
+  if (list.length > cap + Math.ceil(cap / 4)) list.splice(0, list.length - cap);
 }
 
 /**
@@ -137,12 +157,33 @@ export function parseRun(text: string): StoredRun | null {
     } else if (record.k === 's' && typeof record.s === 'string' && typeof record.t === 'number') {
       pushCapped(run.statuses, { status: record.s, at: record.t }, MAX_STATUSES_IN_MEMORY);
     } else if (record.k === 'p') {
-      const { k: _k, ...rest } = record;
-      const point = TrainingPoint.safeParse(rest);
-      if (point.success) pushCapped(run.points, point.data, MAX_POINTS_IN_MEMORY);
+      const point = TrainingPoint.safeParse(legacyPoint(record as unknown as Record<string, unknown>));
+      if (!point.success) continue;
+      // A later point of the same step replaces it (the trainer's exact record arrived after the step closed).
+      const index = recentIndexOf(run.points, point.data.step);
+      if (index >= 0) run.points[index] = point.data;
+      else pushCapped(run.points, point.data, MAX_POINTS_IN_MEMORY);
     } else if (record.k === 'end') {
       run.ended = true;
     }
   }
   return run;
+}
+
+/** How far back a replacement point looks for its step (replacements concern the newest steps). */
+const REPLACE_WINDOW = 50;
+
+function recentIndexOf(points: readonly TrainingPoint[], step: number): number {
+  for (let i = points.length - 1; i >= Math.max(0, points.length - REPLACE_WINDOW); i--) if (points[i]?.step === step) return i;
+  return -1;
+}
+
+/**
+ * A point as stored. Runs written before points said how their batch was learnt stored a step that
+ * passed unobserved as 0 episodes without rewards: it reads back as "unobserved", not as an empty batch.
+ */
+function legacyPoint(record: Record<string, unknown>): Record<string, unknown> {
+  const { k: _k, ...rest } = record;
+  if (rest['batch'] === undefined && rest['episodes'] === 0 && rest['rewardMean'] === null) return { ...rest, batch: 'unobserved', episodes: null };
+  return rest;
 }

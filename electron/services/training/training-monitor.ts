@@ -4,8 +4,9 @@ import type { Notifier } from '../notifier';
 import { SwarmHttpClient } from '../swarm/swarm-http-client';
 import { statusKey, type SwarmMonitor, type SwarmReading, type TargetEvent, type WatchTarget } from '../swarm/swarm-monitor';
 import type { Logger } from '../util/logger';
-import { parsePoolInformation } from './pool-info';
+import { batchComplete, parsePoolInformation } from './pool-info';
 import { OFFLINE, RunTracker, type TrackerEvent } from './run-tracker';
+import type { ExactStep } from './step-recorder';
 import type { SeriesStore } from './series-store';
 import { buildView, emptyView, ENGINE_STATUS_ROUTE, meaningfullyDifferent, POOL_ROUTE, serverStepOf, statusOf, type PollResult } from './training-view';
 
@@ -225,6 +226,8 @@ export class TrainingMonitor {
         globalStep: serverStepOf(result),
         rewards: result.pool?.rewards ?? null,
         completedEpisodes: result.pool?.episodes?.done ?? null,
+        episodeIds: result.pool?.episodeIds ?? [],
+        batchComplete: result.pool ? batchComplete(result.pool) : null,
       });
       if (tracker.runId !== null) void this.options.store.append(poller.target.engineId, poller.target.containerId, tracker.runId, out.records);
       if (runBefore !== tracker.runId) this.options.logger.info?.('training run began', { engineId: poller.target.engineId, containerId: poller.target.containerId, runId: tracker.runId });
@@ -281,6 +284,22 @@ export class TrainingMonitor {
 
   views(): TrainingView[] {
     return [...this.pollers.values()].map((p) => p.view);
+  }
+
+  /**
+   * A trainer's own record of a completed step (the dry run counts its batch exactly): it wins over
+   * the pool snapshot, also for a step already closed. Ignored for a server not watched.
+   */
+  recordExactStep(engineId: string, containerId: string, record: ExactStep): void {
+    const poller = this.pollers.get(statusKey(engineId, containerId));
+    if (!poller) return;
+    void poller.ready.then(() => {
+      const { tracker } = poller;
+      const records = tracker.recordExact(record);
+      if (tracker.runId === null || records.length === 0) return;
+      // A replaced point reaches the page with its next series read (the next step or status change).
+      void this.options.store.append(engineId, containerId, tracker.runId, records);
+    });
   }
 
   /** The current (or last) run's series; read from disk for a server not polled in this session. */

@@ -13,6 +13,7 @@ import type { AppNotification, TrainingView } from '../../../electron/shared/sch
 import { startFakeSwarmServer, type FakeSwarmHandle } from '../../fixtures/fake-swarm/server.mjs';
 import { poll, waitForEvent } from '../../support/helpers';
 import { upstreamJob } from '../../support/job-yaml';
+import { SwarmTestClient, smallJobYaml } from '../../support/swarm-test-client';
 
 /** TEST DOUBLE: records notifications instead of showing them. */
 class RecordingNotifier implements Notifier {
@@ -74,6 +75,47 @@ describe('TrainingMonitor', () => {
 
   const target = (url: string): WatchTarget => ({ engineId: 'local', containerId: 'c1', url });
   const statusIs = (status: string) => (v: TrainingView) => v.engineStatus === status;
+
+  it('records each step a fast trainer plays while the dashboard is shown, and "not observed" for one played while it was not (never 0 episodes)', async () => {
+    shown = true;
+    // TEST DOUBLE trainer with a 300 ms training step (its default is 8 s).
+    const swarm = await startFakeSwarmServer({ port: 0, quiet: true, trainer: 'fake', bootDelayMs: 50, weightSyncDelayMs: 300 });
+    closers.push(() => swarm.close());
+    watcher.watch(target(swarm.url));
+    const client = new SwarmTestClient(swarm.url);
+    await client.post('/sync_train_config', { yaml_as_string: smallJobYaml('/models/m') });
+    await client.post('/start_engine');
+    const play = async (): Promise<void> => {
+      const a = await client.claim();
+      const step = (await client.step()) as number;
+      const b = await client.claim();
+      // Every batch alike (one task, rewards 0 and 1): only the episodes' uuids tell one from the next.
+      await client.end(a, 'task-0', 0);
+      await client.end(b, 'task-0', 1);
+      await poll(`step ${step + 1}`, 10_000, async () => ((await client.step()) === step + 1 ? true : undefined), 20);
+    };
+    await play();
+    await play();
+    shown = false;
+    monitor.interestChanged();
+    await new Promise((resolve) => setTimeout(resolve, 150)); // a pool answer already on its way lands first
+    await play();
+    shown = true;
+    monitor.interestChanged();
+    await play();
+    const series = await poll('4 points', 10_000, async () => {
+      const s = await monitor.series('local', 'c1');
+      return s && s.points.length >= 4 ? s : undefined;
+    });
+    expect(series.points.map((p) => [p.step, p.batch, p.episodes, p.rewardMean])).toEqual([
+      [1, 'pool', 2, 0.5],
+      [2, 'pool', 2, 0.5],
+      [3, 'unobserved', null, null],
+      [4, 'pool', 2, 0.5],
+    ]);
+    expect(series.points[1]?.seconds).toBeGreaterThan(0.3);
+    // Four steps of 300 ms plus claims: about 3 s, more on a loaded machine.
+  }, 20_000);
 
   it('reads the pool on the monitor\'s keep-alive connection while shown, and lists routes this server does not have', async () => {
     shown = true;
