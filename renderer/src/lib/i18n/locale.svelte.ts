@@ -100,7 +100,9 @@ function show(language: Language): void {
   // Lets screen readers and the browser's font fallback pick Chinese glyphs for zh-CN.
   if (typeof document !== 'undefined') document.documentElement.lang = language;
   try {
-    globalThis.localStorage?.setItem(LANGUAGE_HINT_KEY, language);
+    // English is what a page without a hint loads: only another language is remembered.
+    if (language === 'en') globalThis.localStorage?.removeItem(LANGUAGE_HINT_KEY);
+    else globalThis.localStorage?.setItem(LANGUAGE_HINT_KEY, language);
   } catch {
     // Storage blocked by policy: the next start shows English first, as before.
   }
