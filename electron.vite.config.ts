@@ -53,6 +53,8 @@ export default defineConfig({
     build: {
       outDir: resolve(root, 'out/renderer'),
       emptyOutDir: true,
+      // electron-vite leaves the renderer unminified; minified it is a third of the bytes to fetch and parse.
+      minify: true,
       rollupOptions: { input: resolve(root, 'renderer/index.html') },
     },
   },

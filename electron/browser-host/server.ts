@@ -11,6 +11,7 @@ import { runHandler } from '../services/ipc/run-handler';
 import { describeThrown, type Logger } from '../services/util/logger';
 import { isLoopbackAddress } from '../services/util/loopback';
 import { redactText } from '../services/util/redact';
+import { sendMaybeCompressed } from './compression';
 import { ConnectionGuard } from './connection-guard';
 import { bearerToken, requestComesFromUs, tokenMatches } from './guards';
 import { serveStatic } from './static-files';
@@ -93,6 +94,13 @@ function sendJson(response: ServerResponse, status: number, body: Result<unknown
   response.end(JSON.stringify(body));
 }
 
+/** A handler's answer: lists (containers, jobs, profiles) can be large, so they go out compressed when the page takes it. */
+function sendResult(request: IncomingMessage, response: ServerResponse, body: Result<unknown>, headers: Record<string, string>): Promise<void> {
+  const json = Buffer.from(JSON.stringify(body), 'utf8');
+  const jsonHeaders = { ...headers, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+  return sendMaybeCompressed(response, 200, jsonHeaders, json, request.headers['accept-encoding']);
+}
+
 function safeDecode(text: string): string | null {
   try {
     return decodeURIComponent(text);
@@ -169,7 +177,7 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
         sendJson(response, 405, fail({ code: 'FORBIDDEN', message: 'Only GET is allowed here.' }), headers);
         return;
       }
-      await serveStatic(options.staticDir, path, response, headers);
+      await serveStatic(options.staticDir, path, response, headers, request.headers['accept-encoding']);
       return;
     }
     if (!tokenMatches(token, bearerToken(request))) {
@@ -194,7 +202,7 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     }
     const handler = options.handlers[channel] as (request: unknown) => Promise<unknown>;
     const result = await runHandler(invokeContract[channel].request, payload, handler, logger, channel);
-    sendJson(response, 200, result, headers);
+    await sendResult(request, response, result, headers);
   }
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });

@@ -1,10 +1,8 @@
 import type { Component } from 'svelte';
 import type { ExposedApi } from '../../../electron/shared/api';
-import JobsPage from '../pages/JobsPage.svelte';
-import ServersPage from '../pages/ServersPage.svelte';
-import SettingsPage from '../pages/SettingsPage.svelte';
-import WizardPage from '../pages/WizardPage.svelte';
+import { registerChunkLoader } from './chunks';
 import type { MessageKey } from './i18n';
+import { PAGE_AT_LOAD } from './page-in-url';
 import type { SettingsState } from './state/settings.svelte';
 import type { SwarmStatuses } from './state/swarm-statuses.svelte';
 
@@ -22,10 +20,13 @@ export interface PageContext {
   navigate: (page: Page) => void;
 }
 
+export type PageComponent = Component<{ context: PageContext }>;
+
 export interface PageEntry {
   id: Page;
   label: MessageKey;
-  component: Component<{ context: PageContext }>;
+  /** The page's code is a chunk of its own, fetched when the page is first shown (the first page loads with the app). */
+  load: () => Promise<{ default: PageComponent }>;
 }
 
 /**
@@ -33,10 +34,10 @@ export interface PageEntry {
  * so a new page is one row here. Plain state instead of a router: there are no deep links.
  */
 export const pages: readonly PageEntry[] = [
-  { id: 'wizard', label: 'nav.wizard', component: WizardPage },
-  { id: 'servers', label: 'nav.servers', component: ServersPage },
-  { id: 'jobs', label: 'nav.jobs', component: JobsPage },
-  { id: 'settings', label: 'nav.settings', component: SettingsPage },
+  { id: 'wizard', label: 'nav.wizard', load: () => import('../pages/WizardPage.svelte') },
+  { id: 'servers', label: 'nav.servers', load: () => import('../pages/ServersPage.svelte') },
+  { id: 'jobs', label: 'nav.jobs', load: () => import('../pages/JobsPage.svelte') },
+  { id: 'settings', label: 'nav.settings', load: () => import('../pages/SettingsPage.svelte') },
 ];
 
 /** The app opens on Servers (what most users check first: is my server up?); the Wizard is first in the navigation. */
@@ -45,3 +46,43 @@ export const FIRST_PAGE: Page = 'servers';
 export function findPage(id: Page): PageEntry | undefined {
   return pages.find((entry) => entry.id === id);
 }
+
+/** Electron opens the window at the last page (`#page=…`, remembered by the shell's store); else the first page. */
+export function pageToOpen(): Page {
+  return PAGE_AT_LOAD !== null && findPage(PAGE_AT_LOAD) ? PAGE_AT_LOAD : FIRST_PAGE;
+}
+
+const loaded = new Map<Page, PageComponent>();
+const loading = new Map<Page, Promise<PageComponent>>();
+
+/** A page's component when its chunk has arrived, so a page seen before shows at once. */
+export function loadedPage(id: Page): PageComponent | undefined {
+  return loaded.get(id);
+}
+
+/** Fetches a page's chunk once; a failed fetch is tried again on the next call. */
+export function loadPage(id: Page): Promise<PageComponent> {
+  const entry = findPage(id);
+  if (!entry) return Promise.reject(new Error(`no page "${id}"`));
+  let pending = loading.get(id);
+  if (!pending) {
+    pending = entry.load().then(
+      (module) => {
+        loaded.set(id, module.default);
+        return module.default;
+      },
+      (error: unknown) => {
+        loading.delete(id);
+        throw error;
+      },
+    );
+    loading.set(id, pending);
+  }
+  return pending;
+}
+
+/** Every page's chunk (tests render pages without waiting for each one's first fetch: lib/chunks.ts). */
+export async function loadAllPages(): Promise<void> {
+  await Promise.all(pages.map((entry) => loadPage(entry.id)));
+}
+registerChunkLoader(loadAllPages);

@@ -38,6 +38,20 @@ describe('app:// protocol handler', () => {
     expect((await get('agentswarm://app/')).status).toBe(200);
   });
 
+  it('serves the chunks a split build loads on demand (scripts and styles in assets/), under a CSP that allows them without eval', async () => {
+    await writeFile(join(rendererDir, 'assets', 'SettingsPage-Dk3x9_aB.js'), 'export default 1');
+    await writeFile(join(rendererDir, 'assets', 'SettingsPage-Qw12er34.css'), '.a{color:red}');
+    const chunk = await get('agentswarm://app/assets/SettingsPage-Dk3x9_aB.js');
+    expect(chunk.status).toBe(200);
+    expect(chunk.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    const style = await get('agentswarm://app/assets/SettingsPage-Qw12er34.css');
+    expect(style.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    // Dynamic import() and Vite's modulepreload links are same-origin scripts: 'self' covers them.
+    expect(csp).toMatch(/script-src 'self'(;|$)/);
+    expect(csp).not.toContain('unsafe-eval');
+    expect(csp).not.toContain('unsafe-inline');
+  });
+
   it.each([
     'agentswarm://app/../secret.txt',
     'agentswarm://app/%2e%2e/secret.txt',

@@ -1,5 +1,5 @@
 import { buildLayoutApi, type ExposedApi } from '../../../../electron/shared/api';
-import { replayTable } from './replay';
+import { readAgainEvents, replayTable } from './replay';
 import {
   eventContract,
   isEventChannel,
@@ -10,6 +10,7 @@ import {
 import type { Result } from '../../../../electron/shared/result';
 import { BackendLinkMachine } from './backend-link';
 import { EventSocket, type SocketClosed, type WebSocketLike } from './event-socket';
+import { SharedReads } from './shared-reads';
 
 /** Detail under the translated `errors.BACKEND_UNREACHABLE` title when fetch itself fails. */
 export const BACKEND_UNREACHABLE_MESSAGE = 'The request did not reach the app backend. Check that `npm run web` is still running.';
@@ -114,7 +115,7 @@ export function backendLinkOf(api: ExposedApi): BackendLinkMachine | null {
  * The `ExposedApi` over the browser host's HTTP + WebSocket endpoints, used when the UI runs in a
  * normal browser (`npm run web`) rather than under Electron's preload.
  */
-export function createBrowserApi(host: BrowserHost = defaultHost()): ExposedApi {
+export function createBrowserApi(host: BrowserHost = defaultHost(), options: { connectAtOnce?: boolean } = {}): ExposedApi {
   // Replaced when a new `#token=` arrives in the address (the host restarted with a new token): no reload needed.
   let token = takeTokenFromHash(host);
   const link = new BackendLinkMachine();
@@ -167,11 +168,12 @@ export function createBrowserApi(host: BrowserHost = defaultHost()): ExposedApi 
    * the open, or while it was down, never reach them otherwise. Fetched together, dispatched in
    * table order.
    */
-  async function replayState(): Promise<void> {
-    const answers = await Promise.all(replayTable.map((row) => invoke(row.request, {})));
+  async function replayState(skipReadAgain: boolean): Promise<void> {
+    const answers = await Promise.all(replayTable.map((row) => reads.call(row.request, {})));
     replayTable.forEach((row, index) => {
       const answer = answers[index];
-      if (answer?.ok) for (const message of row.toEvents(answer.value)) dispatch(message);
+      if (!answer?.ok) return;
+      for (const message of row.toEvents(answer.value)) if (!(skipReadAgain && readAgainEvents.has(message.channel))) dispatch(message);
     });
   }
 
@@ -192,14 +194,22 @@ export function createBrowserApi(host: BrowserHost = defaultHost()): ExposedApi 
   }
 
   function onClosed(closed: SocketClosed): void {
+    if (!closed.wasOpen) reads.firstOpenFailed();
     link.closed(closed.retryInMs);
     if (!closed.wasOpen) void probeToken();
   }
 
   // On every open: fetch the current state again (replayState), then the link says the page is up to date.
+  // Each list once per load: reads wait for the first open and share requests while its replay runs (shared-reads.ts).
+  const reads = new SharedReads(invoke);
   const socket = new EventSocket(eventsUrl(), host, dispatch, () => {
     link.opened();
-    void replayState().then(() => link.caughtUp());
+    // Every call of a page that connected at once waited for this first open: nothing needs reading again.
+    const skipReadAgain = options.connectAtOnce === true && reads.beforeFirstOpen;
+    reads.opened();
+    const replayed = replayState(skipReadAgain).finally(() => reads.replayed());
+    reads.release();
+    void replayed.then(() => link.caughtUp());
   }, onClosed);
   link.reconnect = () => socket.reconnectNow();
   host.onHashChange?.(() => {
@@ -211,7 +221,7 @@ export function createBrowserApi(host: BrowserHost = defaultHost()): ExposedApi 
     socket.reconnectNow();
   });
 
-  const layout = buildLayoutApi(invoke);
+  const layout = buildLayoutApi((channel, request) => reads.call(channel, request));
   const api: ExposedApi = {
     ...layout,
     app: { ...layout.app, rendererReady: () => {} },
@@ -221,6 +231,7 @@ export function createBrowserApi(host: BrowserHost = defaultHost()): ExposedApi 
         listeners.set(channel, set);
         const untyped = listener as (payload: unknown) => void;
         set.add(untyped);
+        reads.socketRequested();
         socket.ensureOpen();
         return () => {
           set.delete(untyped);
@@ -229,5 +240,10 @@ export function createBrowserApi(host: BrowserHost = defaultHost()): ExposedApi 
     },
   };
   links.set(api, link);
+  if (options.connectAtOnce) {
+    // The page's first reads (made as components mount, before any of them subscribes) then wait for the socket too.
+    reads.socketRequested();
+    socket.ensureOpen();
+  }
   return api;
 }

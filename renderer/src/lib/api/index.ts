@@ -14,7 +14,8 @@ let current: ExposedApi | null = null;
  * once, because the browser client consumes the token from the URL when it is created.
  */
 export function getApi(): ExposedApi {
-  if (!current) current = window.api ?? createBrowserApi();
+  // The page subscribes at once anyway: opening the event socket now lets its first reads share the socket's replay.
+  if (!current) current = window.api ?? createBrowserApi(undefined, { connectAtOnce: true });
   return current;
 }
 

@@ -69,6 +69,12 @@ export const replayTable: readonly ReplayRow[] = [
 ];
 
 /**
+ * Replayed events that carry nothing but "read again". On the first open of a page whose calls all
+ * waited for that open (shared-reads.ts) they are left out: every read already went out after it.
+ */
+export const readAgainEvents: ReadonlySet<EventChannel> = new Set<EventChannel>(['engines:changed', 'swarm:containers-changed', 'dryrun:traces-changed']);
+
+/**
  * Events that are never replayed: a desktop notification belongs to its moment (shown again after
  * a reconnect it would announce old news as new); a removal is an absence, which the next full
  * `fleet:states` load tells.

@@ -1,0 +1,65 @@
+/**
+ * Parts of a page that are not on screen when it opens (dialogs, a running dry run's monitor) are
+ * chunks of their own, fetched the first time they show: the first paint then fetches and parses
+ * only what it draws. A usage site reads `Part.get()` where it would have named the component:
+ *
+ *     {#if dialog}
+ *       {@const Dialog = ServerDialogPart.get()}
+ *       {#if Dialog}<Dialog … />{/if}
+ *     {/if}
+ *
+ * `get()` answers at once once the chunk is here (a second opening shows at once) and otherwise
+ * starts the fetch; its arrival re-renders the usage site. A new part is one row at the bottom.
+ */
+import type { Component } from 'svelte';
+import { registerChunkLoader } from './chunks';
+
+// Svelte's own component type: any props, as the usage site checks them against the real component.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyComponent = Component<any>;
+
+export class LazyPart<C extends AnyComponent> {
+  private component = $state<C | null>(null);
+  private pending: Promise<C> | null = null;
+
+  constructor(private readonly loader: () => Promise<{ default: C }>) {
+    everyPart.push(this as unknown as LazyPart<AnyComponent>);
+  }
+
+  /** The component, or null while its chunk is on its way (the fetch starts on the first call). */
+  get(): C | null {
+    if (this.component === null) void this.load().catch((error: unknown) => console.error('a part of the page did not load', error));
+    return this.component;
+  }
+
+  /** Fetches the chunk once; a failed fetch is tried again on the next call. */
+  load(): Promise<C> {
+    this.pending ??= this.loader().then(
+      (module) => {
+        this.component = module.default;
+        return module.default;
+      },
+      (error: unknown) => {
+        this.pending = null;
+        throw error;
+      },
+    );
+    return this.pending;
+  }
+}
+
+const everyPart: LazyPart<AnyComponent>[] = [];
+
+/** Every part's chunk (tests open dialogs without waiting for each one's first fetch: lib/chunks.ts). */
+export async function loadAllParts(): Promise<void> {
+  await Promise.all(everyPart.map((part) => part.load()));
+}
+registerChunkLoader(loadAllParts);
+
+export const ServerDialogPart = new LazyPart(() => import('../pages/servers/ServerDialog.svelte'));
+export const ProfileDialogPart = new LazyPart(() => import('../pages/servers/profiles/ProfileDialog.svelte'));
+export const DryRunMonitorPart = new LazyPart(() => import('../pages/servers/dryrun/DryRunMonitor.svelte'));
+export const DryRunTracesPart = new LazyPart(() => import('../pages/servers/dryrun/DryRunTraces.svelte'));
+export const TrainingDashboardPart = new LazyPart(() => import('../pages/servers/training/TrainingDashboard.svelte'));
+export const LogsPanelPart = new LazyPart(() => import('../pages/servers/logs/LogsPanel.svelte'));
+export const VaultUnlockPromptPart = new LazyPart(() => import('../components/VaultUnlockPrompt.svelte'));
