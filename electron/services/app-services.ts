@@ -25,6 +25,7 @@ import { SettingsService } from './settings/settings-service';
 import type { TransferTargets } from './settings/settings-transfer';
 import { registerSwarm, type SwarmModule } from './swarm/register';
 import { registerServerState } from './server-state/register';
+import { registerGpus, type GpusOptions } from './gpus/register';
 import { registerVault } from './secrets/register';
 import { registerDryRun } from './dry-run/register';
 import { registerSlurm } from './slurm/register';
@@ -69,6 +70,8 @@ export interface AppServicesOptions {
   shellStoreStatus?: () => StoreStatus;
   /** The app's `resources/` folder (packaged Electron: process.resourcesPath); default: the repository's. */
   resourcesDir?: string;
+  /** The fleet home's GPU sampling: which program to run (tests: their labelled nvidia-smi double) and its pace. */
+  gpus?: GpusOptions;
 }
 
 export interface AppServices {
@@ -144,6 +147,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const swarm = registerSwarm(context);
   swarmMonitor = swarm.monitor;
   const serverState = registerServerState(context, { swarm, observed });
+  const gpus = registerGpus(context, { store: serverState.store, ...(options.gpus ? { options: options.gpus } : {}) });
   const doctor = registerDoctor(context);
   const images = registerImages(context);
   const profiles = registerProfiles(context, { swarm, doctor });
@@ -168,6 +172,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ['swarm', swarm],
     // After swarm: its rediscovery has put the monitor's statuses in place.
     ['server-state', serverState],
+    ['gpus', gpus],
     ['doctor', doctor],
     ['images', images],
     ['profile-runtime', profiles],
@@ -184,6 +189,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ...enginesModule.handlers,
     ...swarm.handlers,
     ...serverState.handlers,
+    ...gpus.handlers,
     ...servers.handlers,
     ...profiles.handlers,
     ...doctor.handlers,

@@ -90,6 +90,7 @@ export const apiLayout = {
     train: 'wizard:train',
     stopTrain: 'wizard:stop-train',
   },
+  gpus: { samples: 'gpus:samples', homeShown: 'gpus:home-shown' },
 } as const satisfies Record<string, Record<string, InvokeChannel>>;
 
 export type ApiLayout = typeof apiLayout;

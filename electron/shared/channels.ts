@@ -92,6 +92,8 @@ export const INVOKE_CHANNELS = [
   'wizard:run-debug',
   'wizard:train',
   'wizard:stop-train',
+  'gpus:samples',
+  'gpus:home-shown',
 ] as const;
 
 export const EVENT_CHANNELS = [
@@ -116,6 +118,7 @@ export const EVENT_CHANNELS = [
   'jobs:changed',
   'jobs:log-appended',
   'wizard:changed',
+  'gpus:sampled',
 ] as const;
 
 export type InvokeChannel = (typeof INVOKE_CHANNELS)[number];

@@ -27,6 +27,7 @@ import {
   SshConfigListing,
 } from './schemas-servers';
 import { ServerState, ServerStateRemoved } from './server-state';
+import { FleetHomeShown, FleetHomeState, GpuSample } from './schemas-fleet';
 import {
   AppNotification,
   DoctorReport,
@@ -240,6 +241,10 @@ export const invokeContract = {
   /** Step 5: `agent_roll.py`; JOB_NEEDS_CONFIRMATION when it restarts the engine and that was not confirmed. */
   'wizard:train': { request: WizardTrain, response: JobView },
   'wizard:stop-train': { request: Empty, response: JobView },
+  /** Fleet home (issue 33): the newest GPU sample of every host the app holds a server on. */
+  'gpus:samples': { request: Empty, response: z.array(GpuSample) },
+  /** A page shows (or stopped showing) the fleet home: GPUs are sampled every 10 s then, else every 60 s. */
+  'gpus:home-shown': { request: FleetHomeShown, response: FleetHomeState },
 } as const satisfies Record<InvokeChannel, ChannelSchemas>;
 
 /** Push events from the backend. Payload-free "changed" events tell the UI to refetch a list. */
@@ -276,6 +281,8 @@ export const eventContract = {
   /** Invalidation, batched: a job has new log lines; read them with `jobs:log` from the last total. */
   'jobs:log-appended': JobLogAppended,
   'wizard:changed': WizardState,
+  /** A new GPU sample of one host (or Slurm job). */
+  'gpus:sampled': GpuSample,
 } as const satisfies Record<EventChannel, z.ZodType>;
 
 /** What a caller may send (defaults still optional). */

@@ -290,6 +290,12 @@ describe('browser-host API client', () => {
         current: 'llm', steps: [{ id: 'llm', status: 'todo', fact: null, doneAt: null, dependsOn: [], missing: [] }],
         llm: null, project: null, code: null, swarm: null, debug: null, trainJobId: null, runningJobIds: [],
       },
+      'gpus:samples': [
+        {
+          key: 'local', engineId: 'local', engineIds: ['local'], containerId: null, hostLabel: 'this computer', at: '2026-01-01T00:00:00.000Z',
+          gpus: [{ index: 0, uuid: 'GPU-0', utilizationPct: 97, memoryUsedMiB: 40120, memoryTotalMiB: 81920 }], error: null,
+        },
+      ],
     };
     const produced = new Set<string>(notReplayed);
     for (const row of replayTable) {

@@ -71,6 +71,7 @@ describe('contract types', () => {
       | 'jobs:changed'
       | 'jobs:log-appended'
       | 'wizard:changed'
+      | 'gpus:sampled'
     >();
   });
 

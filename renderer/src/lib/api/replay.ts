@@ -57,6 +57,8 @@ export const replayTable: readonly ReplayRow[] = [
     ]),
   ),
   row('wizard:state', (payload) => [{ channel: 'wizard:changed', payload }]),
+  // Issue 33: the fleet home's GPU samples.
+  row('gpus:samples', (samples) => samples.map((payload): BridgeMessage => ({ channel: 'gpus:sampled', payload }))),
 ];
 
 /**
