@@ -1,5 +1,6 @@
 import type { Component } from 'svelte';
 import type { ExposedApi } from '../../../electron/shared/api';
+import FleetPage from '../pages/FleetPage.svelte';
 import JobsPage from '../pages/JobsPage.svelte';
 import ServersPage from '../pages/ServersPage.svelte';
 import SettingsPage from '../pages/SettingsPage.svelte';
@@ -33,6 +34,7 @@ export interface PageEntry {
  * so a new page is one row here. Plain state instead of a router: there are no deep links.
  */
 export const pages: readonly PageEntry[] = [
+  { id: 'fleet', label: 'nav.fleet', component: FleetPage },
   { id: 'wizard', label: 'nav.wizard', component: WizardPage },
   { id: 'servers', label: 'nav.servers', component: ServersPage },
   { id: 'jobs', label: 'nav.jobs', component: JobsPage },

@@ -16,6 +16,7 @@ import { enJobs } from './en-jobs';
 import { enSlurm } from './en-slurm';
 import { enServerState } from './en-server-state';
 import { enBackend } from './en-backend';
+import { enFleet } from './en-fleet';
 
 export const en = {
   ...enServers,
@@ -31,6 +32,7 @@ export const en = {
   ...enSlurm,
   ...enServerState,
   ...enBackend,
+  ...enFleet,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': 'Main navigation',

@@ -12,6 +12,7 @@ import { zhCNJobs } from './zh-CN-jobs';
 import { zhCNSlurm } from './zh-CN-slurm';
 import { zhCNServerState } from './zh-CN-server-state';
 import { zhCNBackend } from './zh-CN-backend';
+import { zhCNFleet } from './zh-CN-fleet';
 
 /**
  * Simplified Chinese. Typed as a full record of the English keys, so a missing key (or a stray
@@ -33,6 +34,7 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNSlurm,
   ...zhCNServerState,
   ...zhCNBackend,
+  ...zhCNFleet,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': '主导航',
