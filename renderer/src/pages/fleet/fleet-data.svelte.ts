@@ -23,8 +23,9 @@ export class FleetData {
   views = $state<Record<string, TrainingView>>({});
   series = $state<Record<string, TrainingPoint[]>>({});
   slurmJobs = $state<Record<string, SlurmJobView>>({});
-  private readonly seriesSteps = new Map<string, number | null>();
-  private readonly slurmReadAt = new Map<string, number>();
+  // Bookkeeping only (nothing renders from them): plain records, not state.
+  private readonly seriesSteps: Record<string, number | null> = {};
+  private readonly slurmReadAt: Record<string, number> = {};
 
   constructor(
     private readonly api: ExposedApi,
@@ -67,8 +68,8 @@ export class FleetData {
     const key = serverKey(view.engineId, view.containerId);
     this.views[key] = view;
     // A new step closed (or a new run began): its point is in the series now.
-    if (this.seriesSteps.get(key) !== view.globalStep) {
-      this.seriesSteps.set(key, view.globalStep);
+    if (!(key in this.seriesSteps) || this.seriesSteps[key] !== view.globalStep) {
+      this.seriesSteps[key] = view.globalStep;
       void this.loadSeries(view.engineId, view.containerId);
     }
   }
@@ -81,9 +82,9 @@ export class FleetData {
   private stateChanged(state: ServerState): void {
     if (!this.series[state.key] && state.container.startedAt) void this.loadSeries(state.engineId, state.containerId);
     if (state.engineKind !== 'slurm') return;
-    const last = this.slurmReadAt.get(state.engineId) ?? 0;
+    const last = this.slurmReadAt[state.engineId] ?? 0;
     if (Date.now() - last < SLURM_READ_MS) return;
-    this.slurmReadAt.set(state.engineId, Date.now());
+    this.slurmReadAt[state.engineId] = Date.now();
     void this.api.slurm.jobs({ engineId: state.engineId }).then((r) => {
       if (r.ok) for (const job of r.value) this.slurmJobs[serverKey(job.engineId, job.id)] = job;
     });
