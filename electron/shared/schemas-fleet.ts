@@ -41,6 +41,39 @@ export const GpuSample = z.object({
 export const FleetHomeShown = z.object({ pageId: PageId, shown: z.boolean() });
 export const FleetHomeState = z.object({ shown: z.boolean() });
 
+/** The fleet alerts (issue 33). */
+export const AlertRule = z.enum(['gpus-idle', 'training-stalled', 'no-client', 'reward', 'disk', 'slurm-time-limit']);
+
+/** What the user may change of each alert (defaults as issue 33 names them). */
+export const AlertThresholds = z.object({
+  idlePct: z.number().min(0).max(100).default(5),
+  idleMinutes: z.number().min(1).max(24 * 60).default(15),
+  stallFactor: z.number().min(1).max(100).default(3),
+  stallMinMinutes: z.number().min(1).max(24 * 60).default(10),
+  noClientMinutes: z.number().min(1).max(24 * 60).default(10),
+  rewardWindow: z.number().int().min(1).max(1000).default(5),
+  rewardDropFraction: z.number().min(0).max(1).default(0.5),
+  diskPct: z.number().min(1).max(100).default(90),
+});
+
+/** One episode of one condition on one server: open until the condition ends (resolved); the user may acknowledge it. */
+export const FleetAlert = z.object({
+  id: z.string(),
+  rule: AlertRule,
+  engineId: EngineId,
+  containerId: ContainerId,
+  /** How the user knows the server: its profile's label, else its container name. */
+  name: z.string(),
+  state: z.enum(['open', 'acknowledged', 'resolved']),
+  openedAt: z.string(),
+  resolvedAt: z.string().nullable(),
+  /** English detail as the notification said it; the page words the rule itself. */
+  detail: z.string(),
+});
+
+export type AlertRule = z.infer<typeof AlertRule>;
+export type AlertThresholds = z.infer<typeof AlertThresholds>;
+export type FleetAlert = z.infer<typeof FleetAlert>;
 export type GpuReading = z.infer<typeof GpuReading>;
 export type GpuSample = z.infer<typeof GpuSample>;
 export type FleetHomeShown = z.infer<typeof FleetHomeShown>;
