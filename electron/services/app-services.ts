@@ -26,6 +26,7 @@ import type { TransferTargets } from './settings/settings-transfer';
 import { registerSwarm, type SwarmModule } from './swarm/register';
 import { registerServerState } from './server-state/register';
 import { registerGpus, type GpusOptions } from './gpus/register';
+import { registerAlerts } from './fleet/register';
 import { registerVault } from './secrets/register';
 import { registerDryRun } from './dry-run/register';
 import { registerSlurm } from './slurm/register';
@@ -153,6 +154,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const profiles = registerProfiles(context, { swarm, doctor });
   const logs = registerLogs(context, { swarm });
   const training = registerTraining(context, { swarm });
+  const alerts = registerAlerts(context, { store: serverState.store, gpus, observed, training: () => training.handlers });
   const vault = registerVault(context);
   const dryRun = registerDryRun(context);
   const jobs = registerJobs(context, { swarm });
@@ -173,6 +175,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     // After swarm: its rediscovery has put the monitor's statuses in place.
     ['server-state', serverState],
     ['gpus', gpus],
+    ['alerts', alerts],
     ['doctor', doctor],
     ['images', images],
     ['profile-runtime', profiles],
@@ -190,6 +193,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ...swarm.handlers,
     ...serverState.handlers,
     ...gpus.handlers,
+    ...alerts.handlers,
     ...servers.handlers,
     ...profiles.handlers,
     ...doctor.handlers,

@@ -91,6 +91,7 @@ export const apiLayout = {
     stopTrain: 'wizard:stop-train',
   },
   gpus: { samples: 'gpus:samples', homeShown: 'gpus:home-shown' },
+  alerts: { list: 'alerts:list', acknowledge: 'alerts:acknowledge', thresholds: 'alerts:thresholds', setThresholds: 'alerts:set-thresholds' },
 } as const satisfies Record<string, Record<string, InvokeChannel>>;
 
 export type ApiLayout = typeof apiLayout;

@@ -94,6 +94,10 @@ export const INVOKE_CHANNELS = [
   'wizard:stop-train',
   'gpus:samples',
   'gpus:home-shown',
+  'alerts:list',
+  'alerts:acknowledge',
+  'alerts:thresholds',
+  'alerts:set-thresholds',
 ] as const;
 
 export const EVENT_CHANNELS = [
@@ -119,6 +123,7 @@ export const EVENT_CHANNELS = [
   'jobs:log-appended',
   'wizard:changed',
   'gpus:sampled',
+  'alerts:changed',
 ] as const;
 
 export type InvokeChannel = (typeof INVOKE_CHANNELS)[number];

@@ -47,7 +47,7 @@ export const AlertRule = z.enum(['gpus-idle', 'training-stalled', 'no-client', '
 /** What the user may change of each alert (defaults as issue 33 names them). */
 export const AlertThresholds = z.object({
   idlePct: z.number().min(0).max(100).default(5),
-  idleMinutes: z.number().min(1).max(24 * 60).default(15),
+  idleMinutes: z.number().min(0).max(24 * 60).default(15),
   stallFactor: z.number().min(1).max(100).default(3),
   stallMinMinutes: z.number().min(1).max(24 * 60).default(10),
   noClientMinutes: z.number().min(1).max(24 * 60).default(10),

@@ -72,6 +72,7 @@ describe('contract types', () => {
       | 'jobs:log-appended'
       | 'wizard:changed'
       | 'gpus:sampled'
+      | 'alerts:changed'
     >();
   });
 

@@ -59,6 +59,7 @@ export const replayTable: readonly ReplayRow[] = [
   row('wizard:state', (payload) => [{ channel: 'wizard:changed', payload }]),
   // Issue 33: the fleet home's GPU samples.
   row('gpus:samples', (samples) => samples.map((payload): BridgeMessage => ({ channel: 'gpus:sampled', payload }))),
+  row('alerts:list', (payload) => [{ channel: 'alerts:changed', payload }]),
 ];
 
 /**

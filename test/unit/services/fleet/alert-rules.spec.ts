@@ -73,7 +73,7 @@ describe('the alert book', () => {
     let now = Date.parse('2026-12-05T10:00:00Z');
     const book = new AlertBook({
       notifier: { notify: (n) => shown.push(n) },
-      logger: { info: (m: string) => logged.push(m), warn: (m: string) => logged.push(m), error: () => undefined, debug: () => undefined },
+      logger: { info: (m: string) => logged.push(m), warn: (m: string) => logged.push(m), error: () => undefined },
       changed: (list) => lists.push(list),
       now: () => now,
     });
