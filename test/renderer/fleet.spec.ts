@@ -87,6 +87,20 @@ describe('the fleet home', () => {
     await waitFor(() => expect(screen.getByTestId('fleet-gpus-error').textContent).toBe('this computer 上没有 nvidia-smi：那里没有 NVIDIA 驱动，或不在其 PATH 中。'));
   });
 
+  it('lists the alerts, open first, and acknowledges one', async () => {
+    installFleetFake(api);
+    const alert = { id: 'a1', rule: 'gpus-idle' as const, engineId: 'local', containerId: 'c1', name: '"night run"', state: 'open' as const, openedAt: at(0), resolvedAt: null, detail: '4 GPUs under 5 % for 15 min' };
+    const old = { ...alert, id: 'a0', rule: 'no-client' as const, state: 'resolved' as const, resolvedAt: at(5) };
+    api.answer('alerts:list', () => [old, alert]);
+    api.answer('alerts:acknowledge', () => ({ ...alert, state: 'acknowledged' as const }));
+    render(App);
+    await fireEvent.click(screen.getByTestId('nav-fleet'));
+    const rows = await screen.findAllByTestId('fleet-alert');
+    expect(rows.map((r) => [r.dataset.rule, r.dataset.state])).toEqual([['gpus-idle', 'open'], ['no-client', 'resolved']]);
+    await fireEvent.click(within(rows[0]!).getByRole('button', { name: 'Acknowledge' }));
+    await waitFor(() => expect(screen.getAllByTestId('fleet-alert')[0]!.dataset.state).toBe('acknowledged'));
+  });
+
   it('sends a new user with no server to the Servers page', async () => {
     installFleetFake(api);
     render(App);
