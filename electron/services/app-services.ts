@@ -25,6 +25,8 @@ import { SettingsService } from './settings/settings-service';
 import type { TransferTargets } from './settings/settings-transfer';
 import { registerSwarm, type SwarmModule } from './swarm/register';
 import { registerServerState } from './server-state/register';
+import { registerGpus, type GpusOptions } from './gpus/register';
+import { registerAlerts } from './fleet/register';
 import { registerVault } from './secrets/register';
 import { registerDryRun } from './dry-run/register';
 import { DRY_RUN_CONTAINER_ID, DRY_RUN_ENGINE_ID } from '../shared/schemas-dryrun';
@@ -74,6 +76,8 @@ export interface AppServicesOptions {
   resourcesDir?: string;
   /** Auto-update (Electron: electron-updater via main/updater.ts, or why not); absent: updates are off (browser host). */
   updates?: UpdatesHostOptions;
+  /** The fleet home's GPU sampling: which program to run (tests: their labelled nvidia-smi double) and its pace. */
+  gpus?: GpusOptions;
 }
 
 export interface AppServices {
@@ -149,11 +153,13 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const swarm = registerSwarm(context);
   swarmMonitor = swarm.monitor;
   const serverState = registerServerState(context, { swarm, observed });
+  const gpus = registerGpus(context, { store: serverState.store, ...(options.gpus ? { options: options.gpus } : {}) });
   const doctor = registerDoctor(context);
   const images = registerImages(context);
   const profiles = registerProfiles(context, { swarm, doctor });
   const logs = registerLogs(context, { swarm });
   const training = registerTraining(context, { swarm });
+  const alerts = registerAlerts(context, { store: serverState.store, gpus, observed, training: () => training.handlers });
   const vault = registerVault(context);
   const dryRun = registerDryRun(context);
   // The dry run counts each batch itself: its dashboard shows every step exactly, not pool snapshots.
@@ -177,6 +183,8 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ['swarm', swarm],
     // After swarm: its rediscovery has put the monitor's statuses in place.
     ['server-state', serverState],
+    ['gpus', gpus],
+    ['alerts', alerts],
     ['doctor', doctor],
     ['images', images],
     ['profile-runtime', profiles],
@@ -196,6 +204,8 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ...enginesModule.handlers,
     ...swarm.handlers,
     ...serverState.handlers,
+    ...gpus.handlers,
+    ...alerts.handlers,
     ...servers.handlers,
     ...profiles.handlers,
     ...doctor.handlers,

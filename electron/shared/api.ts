@@ -101,6 +101,8 @@ export const apiLayout = {
     stop: 'workers:stop',
     log: 'workers:log',
   },
+  gpus: { samples: 'gpus:samples', homeShown: 'gpus:home-shown' },
+  alerts: { list: 'alerts:list', acknowledge: 'alerts:acknowledge', thresholds: 'alerts:thresholds', setThresholds: 'alerts:set-thresholds' },
 } as const satisfies Record<string, Record<string, InvokeChannel>>;
 
 export type ApiLayout = typeof apiLayout;

@@ -104,6 +104,12 @@ export const INVOKE_CHANNELS = [
   'workers:add',
   'workers:stop',
   'workers:log',
+  'gpus:samples',
+  'gpus:home-shown',
+  'alerts:list',
+  'alerts:acknowledge',
+  'alerts:thresholds',
+  'alerts:set-thresholds',
 ] as const;
 
 export const EVENT_CHANNELS = [
@@ -131,6 +137,8 @@ export const EVENT_CHANNELS = [
   'updates:state-changed',
   'workers:changed',
   'workers:log-appended',
+  'gpus:sampled',
+  'alerts:changed',
 ] as const;
 
 export type InvokeChannel = (typeof INVOKE_CHANNELS)[number];

@@ -27,6 +27,7 @@ import {
   SshConfigListing,
 } from './schemas-servers';
 import { ServerState, ServerStateRemoved } from './server-state';
+import { AlertThresholds, FleetAlert, FleetHomeShown, FleetHomeState, GpuSample } from './schemas-fleet';
 import {
   AppNotification,
   DoctorReport,
@@ -278,6 +279,16 @@ export const invokeContract = {
   /** Stops one worker (the others go on). */
   'workers:stop': { request: WorkerRef, response: PoolView },
   'workers:log': { request: WorkerLogRequest, response: WorkerLogWindow },
+  /** Fleet home (issue 33): the newest GPU sample of every host the app holds a server on. */
+  'gpus:samples': { request: Empty, response: z.array(GpuSample) },
+  /** A page shows (or stopped showing) the fleet home: GPUs are sampled every 10 s then, else every 60 s. */
+  'gpus:home-shown': { request: FleetHomeShown, response: FleetHomeState },
+  /** The fleet's alerts: open, acknowledged, and the last resolved ones; kept current by `alerts:changed`. */
+  'alerts:list': { request: Empty, response: z.array(FleetAlert) },
+  'alerts:acknowledge': { request: z.object({ id: z.string().min(1).max(200) }), response: FleetAlert },
+  'alerts:thresholds': { request: Empty, response: AlertThresholds },
+  /** Changes some thresholds (kept in fleet-alerts.json); answers all of them. */
+  'alerts:set-thresholds': { request: AlertThresholds.partial(), response: AlertThresholds },
 } as const satisfies Record<InvokeChannel, ChannelSchemas>;
 
 /** Push events from the backend. Payload-free "changed" events tell the UI to refetch a list. */
@@ -319,6 +330,10 @@ export const eventContract = {
   'workers:changed': PoolView,
   /** Invalidation, batched: a worker has new log lines; read them with `workers:log`. */
   'workers:log-appended': WorkerLogAppended,
+  /** A new GPU sample of one host (or Slurm job). */
+  'gpus:sampled': GpuSample,
+  /** A snapshot of the fleet's alerts after each change. */
+  'alerts:changed': z.array(FleetAlert),
 } as const satisfies Record<EventChannel, z.ZodType>;
 
 /** What a caller may send (defaults still optional). */

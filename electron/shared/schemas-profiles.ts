@@ -372,8 +372,8 @@ export const TrainingRef = LogRef;
 
 /** A desktop notification the backend wants shown (Electron shows it itself; the browser host pushes it). */
 export const AppNotification = z.object({
-  /** `slurm-time-limit`: Slurm sent a running job its time-limit warning (the server stops at the limit). */
-  kind: z.enum(['engine-rolling', 'engine-offline', 'container-died', 'slurm-time-limit', 'server-ended', 'worker-died']),
+  /** `slurm-time-limit`: Slurm sent a running job its time-limit warning (the server stops at the limit); `fleet-alert`: a fleet alert opened (issue 33). */
+  kind: z.enum(['engine-rolling', 'engine-offline', 'container-died', 'slurm-time-limit', 'server-ended', 'worker-died', 'fleet-alert']),
   title: z.string(),
   body: z.string(),
   engineId: EngineId,

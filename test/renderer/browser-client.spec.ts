@@ -306,6 +306,15 @@ describe('browser-host API client', () => {
           episodesPerMinute: 12, episodes: 3,
         },
       ],
+      'gpus:samples': [
+        {
+          key: 'local', engineId: 'local', engineIds: ['local'], containerId: null, hostLabel: 'this computer', at: '2026-01-01T00:00:00.000Z',
+          gpus: [{ index: 0, uuid: 'GPU-0', utilizationPct: 97, memoryUsedMiB: 40120, memoryTotalMiB: 81920 }], error: null,
+        },
+      ],
+      'alerts:list': [
+        { id: 'a1', rule: 'gpus-idle', engineId: 'local', containerId: 'c1', name: 'night run', state: 'open', openedAt: '2026-01-01T00:00:00.000Z', resolvedAt: null, detail: '4 GPUs under 5 % for 15 min' },
+      ],
     };
     const produced = new Set<string>(notReplayed);
     for (const row of replayTable) {

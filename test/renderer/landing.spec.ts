@@ -4,7 +4,7 @@ import { landingPage, type LandingFacts } from '../../renderer/src/lib/landing';
 import { setApiForTests } from '../../renderer/src/lib/api';
 import { FakeApi, makeProfileView, makeServerView } from './fake-api';
 
-const NEW_USER: LandingFacts = { pageAtLoad: null, servers: 0, profiles: 0, wizardStarted: false };
+const NEW_USER: LandingFacts = { pageAtLoad: null, servers: 0, profiles: 0, wizardStarted: false, swarmServers: 0 };
 
 describe('where the app opens (landingPage)', () => {
   it('sends a new user (no server, no profile, no wizard progress) to the wizard', () => {
@@ -25,7 +25,14 @@ describe('where the app opens (landingPage)', () => {
 
   it('keeps the page the address names (a reload, the page Electron reopens) before any other rule', () => {
     expect(landingPage({ ...NEW_USER, pageAtLoad: 'settings' })).toBe('settings');
-    expect(landingPage({ pageAtLoad: 'jobs', servers: 3, profiles: 1, wizardStarted: true })).toBe('jobs');
+    expect(landingPage({ pageAtLoad: 'jobs', servers: 3, profiles: 1, wizardStarted: true, swarmServers: 2 })).toBe('jobs');
+  });
+
+  it('opens a returning user with a swarm server on the fleet home (issue 33), else on Servers', () => {
+    expect(landingPage({ ...NEW_USER, profiles: 1, swarmServers: 1 })).toBe('fleet');
+    expect(landingPage({ ...NEW_USER, swarmServers: 1 })).toBe('fleet');
+    expect(landingPage({ ...NEW_USER, profiles: 1, swarmServers: null })).toBe('servers');
+    expect(landingPage({ ...NEW_USER, pageAtLoad: 'settings', swarmServers: 4 })).toBe('settings');
   });
 });
 

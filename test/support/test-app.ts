@@ -43,6 +43,8 @@ export interface TestAppOptions {
   ssh?: NonNullable<AppServicesOptions['ssh']>;
   /** Desktop notifications (default: the browser host's, pushed as `app:notification`). */
   notifier?: AppServicesOptions['notifier'];
+  /** The fleet home's GPU sampling (issue 33): the labelled nvidia-smi double (test/support/fake-nvidia-smi.ts), its pace. */
+  gpus?: AppServicesOptions['gpus'];
 }
 
 export interface TestApp {
@@ -77,6 +79,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.dockerHost ? { dockerHost: options.dockerHost } : {}),
     ...(options.podmanHost ? { podmanHost: options.podmanHost } : {}),
     ...(options.notifier ? { notifier: options.notifier } : {}),
+    ...(options.gpus ? { gpus: options.gpus } : {}),
     ssh: {
       knownHostsPath: join(dataDir, 'known_hosts'),
       configPath: join(dataDir, 'ssh_config'),

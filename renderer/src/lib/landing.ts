@@ -13,6 +13,8 @@ export interface LandingFacts {
   profiles: number | null;
   /** Whether the wizard has any progress (a fact recorded, or a step other than the first open). */
   wizardStarted: boolean | null;
+  /** How many swarm servers the app knows (the server-state store's list: running, queued or ended). */
+  swarmServers: number | null;
 }
 
 /** One rule: when `applies`, the app opens on `page`. */
@@ -33,6 +35,7 @@ export const LANDING_RULES: readonly LandingRule[] = [
     applies: (f) => f.servers === 0 && f.profiles === 0 && f.wizardStarted === false,
     page: () => 'wizard',
   },
+  { why: 'a returning user with a swarm server opens on the fleet home (which trained, which idled)', applies: (f) => (f.swarmServers ?? 0) > 0, page: () => 'fleet' },
   { why: 'everyone else opens on Servers (is my server up?)', applies: () => true, page: () => 'servers' },
 ];
 

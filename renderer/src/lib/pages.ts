@@ -34,6 +34,7 @@ export interface PageEntry {
  * so a new page is one row here. Plain state instead of a router: there are no deep links.
  */
 export const pages: readonly PageEntry[] = [
+  { id: 'fleet', label: 'nav.fleet', load: () => import('../pages/FleetPage.svelte') },
   { id: 'wizard', label: 'nav.wizard', load: () => import('../pages/WizardPage.svelte') },
   { id: 'servers', label: 'nav.servers', load: () => import('../pages/ServersPage.svelte') },
   { id: 'jobs', label: 'nav.jobs', load: () => import('../pages/JobsPage.svelte') },

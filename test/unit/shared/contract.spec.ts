@@ -74,6 +74,8 @@ describe('contract types', () => {
       | 'updates:state-changed'
       | 'workers:changed'
       | 'workers:log-appended'
+      | 'gpus:sampled'
+      | 'alerts:changed'
     >();
   });
 

@@ -66,6 +66,9 @@ export const replayTable: readonly ReplayRow[] = [
       ...pool.workers.map((w): BridgeMessage => ({ channel: 'workers:log-appended', payload: { poolId: pool.poolId, index: w.index, total: w.logLines } })),
     ]),
   ),
+  // Issue 33: the fleet home's GPU samples.
+  row('gpus:samples', (samples) => samples.map((payload): BridgeMessage => ({ channel: 'gpus:sampled', payload }))),
+  row('alerts:list', (payload) => [{ channel: 'alerts:changed', payload }]),
 ];
 
 /**

@@ -18,6 +18,7 @@ import { enServerState } from './en-server-state';
 import { enBackend } from './en-backend';
 import { enUpdates } from './en-updates';
 import { enWorkers } from './en-workers';
+import { enFleet } from './en-fleet';
 
 export const en = {
   ...enServers,
@@ -35,6 +36,7 @@ export const en = {
   ...enBackend,
   ...enUpdates,
   ...enWorkers,
+  ...enFleet,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': 'Main navigation',

@@ -14,6 +14,7 @@ import { zhCNServerState } from './zh-CN-server-state';
 import { zhCNBackend } from './zh-CN-backend';
 import { zhCNUpdates } from './zh-CN-updates';
 import { zhCNWorkers } from './zh-CN-workers';
+import { zhCNFleet } from './zh-CN-fleet';
 
 /**
  * Simplified Chinese. Typed as a full record of the English keys, so a missing key (or a stray
@@ -37,6 +38,7 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNBackend,
   ...zhCNUpdates,
   ...zhCNWorkers,
+  ...zhCNFleet,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': '主导航',

@@ -1,0 +1,123 @@
+import type { AlertRule, AlertThresholds } from '../../shared/schemas-fleet';
+
+/**
+ * The fleet alerts' conditions (issue 33), pure: each tracker is fed what was observed with the time it was
+ * observed, and says whether its condition holds now and since when. Tested with injected clocks.
+ */
+
+const MINUTE = 60_000;
+
+export interface Verdict {
+  active: boolean;
+  /** English, for the desktop notification and the app log ("4 GPUs under 5 % for 15 min"). */
+  detail: string;
+}
+
+const QUIET: Verdict = { active: false, detail: '' };
+
+/** GPUs idle: every GPU the server holds under `idlePct` for `idleMinutes`, while it holds them. */
+export class GpuIdleTracker {
+  private since: number | null = null;
+
+  observe(utilizations: readonly (number | null)[] | null, holding: boolean, now: number, t: AlertThresholds): Verdict {
+    const known = (utilizations ?? []).filter((u): u is number => u !== null);
+    const idle = holding && known.length > 0 && known.every((u) => u < t.idlePct);
+    if (!idle) {
+      this.since = null;
+      return QUIET;
+    }
+    this.since ??= now;
+    const minutes = (now - this.since) / MINUTE;
+    return minutes >= t.idleMinutes ? { active: true, detail: `${known.length} GPU${known.length === 1 ? '' : 's'} under ${t.idlePct} % for ${Math.floor(minutes)} min` } : QUIET;
+  }
+
+  /** When the idle spell began (ms), null while not idle: auto-stop counts from it. */
+  idleSince(): number | null {
+    return this.since;
+  }
+}
+
+function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Training stalled: ROLLING with no new step for `stallFactor` × the median step time, and at least `stallMinMinutes`. */
+export class StallTracker {
+  private lastStep: number | null = null;
+  private lastStepAt: number | null = null;
+  private readonly durations: number[] = [];
+
+  observe(rolling: boolean, step: number | null, now: number, t: AlertThresholds): Verdict {
+    if (step !== null && step !== this.lastStep) {
+      if (this.lastStep !== null && this.lastStepAt !== null && step === this.lastStep + 1) this.durations.push(now - this.lastStepAt);
+      if (this.durations.length > 50) this.durations.shift();
+      this.lastStep = step;
+      this.lastStepAt = now;
+    }
+    if (!rolling || this.lastStepAt === null) {
+      if (!rolling) this.lastStepAt = step === null ? null : now;
+      return QUIET;
+    }
+    const typical = median(this.durations);
+    const limit = Math.max(t.stallMinMinutes * MINUTE, typical === null ? 0 : t.stallFactor * typical);
+    const waited = now - this.lastStepAt;
+    return waited >= limit ? { active: true, detail: `no new step for ${Math.floor(waited / MINUTE)} min after step ${this.lastStep} (a step takes ${typical === null ? 'unknown' : `${Math.round(typical / 1000)} s`})` } : QUIET;
+  }
+
+  /** The median step time so far (ms), null before two steps. */
+  medianStepMs(): number | null {
+    return median(this.durations);
+  }
+}
+
+/** No active client for `noClientMinutes` while ROLLING (every client gone). */
+export class NoClientTracker {
+  private since: number | null = null;
+
+  observe(rolling: boolean, clients: number | null, now: number, t: AlertThresholds): Verdict {
+    if (!rolling || clients === null || clients > 0) {
+      this.since = null;
+      return QUIET;
+    }
+    this.since ??= now;
+    const minutes = (now - this.since) / MINUTE;
+    return minutes >= t.noClientMinutes ? { active: true, detail: `no active client for ${Math.floor(minutes)} min while the engine is ROLLING` } : QUIET;
+  }
+}
+
+/** Reward: the newest mean is not a number, or it fell by more than `rewardDropFraction` over the last `rewardWindow` steps. */
+export function rewardVerdict(means: readonly (number | null)[], t: AlertThresholds): Verdict {
+  const recent = means.filter((m): m is number => m !== null);
+  if (recent.length === 0) return QUIET;
+  const last = recent.at(-1)!;
+  if (!Number.isFinite(last)) return { active: true, detail: `the mean reward is not a number (${String(last)})` };
+  if (recent.length <= t.rewardWindow) return QUIET;
+  const before = recent[recent.length - 1 - t.rewardWindow]!;
+  if (!Number.isFinite(before) || before <= 0) return QUIET;
+  const drop = (before - last) / before;
+  return drop > t.rewardDropFraction ? { active: true, detail: `the mean reward fell from ${before.toFixed(3)} to ${last.toFixed(3)} over ${t.rewardWindow} steps` } : QUIET;
+}
+
+/** Disk: the folder's file system over `diskPct` full (`df -P` output's capacity column). */
+export function diskVerdict(usedPct: number | null, t: AlertThresholds): Verdict {
+  return usedPct !== null && usedPct > t.diskPct ? { active: true, detail: `the disk is ${usedPct} % full` } : QUIET;
+}
+
+/** `df -P <dir>`'s use of the folder's file system, in percent; null when it said nothing readable. */
+export function parseDfPercent(stdout: string): number | null {
+  const line = stdout.trim().split('\n').at(-1) ?? '';
+  const match = /\s(\d{1,3})%\s/.exec(`${line} `);
+  return match ? Number(match[1]) : null;
+}
+
+export const RULE_TITLES: Record<AlertRule, string> = {
+  'gpus-idle': 'GPUs idle',
+  'training-stalled': 'Training stalled',
+  'no-client': 'No active client',
+  reward: 'Reward problem',
+  disk: 'Disk almost full',
+  'slurm-time-limit': 'Slurm time limit near',
+};

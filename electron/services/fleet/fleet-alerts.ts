@@ -1,0 +1,122 @@
+import type { AlertThresholds, GpuSample } from '../../shared/schemas-fleet';
+import type { TrainingSeries, TrainingView } from '../../shared/schemas-profiles';
+import type { ServerState } from '../../shared/server-state';
+import { holdsGpus } from '../gpus/gpu-targets';
+import type { Logger } from '../util/logger';
+import type { AlertBook } from './alert-book';
+import { GpuIdleTracker, NoClientTracker, rewardVerdict, StallTracker } from './alert-rules';
+
+/** Time-based conditions (a spell that lasts) are looked at this often besides every new sample and state. */
+const EVALUATE_EVERY_MS = 30_000;
+const ROLLING = 'ENGINE.ROLLING';
+
+export interface FleetAlertsOptions {
+  states: () => ServerState[];
+  samples: () => GpuSample[];
+  /** The training monitor's views (its public API): active clients. */
+  views: () => Promise<TrainingView[]>;
+  /** The training monitor's series of one server (its public API): the reward means. */
+  series: (engineId: string, containerId: string) => Promise<TrainingSeries | null>;
+  thresholds: () => AlertThresholds;
+  book: AlertBook;
+  nameOf: (state: ServerState) => string;
+  logger: Logger;
+  now?: () => number;
+}
+
+interface Trackers {
+  idle: GpuIdleTracker;
+  stall: StallTracker;
+  noClient: NoClientTracker;
+  rewardStep: number | null;
+  rewardMeans: (number | null)[];
+}
+
+/** The sample that covers a server: its Slurm job's, else its engine's host's. */
+export function sampleOf(state: ServerState, samples: readonly GpuSample[]): GpuSample | undefined {
+  if (state.engineKind === 'slurm') return samples.find((s) => s.key === state.key);
+  return samples.find((s) => s.containerId === null && s.engineIds.includes(state.engineId));
+}
+
+/**
+ * Looks at every server's state, its host's GPU sample and the training monitor's numbers, and feeds the alert
+ * book: no poller of its own (the samples and states come from their one poller each), only a timer that lets
+ * a condition that lasts reach its threshold.
+ */
+export class FleetAlerts {
+  private readonly trackers = new Map<string, Trackers>();
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+
+  constructor(private readonly options: FleetAlertsOptions) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.evaluate(), EVALUATE_EVERY_MS);
+    this.timer.unref?.();
+    void this.evaluate();
+  }
+
+  dispose(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** The idle spell's start of one server (ms), for auto-stop. */
+  idleSince(key: string): number | null {
+    return this.trackers.get(key)?.idle.idleSince() ?? null;
+  }
+
+  /** One look at everything; calls made while one runs are folded into one more. Resolves when done (tests wait on it). */
+  evaluate(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.evaluateOnce()
+      .catch((error: unknown) => this.options.logger.warn('could not evaluate the fleet alerts', { message: error instanceof Error ? error.message : String(error) }))
+      .finally(() => {
+        this.running = null;
+        if (this.again) {
+          this.again = false;
+          void this.evaluate();
+        }
+      });
+    return this.running;
+  }
+
+  private async evaluateOnce(): Promise<void> {
+    const now = this.options.now?.() ?? Date.now();
+    const t = this.options.thresholds();
+    const states = this.options.states();
+    const samples = this.options.samples();
+    const views = new Map((await this.options.views().catch(() => [] as TrainingView[])).map((v) => [`${v.engineId}:${v.containerId}`, v]));
+    for (const key of [...this.trackers.keys()]) {
+      const state = states.find((s) => s.key === key);
+      if (state && state.phase !== 'ended') continue;
+      this.trackers.delete(key);
+      const [engineId, ...rest] = key.split(':');
+      this.options.book.serverGone(engineId!, rest.join(':'));
+    }
+    for (const state of states) {
+      if (state.phase === 'ended') continue;
+      const tr = this.trackers.get(state.key) ?? { idle: new GpuIdleTracker(), stall: new StallTracker(), noClient: new NoClientTracker(), rewardStep: null, rewardMeans: [] };
+      this.trackers.set(state.key, tr);
+      const server = { engineId: state.engineId, containerId: state.containerId, name: this.options.nameOf(state) };
+      const sample = sampleOf(state, samples);
+      const utilizations = sample && !sample.error ? sample.gpus.map((g) => g.utilizationPct) : null;
+      this.options.book.update('gpus-idle', server, tr.idle.observe(utilizations, holdsGpus(state), now, t));
+      const rolling = state.engineStatus === ROLLING;
+      const step = state.status?.globalStep ?? null;
+      this.options.book.update('training-stalled', server, tr.stall.observe(rolling, step, now, t));
+      const view = views.get(state.key);
+      this.options.book.update('no-client', server, tr.noClient.observe(rolling, view ? view.activeClients.length : null, now, t));
+      if (step !== null && step !== tr.rewardStep) {
+        tr.rewardStep = step;
+        const series = await this.options.series(state.engineId, state.containerId).catch(() => null);
+        tr.rewardMeans = series ? series.points.map((p) => p.rewardMean) : [];
+      }
+      this.options.book.update('reward', server, rewardVerdict(tr.rewardMeans, t));
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { ContainerId, EngineId } from './schemas';
+import { PageId } from './schemas-watch';
+
+/**
+ * The fleet home's own data (issue 33): what `nvidia-smi` says of the GPUs of each GPU host the app
+ * holds a server on, and the alerts the fleet services raise. The servers themselves come from the
+ * server-state store (`fleet:states`); these add what it does not know.
+ */
+
+/** One GPU as `nvidia-smi --query-gpu=index,uuid,utilization.gpu,memory.used,memory.total` reports it; null where it said `[N/A]`. */
+export const GpuReading = z.object({
+  index: z.number().int().nonnegative(),
+  uuid: z.string(),
+  utilizationPct: z.number().nonnegative().nullable(),
+  memoryUsedMiB: z.number().nonnegative().nullable(),
+  memoryTotalMiB: z.number().nonnegative().nullable(),
+});
+
+/**
+ * The newest sample of one GPU host: an engine's host (local Docker, an SSH server), or one Slurm job's allocation
+ * (`containerId` is the job id; sampled inside the allocation). `error` says why the sample has no GPUs.
+ */
+export const GpuSample = z.object({
+  /** `engineId` for a host, `engineId:jobId` for a Slurm job's allocation. */
+  key: z.string(),
+  engineId: EngineId,
+  /** The engines that share this host (local Docker and local Podman are one computer). */
+  engineIds: z.array(EngineId),
+  containerId: ContainerId.nullable(),
+  /** How the host is named: "this computer", "gpu-1 (alice@10.0.0.5)". */
+  hostLabel: z.string(),
+  /** When it was read (ISO). */
+  at: z.string(),
+  gpus: z.array(GpuReading),
+  /** `no-nvidia-smi`: the host has none (no NVIDIA driver, or not on PATH); `failed`: it ran and failed; `unreachable`: the host did not answer. */
+  error: z.object({ kind: z.enum(['no-nvidia-smi', 'failed', 'unreachable']), message: z.string() }).nullable(),
+});
+
+/** `gpus:home-shown`: this page shows (or stopped showing) the fleet home; GPUs are sampled faster while one does. */
+export const FleetHomeShown = z.object({ pageId: PageId, shown: z.boolean() });
+export const FleetHomeState = z.object({ shown: z.boolean() });
+
+/** The fleet alerts (issue 33). */
+export const AlertRule = z.enum(['gpus-idle', 'training-stalled', 'no-client', 'reward', 'disk', 'slurm-time-limit']);
+
+/** What the user may change of each alert (defaults as issue 33 names them). */
+export const AlertThresholds = z.object({
+  idlePct: z.number().min(0).max(100).default(5),
+  idleMinutes: z.number().min(0).max(24 * 60).default(15),
+  stallFactor: z.number().min(1).max(100).default(3),
+  stallMinMinutes: z.number().min(1).max(24 * 60).default(10),
+  noClientMinutes: z.number().min(1).max(24 * 60).default(10),
+  rewardWindow: z.number().int().min(1).max(1000).default(5),
+  rewardDropFraction: z.number().min(0).max(1).default(0.5),
+  diskPct: z.number().min(1).max(100).default(90),
+});
+
+/** One episode of one condition on one server: open until the condition ends (resolved); the user may acknowledge it. */
+export const FleetAlert = z.object({
+  id: z.string(),
+  rule: AlertRule,
+  engineId: EngineId,
+  containerId: ContainerId,
+  /** How the user knows the server: its profile's label, else its container name. */
+  name: z.string(),
+  state: z.enum(['open', 'acknowledged', 'resolved']),
+  openedAt: z.string(),
+  resolvedAt: z.string().nullable(),
+  /** English detail as the notification said it; the page words the rule itself. */
+  detail: z.string(),
+});
+
+export type AlertRule = z.infer<typeof AlertRule>;
+export type AlertThresholds = z.infer<typeof AlertThresholds>;
+export type FleetAlert = z.infer<typeof FleetAlert>;
+export type GpuReading = z.infer<typeof GpuReading>;
+export type GpuSample = z.infer<typeof GpuSample>;
+export type FleetHomeShown = z.infer<typeof FleetHomeShown>;
