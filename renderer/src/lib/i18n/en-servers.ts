@@ -9,6 +9,13 @@ export const enServers = {
     'Run the swarm server on a machine you reach over SSH. The app keeps one SSH connection per server for its container engine (Docker or Podman) and for a tunnel that brings the swarm port to this computer.',
   'servers.remote.none': 'No SSH servers yet. Add one by hand or from your ~/.ssh/config.',
   'servers.add': 'Add server',
+  // The Servers page's list and detail (issue 32).
+  'serverList.label': 'Where your swarm servers run',
+  'serverList.noServer': 'No swarm server',
+  'serverList.more': '+{n} more',
+  'serverList.waiting': 'Waits for your answer',
+  // The shell's skip link (kept here so the shared en.ts stays untouched by this change).
+  'shell.skipToContent': 'Skip to content',
   'engine.titleRemote': '{product} engine on {label}',
   'engine.product.docker': 'Docker',
   'engine.product.podman': 'Podman',
