@@ -14,6 +14,10 @@ export const enServers = {
   'serverList.noServer': 'No swarm server',
   'serverList.more': '+{n} more',
   'serverList.waiting': 'Waits for your answer',
+  // What the engine reports of GPUs, under the start form's "Use all GPUs" (issue 32).
+  'start.gpusNoneReported': 'This engine reports no GPUs for containers (no NVIDIA runtime or CDI devices), so the box starts unticked.',
+  'start.gpusCountReported.one': 'This engine reports {n} GPU for containers.',
+  'start.gpusCountReported.other': 'This engine reports {n} GPUs for containers.',
   // The shell's skip link (kept here so the shared en.ts stays untouched by this change).
   'shell.skipToContent': 'Skip to content',
   'engine.titleRemote': '{product} engine on {label}',
