@@ -61,6 +61,21 @@ describe('Start form', () => {
     expect(input('swarm-gpus-checkbox').checked).toBe(true);
   });
 
+  it('offers a new profile "GPUs: none" on an engine that reports none, "All" on one that has them (issue 32)', async () => {
+    api.health = { ...api.health, gpus: { runtime: false, devices: null } };
+    const first = render(App);
+    await waitFor(() => expect(screen.getByTestId('swarm-gpus-engine')).toBeTruthy());
+    await fireEvent.click(await screen.findByTestId('profile-new'));
+    expect(input('profile-form-gpus-none').checked).toBe(true);
+    first.unmount();
+
+    api.health = { ...api.health, gpus: { runtime: true, devices: null } };
+    render(App);
+    await waitFor(() => expect(api.requestsOn('engines:health').length).toBeGreaterThan(1));
+    await fireEvent.click(await screen.findByTestId('profile-new'));
+    expect(input('profile-form-gpus-all').checked).toBe(true);
+  });
+
   it('marks Start aria-disabled (still focusable) and says "Starting…" while the request runs, sending one request', async () => {
     const release = api.hold('swarm:start');
     render(App);
