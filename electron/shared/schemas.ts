@@ -238,6 +238,13 @@ export const EngineHealth = z.object({
   product: EngineProduct.nullable().optional(),
   /** Rootless Docker or Podman; null when not known. */
   rootless: z.boolean().nullable().optional(),
+  /**
+   * What the engine says of GPUs for containers (`docker info`: an NVIDIA runtime or NVIDIA CDI
+   * devices), so a first start form does not tick "Use all GPUs" on a laptop without any. `devices`
+   * counts the CDI GPUs; null when the engine does not list them (the NVIDIA runtime does not).
+   * Absent or null when not known.
+   */
+  gpus: z.object({ runtime: z.boolean(), devices: z.number().int().min(0).nullable() }).nullable().optional(),
   error: z.object({ code: z.enum(ErrorCodes), message: z.string() }).nullable(),
 });
 

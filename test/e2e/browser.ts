@@ -62,9 +62,19 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
   return path;
 }
 
-/** Fills the Servers page's start form for the fake swarm image on the test bed's host network. */
+/**
+ * Shows one place in the Servers page's detail by clicking its row in the list (issue 32):
+ * `engine:<id>`, `dry-run` or `ssh:<server id>`.
+ */
+export async function showServer(page: Page, rowId: string): Promise<void> {
+  await page.locator(`[data-testid="server-row"][data-row="${rowId}"]`).click();
+  await page.locator(`[data-testid="server-detail"][data-row="${rowId}"]`).waitFor();
+}
+
+/** Fills the Servers page's start form (local Docker) for the fake swarm image on the test bed's host network. */
 export async function fillStartForm(page: Page, options: { image: string; port: number }): Promise<void> {
   await page.getByTestId('nav-servers').click();
+  await showServer(page, 'engine:local');
   await page.getByTestId('swarm-image-input').fill(options.image);
   await page.getByTestId('swarm-port-input').fill(String(options.port));
   await page.getByTestId('swarm-network-select').selectOption('host');

@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../fixtures/fake-llm/fake-llm';
 import { startTestApp, type TestApp } from '../support/test-app';
-import { launchChromium, openAppPage, rendererDir, repoRoot, requireBuiltRenderer, saveScreenshot } from './browser';
+import { launchChromium, openAppPage, rendererDir, repoRoot, requireBuiltRenderer, saveScreenshot, showServer } from './browser';
 
 const run = promisify(execFile);
 const AGENT = join(repoRoot, 'test', 'fixtures', 'dry-run-agent', 'agent.mjs');
@@ -38,6 +38,8 @@ describe('dry run end to end (Chromium + browser host)', () => {
 
   it('starts from the Servers page, runs two steps of a script through the relay, shows the dashboard and an episode trace', async () => {
     page = await openAppPage(browser, app.host!.openUrl, pageErrors);
+    // The dry run is a row of the Servers page's list (issue 32).
+    await showServer(page, 'dry-run');
     const card = page.getByTestId('dryrun-card');
     await card.getByTestId('dryrun-badge').filter({ hasText: 'dry run: no weights change' }).waitFor({ timeout: 30_000 });
 

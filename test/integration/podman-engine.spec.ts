@@ -58,7 +58,7 @@ describe('which product answers', () => {
     const engine = podman();
     expect(engine.summary).toEqual({ id: 'local-podman', kind: 'podman', label: 'Local Podman', endpoint: socket });
     const health = await engine.health();
-    expect(health).toEqual({ id: 'local-podman', reachable: true, version: tb.podman.version, apiVersion: '1.41', product: 'podman', rootless: false, error: null });
+    expect(health).toEqual({ id: 'local-podman', reachable: true, version: tb.podman.version, apiVersion: '1.41', product: 'podman', rootless: false, gpus: { runtime: false, devices: null }, error: null });
     // Known for this connection: the next check is a ping, not Podman's slow /version, and says the same.
     expect(await engine.health()).toEqual(health);
     expect(engine.wording.product).toBe('Podman');

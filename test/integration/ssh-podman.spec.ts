@@ -86,7 +86,7 @@ describe('the user socket of rootless Podman over SSH', () => {
       label: 'testbed',
       endpoint: `ssh://${podUser}@${tb.ssh.host}:${tb.ssh.port} (${podUser}'s rootless Podman socket)`,
     });
-    expect(await engine.health()).toEqual({ id: 'ssh-testbed-podman', reachable: true, version: tb.podman.version, apiVersion: '1.41', product: 'podman', rootless: true, error: null });
+    expect(await engine.health()).toEqual({ id: 'ssh-testbed-podman', reachable: true, version: tb.podman.version, apiVersion: '1.41', product: 'podman', rootless: true, gpus: { runtime: false, devices: null }, error: null });
     expect((await engine.info()).rootless).toBe(true);
 
     const port = await freePort();

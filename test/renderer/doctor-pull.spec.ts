@@ -1,4 +1,4 @@
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import axe from 'axe-core';
 import { flushSync } from 'svelte';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -25,6 +25,11 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+function cleanupAndRender(report: ReturnType<typeof makeDoctorReport>): void {
+  cleanup();
+  render(DoctorPanel, { report });
+}
+
 describe('DoctorPanel', () => {
   it('shows the verdict, counts and when it ran; each check with an icon and a word, detail, fix and command', () => {
     render(DoctorPanel, { report: FAILING });
@@ -32,7 +37,7 @@ describe('DoctorPanel', () => {
     expect(panel.dataset.verdict).toBe('fail');
     const verdict = screen.getByTestId('doctor-verdict');
     expect(verdict.textContent).toContain('Will not start until fixed');
-    expect(verdict.textContent).toContain('9 passed · 1 warnings · 1 failed · 1 skipped');
+    expect(verdict.textContent).toContain('9 passed · 1 warning · 1 failed · 1 skipped');
     expect(screen.getByTestId('doctor-ran').textContent).toContain('checked 2 min ago · in 2.4 s');
 
     const runtime = screen.getByTestId('doctor-check-gpu-runtime');
@@ -52,6 +57,41 @@ describe('DoctorPanel', () => {
     expect(within(port).queryByTestId('doctor-fix')).toBeNull();
     expect(within(port).queryByTestId('doctor-copy')).toBeNull();
     expect(screen.getAllByTestId('doctor-copy')).toHaveLength(1);
+  });
+
+  it('folds an all-pass report into one line ("12 checks passed") with the checks a click away (issue 32)', async () => {
+    const report = makeDoctorReport('p');
+    render(DoctorPanel, { report });
+    const total = report.checks.length;
+    expect(total).toBeGreaterThanOrEqual(10);
+    expect(screen.getByTestId('doctor-counts').textContent).toBe(`${total} checks passed`);
+    expect(screen.queryByTestId('doctor-needs-you')).toBeNull();
+    const fold = screen.getByTestId('doctor-passed') as HTMLDetailsElement;
+    expect(fold.open).toBe(false);
+    expect(fold.querySelector('summary')?.textContent).toBe('Show each check');
+    await fireEvent.click(fold.querySelector('summary')!);
+    expect(fold.open).toBe(true);
+    expect(within(fold).getAllByRole('listitem')).toHaveLength(total);
+  });
+
+  it('lists only what needs the user; passed and skipped checks fold away; counts use plural forms', () => {
+    render(DoctorPanel, { report: FAILING });
+    const needs = screen.getByTestId('doctor-needs-you');
+    expect(within(needs).getAllByRole('listitem').map((li) => li.dataset.testid)).toEqual(['doctor-check-gpu-runtime', 'doctor-check-shm']);
+    const fold = screen.getByTestId('doctor-passed') as HTMLDetailsElement;
+    expect(fold.open).toBe(false);
+    expect(fold.querySelector('summary')?.textContent).toBe('Show the checks that passed or do not apply (10)');
+    // The install command and each fix appear once in the panel.
+    expect(screen.getAllByTestId('doctor-command')).toHaveLength(1);
+    expect(screen.getAllByTestId('doctor-fix')).toHaveLength(2);
+    cleanupAndRender(makeDoctorReport('p', {}, [makeDoctorCheck('shm', { status: 'warn', detail: 'small', fix: 'raise' }), makeDoctorCheck('image', { status: 'warn', detail: 'old', fix: 'pull' })]));
+    expect(screen.getByTestId('doctor-counts').textContent).toMatch(/^\d+ passed · 2 warnings$/);
+    cleanupAndRender(makeDoctorReport('p', {}, [makeDoctorCheck('shm', { status: 'warn', detail: 'small', fix: 'raise' })]));
+    expect(screen.getByTestId('doctor-counts').textContent).toMatch(/^\d+ passed · 1 warning$/);
+    setLocale('zh-CN');
+    cleanupAndRender(makeDoctorReport('p'));
+    expect(screen.getByTestId('doctor-counts').textContent).toMatch(/^\d+ 项检查全部通过$/);
+    setLocale('en');
   });
 
   it('copies the command; when the clipboard refuses, selects it and says to press Ctrl+C', async () => {

@@ -5,6 +5,7 @@ import { setApiForTests } from '../../renderer/src/lib/api';
 import { setLocale } from '../../renderer/src/lib/i18n';
 import TrainingDashboard from '../../renderer/src/pages/servers/training/TrainingDashboard.svelte';
 import { FakeApi, makeStatus, makeTrainingView } from './fake-api';
+import { showServer } from './rows';
 import { installDryRunFake, makeEpisode, type DryRunFake } from './fakes/dryrun';
 import { installVaultFake, makeSecret } from './fakes/vault';
 
@@ -19,7 +20,9 @@ beforeEach(() => {
   setLocale('en');
 });
 
+// The dry run is a row of the Servers page's list (issue 32): its card shows once that row is chosen.
 async function card(): Promise<HTMLElement> {
+  await showServer('dry-run');
   return screen.findByTestId('dryrun-card');
 }
 
@@ -42,7 +45,9 @@ describe('dry-run card on the Servers page', () => {
     expect(c.querySelector('h2')?.textContent).toBe('This computer (dry run, no GPU)');
     expect(within(c).getByTestId('dryrun-badge').textContent).toBe('dry run: no weights change');
     expect(within(c).getByTestId('dryrun-state').textContent).toBe('Stopped');
-    await waitFor(() => expect(screen.getAllByTestId('engine-card')).toHaveLength(1));
+    // The dry-run engine has its own row, not a plain engine row (with an engine card) as well.
+    await waitFor(() => expect(screen.getAllByTestId('server-row').map((row) => row.dataset.row)).toEqual(['engine:local', 'dry-run']));
+    expect(screen.queryAllByTestId('engine-card')).toHaveLength(0);
     // Nothing but the view is asked while no dry run exists (no monitor, no traces).
     expect(api.requestsOn('swarm:list')).toEqual([{ engineId: 'local' }]);
     expect(api.requestsOn('dryrun:traces')).toEqual([]);

@@ -4,6 +4,7 @@ import App from '../../renderer/src/App.svelte';
 import { setApiForTests } from '../../renderer/src/lib/api';
 import { setLocale } from '../../renderer/src/lib/i18n';
 import { FakeApi } from './fake-api';
+import { showServer } from './rows';
 import { installDryRunFake, makeEpisode, type DryRunFake } from './fakes/dryrun';
 
 // The wizard says "Passed: reward 1"; the trace of that episode must not say "aborted · reward —". The backend marks
@@ -21,6 +22,7 @@ beforeEach(() => {
 
 async function startedCard(): Promise<HTMLElement> {
   render(App);
+  await showServer('dry-run');
   const c = await screen.findByTestId('dryrun-card');
   await fireEvent.input(within(c).getByTestId('dryrun-base-url'), { target: { value: 'http://127.0.0.1:9999/v1' } });
   await fireEvent.input(within(c).getByTestId('dryrun-model'), { target: { value: 'fake-debug-model' } });

@@ -5,6 +5,7 @@ import type { ServerProfile } from '../../electron/shared/schemas-servers';
 import App from '../../renderer/src/App.svelte';
 import { setApiForTests } from '../../renderer/src/lib/api';
 import { FakeApi, makeServerView } from './fake-api';
+import { showServer } from './rows';
 
 // Engine cards name their engine (Docker or Podman), its mode (rootful or rootless) and version:
 // from what the engine answered (health.product), falling back to what it was added as.
@@ -43,6 +44,12 @@ async function cardOf(title: string): Promise<HTMLElement> {
   return heading.closest('[data-testid="engine-card"]') as HTMLElement;
 }
 
+/** The hint under the shown start form's GPU checkbox. */
+function gpuHint(): string {
+  const box = screen.getByTestId('swarm-gpus-checkbox');
+  return document.getElementById(box.getAttribute('aria-describedby') ?? '')?.textContent ?? '';
+}
+
 async function versionOf(card: HTMLElement): Promise<string> {
   return (await within(card).findByTestId('engine-version')).textContent ?? '';
 }
@@ -65,9 +72,12 @@ describe('engine cards: product, mode and version', () => {
     api.engineList.push({ id: 'local-podman', kind: 'podman', label: 'Local Podman', endpoint: 'unix:///run/podman/podman.sock' });
     answerHealth({ 'local-podman': PODMAN_ROOTFUL });
     render(App);
+    // Each engine is a row of the Servers page's list; the detail shows one at a time (issue 32).
     const docker = await cardOf('Docker engine (this computer)');
-    const podman = await cardOf('Podman engine (this computer)');
     expect(await versionOf(docker)).toBe('Docker 27.5.1 · rootful · API 1.47');
+    const hints = [gpuHint()];
+    await showServer('engine:local-podman');
+    const podman = await cardOf('Podman engine (this computer)');
     expect(await versionOf(podman)).toBe('Podman 4.3.1 · rootful · API 1.41');
     expect(podman.textContent).toContain('unix:///run/podman/podman.sock');
     // Each has its own state region, named after its card; its own start form and containers.
@@ -76,7 +86,7 @@ describe('engine cards: product, mode and version', () => {
     await waitFor(() => expect(api.requestsOn('swarm:list')).toContainEqual({ engineId: 'local-podman' }));
     expect(api.requestsOn('engines:health')).toContainEqual({ engineId: 'local-podman' });
     // Its start form words the GPU need for Podman (a CDI spec), Docker's for Docker (the toolkit).
-    const hints = screen.getAllByTestId('swarm-gpus-checkbox').map((box) => document.getElementById(box.getAttribute('aria-describedby') ?? '')?.textContent ?? '');
+    hints.push(gpuHint());
     expect(hints).toHaveLength(2);
     expect(hints[0]).toContain('NVIDIA Container Toolkit');
     expect(hints[1]).toContain('nvidia-ctk cdi generate');
@@ -138,6 +148,7 @@ describe('engine cards: product, mode and version', () => {
     const card = await cardOf('box 上的 Podman 引擎');
     await waitFor(async () => expect(await versionOf(card)).toBe('Podman 4.3.1 · 无根（rootless） · API 1.41'));
     expect(within(card).getByTestId('engine-detected').textContent?.trim()).toBe('检测结果：这台服务器运行的是 Podman（添加时选的是 Docker）。');
+    await showServer('engine:local');
     expect(await versionOf(await cardOf('Docker 引擎（本机）'))).toBe('Docker 27.5.1 · 有根（rootful） · API 1.47');
   });
 });

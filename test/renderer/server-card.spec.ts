@@ -205,7 +205,14 @@ describe('Test connection', () => {
     expect(api.requestsOn('servers:test')).toEqual([{ serverId: 'gpu-box' }]);
     expect(report.textContent).toContain('Tested against alice@gpu.example.org:22.');
     const stages = within(report).getAllByRole('listitem');
-    expect(stages.map((li) => li.dataset.status)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass', 'fail', 'skipped']);
+    // Issue 32: the failing stage first; the passed and skipped ones folded (closed) under one line.
+    expect(stages.map((li) => li.dataset.status)).toEqual(['fail', 'pass', 'pass', 'pass', 'pass', 'pass', 'skipped']);
+    expect(within(report).getByTestId('diag-summary').textContent?.trim()).toBe('5 stages passed');
+    const fold = within(report).getByTestId('diag-passed') as HTMLDetailsElement;
+    expect(fold.open).toBe(false);
+    expect(fold.querySelector('summary')?.textContent).toBe('Show the stages that passed or were skipped (6)');
+    // Said once: the stage's error is not repeated as the link's reason or a second box.
+    expect(within(box).getAllByText(/permission denied on \/var\/run\/docker.sock/)).toHaveLength(1);
     expect(within(report).getByTestId('diag-stage-docker-version').textContent).toContain('Docker 27.5.1 (API 1.47)');
     const failed = within(report).getByTestId('diag-stage-docker-permission');
     expect(failed.textContent).toContain('Engine socket permission');
@@ -213,6 +220,30 @@ describe('Test connection', () => {
     expect(within(failed).getByTestId('diag-error').textContent).toContain('permission denied on /var/run/docker.sock');
     expect(within(failed).getByTestId('diag-fix').textContent).toBe('Fix: sudo usermod -aG docker alice');
     expect(within(report).getByTestId('diag-stage-gpus').textContent).toContain('skipped');
+  });
+});
+
+describe('Test connection, all passed', () => {
+  it('folds the seven stages into one line, "All 7 stages passed", with each stage a click away (issue 32)', async () => {
+    api.serverViews = [makeServerView()];
+    const pass = (stage: 'tcp' | 'handshake' | 'host-key' | 'auth' | 'docker-version' | 'docker-permission' | 'gpus') => ({ stage, status: 'pass' as const, detail: 'ok', error: null, fix: null, durationMs: 2 });
+    api.diagnosticsReport = {
+      serverId: 'gpu-box',
+      target: 'alice@gpu.example.org:22',
+      finishedAt: '2026-12-03T12:00:00.000Z',
+      stages: [pass('tcp'), pass('handshake'), pass('host-key'), pass('auth'), pass('docker-version'), pass('docker-permission'), pass('gpus')],
+    };
+    render(App);
+    const box = await card();
+    await fireEvent.click(within(box).getByTestId('server-test'));
+    const report = await within(box).findByTestId('diagnostics');
+    expect(within(report).getByTestId('diag-summary').textContent?.trim()).toBe('All 7 stages passed');
+    expect(within(report).queryByTestId('diag-needs-you')).toBeNull();
+    const fold = within(report).getByTestId('diag-passed') as HTMLDetailsElement;
+    expect(fold.open).toBe(false);
+    await fireEvent.click(fold.querySelector('summary')!);
+    expect(fold.open).toBe(true);
+    expect(within(fold).getAllByRole('listitem')).toHaveLength(7);
   });
 });
 

@@ -41,6 +41,41 @@ describe('Start form', () => {
     await screen.findByTestId('swarm-container-row');
   });
 
+  it('follows what the engine reports of GPUs (issue 32): none → "Use all GPUs" unticked and said why; a count is shown', async () => {
+    // Settings say "GPUs" (the saved default), the laptop's engine has no NVIDIA runtime.
+    api.settingsValue.swarm = { ...api.settingsValue.swarm, gpus: true };
+    api.health = { ...api.health, gpus: { runtime: false, devices: null } };
+    const first = render(App);
+    await waitFor(() => expect(screen.getByTestId('swarm-gpus-engine').textContent).toContain('reports no GPUs for containers'));
+    expect(input('swarm-gpus-checkbox').checked).toBe(false);
+    await fireEvent.click(screen.getByTestId('swarm-start-button'));
+    await waitFor(() => expect(api.requestsOn('swarm:start')).toHaveLength(1));
+    expect(api.requestsOn('swarm:start')[0]).toMatchObject({ gpus: false });
+    first.unmount();
+
+    // (The start saved its values, "no GPUs" among them, as the next defaults: back to a saved "GPUs".)
+    api.settingsValue.swarm = { ...api.settingsValue.swarm, gpus: true };
+    api.health = { ...api.health, gpus: { runtime: true, devices: 1 } };
+    render(App);
+    await waitFor(() => expect(screen.getByTestId('swarm-gpus-engine').textContent).toBe('This engine reports 1 GPU for containers.'));
+    expect(input('swarm-gpus-checkbox').checked).toBe(true);
+  });
+
+  it('offers a new profile "GPUs: none" on an engine that reports none, "All" on one that has them (issue 32)', async () => {
+    api.health = { ...api.health, gpus: { runtime: false, devices: null } };
+    const first = render(App);
+    await waitFor(() => expect(screen.getByTestId('swarm-gpus-engine')).toBeTruthy());
+    await fireEvent.click(await screen.findByTestId('profile-new'));
+    expect(input('profile-form-gpus-none').checked).toBe(true);
+    first.unmount();
+
+    api.health = { ...api.health, gpus: { runtime: true, devices: null } };
+    render(App);
+    await waitFor(() => expect(api.requestsOn('engines:health').length).toBeGreaterThan(1));
+    await fireEvent.click(await screen.findByTestId('profile-new'));
+    expect(input('profile-form-gpus-all').checked).toBe(true);
+  });
+
   it('marks Start aria-disabled (still focusable) and says "Starting…" while the request runs, sending one request', async () => {
     const release = api.hold('swarm:start');
     render(App);

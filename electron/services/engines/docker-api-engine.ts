@@ -14,7 +14,7 @@ import {
   type LogReadOptions,
   type PullEvent,
 } from './container-engine';
-import { engineInfoOf } from './docker-spec';
+import { engineGpusOf, engineInfoOf } from './docker-spec';
 import { execInDockerContainer } from './docker-exec';
 import type { ContainerExecResult } from './container-engine';
 import { followDockerLog, readDockerContainerFile, watchDockerEvents } from './docker-logs';
@@ -124,6 +124,8 @@ export class DockerApiEngine implements ContainerEngine {
   private dialectGeneration = 0;
   /** The engine's version, read with the dialect: Podman's /version costs 0.3–1 s at every call. */
   private seenVersion: { version: string; apiVersion: string } | null = null;
+  /** GPUs for containers, read with the version (one `docker info` per connection). */
+  private seenGpus: EngineHealth['gpus'] = null;
 
   constructor(private readonly options: DockerApiEngineOptions) {
     this.summary = options.summary;
@@ -146,6 +148,7 @@ export class DockerApiEngine implements ContainerEngine {
     this.known = null;
     this.detecting = null;
     this.seenVersion = null;
+    this.seenGpus = null;
   }
 
   /** The engine's dialect, detected once per connection (Podman's first /version takes ~350 ms). */
@@ -197,12 +200,17 @@ export class DockerApiEngine implements ContainerEngine {
         // Known on this connection: a ping (under a millisecond) says it still answers. A lost
         // connection fails it, forgets what was known, and the next health check reads it all again.
         await this.docker.ping();
-        return { id: this.summary.id, reachable: true, ...seen, product: known.product, rootless: known.rootless, error: null };
+        return { id: this.summary.id, reachable: true, ...seen, product: known.product, rootless: known.rootless, gpus: this.seenGpus, error: null };
       }
       const generation = this.dialectGeneration;
       const version = (await this.docker.version()) as Docker.DockerVersion & VersionBody;
       const dialect = await this.dialect(version).catch(() => null);
-      if (generation === this.dialectGeneration && dialect) this.seenVersion = { version: version.Version, apiVersion: version.ApiVersion };
+      // A first-run form follows what the engine has (no GPU runtime: "Use all GPUs" not ticked); not knowing is no failure.
+      const gpus = await this.info().then(engineGpusOf, () => null);
+      if (generation === this.dialectGeneration && dialect) {
+        this.seenVersion = { version: version.Version, apiVersion: version.ApiVersion };
+        this.seenGpus = gpus;
+      }
       return {
         id: this.summary.id,
         reachable: true,
@@ -210,6 +218,7 @@ export class DockerApiEngine implements ContainerEngine {
         apiVersion: version.ApiVersion,
         product: dialect?.product ?? productOfVersion(version),
         rootless: dialect?.rootless ?? null,
+        gpus,
         error: null,
       };
     } catch (error) {

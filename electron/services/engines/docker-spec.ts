@@ -67,3 +67,12 @@ export function engineInfoOf(info: Record<string, unknown>): EngineInfo {
     rootless: strings(info.SecurityOptions).some((o) => o.includes('rootless')),
   };
 }
+
+/**
+ * GPUs for containers as `docker info` shows them (issue 32): an NVIDIA runtime or NVIDIA CDI
+ * devices; the count is the CDI GPUs (`nvidia.com/gpu=0`, not the `=all` alias), null without CDI.
+ */
+export function engineGpusOf(info: EngineInfo): { runtime: boolean; devices: number | null } {
+  const cdi = info.cdiDevices.filter((d) => d.startsWith('nvidia.com/gpu=') && d !== 'nvidia.com/gpu=all');
+  return { runtime: info.runtimes.includes('nvidia') || cdi.length > 0, devices: cdi.length > 0 ? cdi.length : null };
+}

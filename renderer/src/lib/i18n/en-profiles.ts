@@ -48,6 +48,7 @@ export const enProfiles = {
   'profileStart.submit': 'Start',
   'profileStart.submitRestart': 'Restart',
   'profileStart.doctorFailed': 'The preflight doctor found problems. Fix them, or start anyway.',
+  'profileStart.doctorFailedChecks': 'The preflight check failed: {checks}. The report on the card says how to fix each. Fix them, or start anyway.',
   'profileStart.startAnyway': 'Start anyway',
   'profileCommand.title': 'Command for {label}',
   'profileCommand.copy': 'Copy',

@@ -9,6 +9,17 @@ export const enServers = {
     'Run the swarm server on a machine you reach over SSH. The app keeps one SSH connection per server for its container engine (Docker or Podman) and for a tunnel that brings the swarm port to this computer.',
   'servers.remote.none': 'No SSH servers yet. Add one by hand or from your ~/.ssh/config.',
   'servers.add': 'Add server',
+  // The Servers page's list and detail (issue 32).
+  'serverList.label': 'Where your swarm servers run',
+  'serverList.noServer': 'No swarm server',
+  'serverList.more': '+{n} more',
+  'serverList.waiting': 'Waits for your answer',
+  // What the engine reports of GPUs, under the start form's "Use all GPUs" (issue 32).
+  'start.gpusNoneReported': 'This engine reports no GPUs for containers (no NVIDIA runtime or CDI devices), so the box starts unticked.',
+  'start.gpusCountReported.one': 'This engine reports {n} GPU for containers.',
+  'start.gpusCountReported.other': 'This engine reports {n} GPUs for containers.',
+  // The shell's skip link (kept here so the shared en.ts stays untouched by this change).
+  'shell.skipToContent': 'Skip to content',
   'engine.titleRemote': '{product} engine on {label}',
   'engine.product.docker': 'Docker',
   'engine.product.podman': 'Podman',

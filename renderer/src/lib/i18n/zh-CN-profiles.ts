@@ -50,6 +50,7 @@ export const zhCNProfiles: Record<keyof typeof enProfiles, string> = {
   'profileStart.submit': '启动',
   'profileStart.submitRestart': '重启',
   'profileStart.doctorFailed': '启动前体检发现了问题。请先修复，或仍然启动。',
+  'profileStart.doctorFailedChecks': '启动前检查未通过：{checks}。卡片上的报告写明了每一项的修复方法。请先修复，或仍然启动。',
   'profileStart.startAnyway': '仍然启动',
   'profileCommand.title': '{label} 的命令',
   'profileCommand.copy': '复制',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { engineInfoOf } from '../../../../electron/services/engines/docker-spec';
+import { engineGpusOf, engineInfoOf } from '../../../../electron/services/engines/docker-spec';
 
 describe('engineInfoOf (GET /info → what the doctor reads)', () => {
   it('the test bed dockerd 20.10 (recorded): no NVIDIA runtime, no CDI', () => {
@@ -45,5 +45,21 @@ describe('engineInfoOf (GET /info → what the doctor reads)', () => {
 
   it('Docker Desktop says so in OperatingSystem', () => {
     expect(engineInfoOf({ OperatingSystem: 'Docker Desktop', OSType: 'linux' }).operatingSystem).toBe('Docker Desktop');
+  });
+});
+
+describe('engineGpusOf (what the start form follows: GPUs for containers, issue 32)', () => {
+  const info = (runtimes: string[], cdiDevices: string[]) => ({ operatingSystem: '', osType: 'linux', serverVersion: '', rootDir: '', runtimes, defaultRuntime: 'runc', cdiDevices, rootless: false });
+
+  it('a laptop engine with runc only: no GPU runtime, no count', () => {
+    expect(engineGpusOf(info(['runc', 'io.containerd.runc.v2'], []))).toEqual({ runtime: false, devices: null });
+  });
+
+  it('the NVIDIA runtime: GPUs, count unknown', () => {
+    expect(engineGpusOf(info(['runc', 'nvidia'], []))).toEqual({ runtime: true, devices: null });
+  });
+
+  it('CDI devices: counted without the "all" alias', () => {
+    expect(engineGpusOf(info(['crun'], ['nvidia.com/gpu=0', 'nvidia.com/gpu=1', 'nvidia.com/gpu=all', 'vendor.com/fpga=0']))).toEqual({ runtime: true, devices: 2 });
   });
 });

@@ -69,9 +69,10 @@ describe('the dialect seam of DockerApiEngine', () => {
     expect(engine.wording.product).toBe('Docker');
     const first = await engine.health();
     expect(first).toMatchObject({ reachable: true, product: 'podman', rootless: true, version: '4.3.1' });
-    expect(calls).toEqual(['version', 'dial /v4.0.0/libpod/info']);
+    // The last `info`: GPUs for containers (issue 32), read once per connection like the version.
+    expect(calls).toEqual(['version', 'dial /v4.0.0/libpod/info', 'info']);
     expect(await engine.health()).toEqual(first);
-    expect(calls.slice(2)).toEqual(['ping']);
+    expect(calls.slice(3)).toEqual(['ping']);
     expect(engine.wording.product).toBe('Podman');
   });
 
@@ -94,10 +95,11 @@ describe('the dialect seam of DockerApiEngine', () => {
     setDown(false);
     calls.length = 0;
     expect(await engine.health()).toMatchObject({ reachable: true, product: 'docker' });
-    expect(calls).toEqual(['version', 'info']);
+    // The dialect's `info`, then the GPUs' (issue 32).
+    expect(calls).toEqual(['version', 'info', 'info']);
     engine.forgetDialect();
     calls.length = 0;
     await engine.health();
-    expect(calls).toEqual(['version', 'info']);
+    expect(calls).toEqual(['version', 'info', 'info']);
   });
 });

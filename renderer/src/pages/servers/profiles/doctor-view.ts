@@ -1,5 +1,5 @@
 import type { DoctorCheck, DoctorReport, PullView } from '../../../../../electron/shared/schemas-profiles';
-import { isMessageKey, t } from '../../../lib/i18n';
+import { getLocale, isMessageKey, t, type MessageKey } from '../../../lib/i18n';
 import { elapsed, say, since } from '../../../lib/durations';
 
 /** A shape per status, so the status reads without colour (and the word next to it says it too). */
@@ -14,6 +14,25 @@ export function countByStatus(report: DoctorReport): Record<DoctorCheck['status'
   const counts = { pass: 0, warn: 0, fail: 0, skip: 0 };
   for (const check of report.checks) counts[check.status] += 1;
   return counts;
+}
+
+/**
+ * A count in words with the language's plural rule (issue 32: "1 warnings"): English says
+ * "1 warning" and "2 warnings"; Chinese has one form (`.one` and `.other` say the same).
+ */
+export function countWord(base: 'doctor.count.pass' | 'doctor.count.warn' | 'doctor.count.fail' | 'doctor.count.skip' | 'doctor.count.allPassed' | 'diag.count.allPassed' | 'diag.count.passed', n: number): string {
+  const form = new Intl.PluralRules(getLocale()).select(n) === 'one' ? 'one' : 'other';
+  return t(`${base}.${form}` as MessageKey, { n });
+}
+
+/** "12 checks passed" when all did; else the counts that are not zero: "9 passed · 1 warning · 1 failed". */
+export function countsLine(counts: Record<DoctorCheck['status'], number>): string {
+  const total = counts.pass + counts.warn + counts.fail + counts.skip;
+  if (counts.pass === total) return countWord('doctor.count.allPassed', total);
+  return (['pass', 'warn', 'fail', 'skip'] as const)
+    .filter((status) => counts[status] > 0)
+    .map((status) => countWord(`doctor.count.${status}`, counts[status]))
+    .join(' · ');
 }
 
 /** "checked just now", "checked 2 min ago", "checked 3 h ago", then the time itself. */
