@@ -8,7 +8,7 @@ import { en } from '../../renderer/src/lib/i18n/en';
 import { zhCN } from '../../renderer/src/lib/i18n/zh-CN';
 import { pages } from '../../renderer/src/lib/pages';
 import { FakeApi, makeStatus } from './fake-api';
-import { installWizardFake } from './fakes/wizard';
+import { installWizardFake, makeWizardState } from './fakes/wizard';
 import { rowFor } from './rows';
 
 let api: FakeApi;
@@ -33,7 +33,9 @@ describe('page table (lib/pages.ts)', () => {
   });
 
   it('lets a page navigate through its context (Wizard → Settings)', async () => {
-    installWizardFake(api);
+    // A user with an LLM endpoint chosen: step 1 shows the picker and its link to Settings (a first one is typed inline).
+    const llm = { secretId: 'openai-main', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini', test: null };
+    installWizardFake(api, { state: makeWizardState({ llm }) });
     render(App);
     await fireEvent.click(screen.getByTestId('nav-wizard'));
     await fireEvent.click(await screen.findByRole('button', { name: 'Manage LLM endpoints in Settings' }));

@@ -32,7 +32,7 @@ export const LANDING_RULES: readonly LandingRule[] = [
   { why: 'the address names a page (a reload, or the page the user left)', applies: (f) => f.pageAtLoad !== null, page: (f) => f.pageAtLoad ?? 'servers' },
   {
     why: 'a new user (no server, no profile, no wizard progress) starts at the wizard',
-    applies: (f) => f.servers === 0 && f.profiles === 0 && f.wizardStarted === false,
+    applies: (f) => f.servers === 0 && f.profiles === 0 && f.wizardStarted === false && f.swarmServers === 0,
     page: () => 'wizard',
   },
   { why: 'a returning user with a swarm server opens on the fleet home (which trained, which idled)', applies: (f) => (f.swarmServers ?? 0) > 0, page: () => 'fleet' },
