@@ -47,8 +47,13 @@ describe('step 2: the training form', () => {
     expect(text(within(currentStep()).getByTestId('wizard-code-suggested'))).toContain('profile "Qwen 7B": its model mount');
     expect((within(currentStep()).getByRole('combobox', { name: 'Algorithm' }) as HTMLSelectElement).value).toBe('grpo');
     expect(field('GRPO group size').value).toBe('4');
+    // A first run's values (issue 32), the real-training ones one click away.
+    expect(field('Epochs').value).toBe('3');
+    expect(field('Batch size').value).toBe('4');
+    await fireEvent.click(screen.getByTestId('wizard-code-real-values'));
     expect(field('Epochs').value).toBe('10000');
     expect(field('Batch size').value).toBe('32');
+    expect(screen.queryByTestId('wizard-code-first-run')).toBeNull();
     expect(field('GPUs per node').value).toBe('8');
     expect(field('Discard episode timeout (s)').value).toBe('240');
     expect(field('LoRA rank').value).toBe('0');

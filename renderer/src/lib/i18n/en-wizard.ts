@@ -137,6 +137,8 @@ export const enWizard = {
   'wizard.code.epochs': 'Epochs',
   'wizard.code.batchSize': 'Batch size',
   'wizard.code.gpusPerNode': 'GPUs per node',
+  'wizard.code.firstRun': 'Values for a first, debug run: batch {batch}, {epochs} epochs reach a training step in minutes.',
+  'wizard.code.realValues': 'Use real-training values (batch {batch}, {epochs} epochs)',
   'wizard.code.modelPath': 'Model path inside the container',
   'wizard.code.modelPathHint': 'Where the swarm server’s container sees the model (the profile’s model mount), e.g. /models/Qwen2.5-7B.',
   'wizard.code.discardEpisodeTimeout': 'Discard episode timeout (s)',

@@ -138,6 +138,8 @@ export const zhCNWizard: Record<keyof typeof enWizard, string> = {
   'wizard.code.epochs': '轮数（epochs）',
   'wizard.code.batchSize': '批大小',
   'wizard.code.gpusPerNode': '每节点 GPU 数',
+  'wizard.code.firstRun': '首次调试运行的取值：批大小 {batch}、{epochs} 个轮次，几分钟内即可完成一个训练步。',
+  'wizard.code.realValues': '改用正式训练的取值（批大小 {batch}，{epochs} 个轮次）',
   'wizard.code.modelPath': '容器内的模型路径',
   'wizard.code.modelPathHint': 'swarm 服务器容器中看到的模型位置（配置中的模型挂载），例如 /models/Qwen2.5-7B。',
   'wizard.code.discardEpisodeTimeout': '丢弃回合超时（秒）',

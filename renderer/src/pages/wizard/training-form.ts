@@ -90,14 +90,31 @@ export function draftFromForm(form: TrainingFormData): TrainingDraft {
   };
 }
 
-/** Before any code was generated: the schema's defaults and what the backend suggests. */
+/**
+ * A first run is a debug run (issue 32): a small batch and a few epochs reach a training step in minutes. The schema's
+ * defaults are real training's (batch 32, 10,000 epochs), one click away in the form ("Use real-training values").
+ */
+export const FIRST_RUN_VALUES = { batchSize: 4, epochs: 3 } as const;
+export const REAL_TRAINING_VALUES = { batchSize: shape.batchSize.parse(undefined), epochs: shape.epochs.parse(undefined) } as const;
+
+/** Whether the draft still holds the first-run values (the form then offers the real-training ones). */
+export function hasFirstRunValues(draft: TrainingDraft): boolean {
+  return draft.batchSize === String(FIRST_RUN_VALUES.batchSize) && draft.epochs === String(FIRST_RUN_VALUES.epochs);
+}
+
+/** The draft with real training's batch size and epochs. */
+export function withRealTrainingValues(draft: TrainingDraft): TrainingDraft {
+  return { ...draft, batchSize: String(REAL_TRAINING_VALUES.batchSize), epochs: String(REAL_TRAINING_VALUES.epochs) };
+}
+
+/** Before any code was generated: the first-run values, the schema's other defaults and what the backend suggests. */
 export function draftFromSuggestion(suggestion: TrainingFormSuggestionData | null | undefined): TrainingDraft {
   return draftFromForm({
     experimentName: suggestion?.experimentName ?? '',
     algorithm: shape.algorithm.parse(undefined),
     grpoN: shape.grpoN.parse(undefined),
-    epochs: shape.epochs.parse(undefined),
-    batchSize: shape.batchSize.parse(undefined),
+    epochs: FIRST_RUN_VALUES.epochs,
+    batchSize: FIRST_RUN_VALUES.batchSize,
     gpusPerNode: shape.gpusPerNode.parse(undefined),
     modelPath: suggestion?.modelPath ?? '',
     discardEpisodeTimeout: shape.discardEpisodeTimeout.parse(undefined),
