@@ -197,6 +197,8 @@ describe('step 1: the dataset and episode tests', () => {
     expect(text(await within(currentStep()).findByTestId('wizard-dataset-count'))).toBe('3 items');
     const items = within(within(currentStep()).getByTestId('wizard-dataset-items')).getAllByRole('listitem');
     expect(items.map((li) => text(li))).toEqual(['task-a', 'task-b', 'task-c']);
+    // Numbered from 1, as people count (issue 32: it started at 0).
+    expect(within(currentStep()).getByTestId('wizard-dataset-items').getAttribute('start')).toBeNull();
     expect(api.requestsOn('wizard:test-dataset')).toEqual([{}]);
   });
 
