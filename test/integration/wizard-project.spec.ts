@@ -129,13 +129,15 @@ describe('wizard project step', () => {
     await writeFile(episodeFile, edited);
     await expect(setProject({ mode: 'scaffold', projectDir: dir, buildId: 'mine', rewardStyle: 'judge', agentCommand: SAMPLE_AGENT_COMMAND })).rejects.toMatchObject({
       code: 'WIZARD_FILE_EXISTS',
-      message: expect.stringMatching(/run_episode_once\.py already exists with other content.*another build id.*adopt/),
+      message: expect.stringMatching(/run_episode_once\.py was changed since the wizard wrote it.*Confirm overwriting, choose another build id, or adopt/),
     });
     expect(await readFile(episodeFile, 'utf8')).toBe(edited);
     expect(await readFile(first.project!.collectorFile, 'utf8')).toBe(collectorText);
-    // A new id (none given) is a new folder beside it, never the old one. Without an agent command the episode
+    // No id given: the build in use is updated in place (issue 32: no orphaned folders), so the user's edit still
+    // stops it. A new id is a new folder beside it, never the old one. Without an agent command the episode
     // runner is a marked TODO: it runs, but its reward 0 proves nothing, so the step stays todo.
-    const fresh = await setProject({ mode: 'scaffold', projectDir: dir, agentCommand: '' });
+    await expect(setProject({ mode: 'scaffold', projectDir: dir, agentCommand: '' })).rejects.toMatchObject({ code: 'WIZARD_FILE_EXISTS' });
+    const fresh = await setProject({ mode: 'scaffold', projectDir: dir, buildId: 'fresh', agentCommand: '' });
     await call(w.app, 'wizard:set-python', { python });
     await w.events.recorded((await call(w.app, 'wizard:test-dataset', {})).id);
     const todo = await w.events.recorded((await call(w.app, 'wizard:test-episode', { itemId: 'q1' })).id);

@@ -132,11 +132,14 @@ describe('wizard steps 3–5 on the dry run', () => {
     // Started on the Servers page with a key typed for the run and another model.
     await call(app, 'dryrun:start', { config: { llm: { baseUrl: llm.url, model: 'someone-elses-model', secretId: null } }, sessionKey: 'sk-typed-for-this-run-0123456789' });
     await call(app, 'wizard:choose-swarm', { kind: 'dry-run' });
+    // The one real difference is named, as data for the renderer (which offers "Restart the dry run with this LLM").
     await expect(call(app, 'wizard:start-swarm', {})).rejects.toMatchObject({
       code: 'DRY_RUN_STATE',
-      message: expect.stringMatching(/already runs with someone-elses-model .*Stop the dry run on the Servers page/),
+      message: expect.stringMatching(/already running with model someone-elses-model, not the wizard's fake-debug-model/),
+      params: { holder: 'wizard-other-llm', differs: 'model', model: 'fake-debug-model' },
     });
-    expect((await call(app, 'wizard:state', {})).swarm).toMatchObject({ phase: 'failed', detail: expect.stringContaining('someone-elses-model') });
+    // Said once (the call's answer, worded by the renderer with its Restart offer), not again as a failed step.
+    expect((await call(app, 'wizard:state', {})).swarm).toMatchObject({ phase: 'idle', detail: null });
     expect(await call(app, 'dryrun:view', {})).toMatchObject({ state: 'running', config: { llm: { model: 'someone-elses-model' } } });
   }, 60_000);
 
