@@ -19,10 +19,9 @@ export const enUpdates = {
   'updates.confirmHint': 'They are stopped like "Stop" would. Restart anyway, or wait until they end.',
   'updates.confirmRestart': 'Restart and end them',
   'updates.confirmCancel': 'Not now',
-  'updates.unsupported.browser-host':
-    'Updates are off in the browser host: update the repository (git pull) and run npm run web again.',
+  'updates.unsupported.browser-host': 'Updates are off in the browser host: update the repository and start it again:',
   'updates.unsupported.not-packaged': 'Updates are off in a development build: only the installed app updates itself.',
-  'updates.unsupported.deb': 'Installed from the .deb package: use your package manager to update (e.g. sudo apt install ./agentswarm-desktop_<version>_amd64.deb).',
+  'updates.unsupported.deb': 'Installed from the .deb package: update it with your package manager, for example:',
   'updates.error.network': 'The update server could not be reached. Check your connection and try again.',
   'updates.error.feed-missing': 'The update server has no update for this system yet.',
   'updates.error.checksum-mismatch': 'The downloaded file did not match its checksum and was discarded. Try the download again.',
