@@ -67,6 +67,10 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
  * `engine:<id>`, `dry-run` or `ssh:<server id>`.
  */
 export async function showServer(page: Page, rowId: string): Promise<void> {
+  // A page opened at the bare address lands where the landing rules say (a returning user with a swarm server: the
+  // fleet home), so go to Servers first unless it is the page shown.
+  const nav = page.getByTestId('nav-servers');
+  if ((await nav.getAttribute('aria-current')) !== 'page') await nav.click();
   await page.locator(`[data-testid="server-row"][data-row="${rowId}"]`).click();
   await page.locator(`[data-testid="server-detail"][data-row="${rowId}"]`).waitFor();
 }
