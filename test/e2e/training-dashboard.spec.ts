@@ -5,7 +5,7 @@ import { loadTestbed } from '../testbed/testbed';
 import { freePort, poll, waitForEvent } from '../support/helpers';
 import { SwarmTestClient, smallJobYaml } from '../support/swarm-test-client';
 import { startTestApp, type TestApp } from '../support/test-app';
-import { launchChromium, openAppPage, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
+import { launchChromium, openAppPage, rendererDir, requireBuiltRenderer, saveScreenshot, showServer } from './browser';
 
 // Chromium against the browser host (the app's CSP applies), a profile's container of the fake swarm
 // image (a TEST DOUBLE of the server) driven through training steps: the dashboard's states, bars
@@ -90,6 +90,8 @@ describe('training dashboard end to end (Chromium + browser host + real Docker)'
   });
 
   it('a fast dry-run trainer: 8 steps of the same batch (mean 0.5) give 8 points, each with its episode count', async () => {
+    // The Servers page shows one place at a time (issue 32): the dry run's, shown before it starts.
+    await showServer(page, 'dry-run');
     const port = await freePort();
     await app.handlers['dryrun:start']({
       config: { port, llm: { baseUrl: 'http://127.0.0.1:9/v1', model: 'none', secretId: null }, bootDelayMs: 100, trainingStepMs: 50, spend: { maxCallsPerEpisode: 5, maxCalls: 10, maxTokens: 10_000 } },
@@ -99,6 +101,9 @@ describe('training dashboard end to end (Chromium + browser host + real Docker)'
     const client = new SwarmTestClient(`http://127.0.0.1:${port}`);
     await client.post('/sync_train_config', { yaml_as_string: smallJobYaml('/models/fake') });
     await client.post('/start_engine');
+    // The dashboard has seen the run start (ROLLING) before the first batch: a step the dry run reports before the
+    // monitor saw its run begin is not kept yet (a known gap, issue 32's follow-up).
+    await dashboard.locator('[data-testid="training-status"][data-status="ENGINE.ROLLING"]').waitFor({ timeout: 15_000 });
     const started = Date.now();
     for (let step = 1; step <= 8; step++) {
       // The step's batch: one task, rewards 0 and 1 — every step alike, as in the run of issue 32.
