@@ -90,7 +90,9 @@ async function endpointPort(profile: string): Promise<number> {
   return port;
 }
 
-async function ended(id: string, timeoutMs = 60_000) {
+// Waits bound a hang, not speed: as the first Slurm file of a CI run beside two busy lanes, a job's first rootless
+// `podman run` in a fresh clone's storage took over 60 s (9 s alone).
+async function ended(id: string, timeoutMs = 150_000) {
   return poll(`job ${id} to end`, timeoutMs, async () => {
     const c = await engine.inspectContainer(id);
     return c.state === 'exited' ? c : undefined;
@@ -135,13 +137,13 @@ afterAll(async () => {
 });
 
 describe('Slurm job running the swarm server in rootless Podman', () => {
-  it('runs, serves through the login node, and scancel leaves no container and no open port', { timeout: 180_000 }, async () => {
+  it('runs, serves through the login node, and scancel leaves no container and no open port', { timeout: 300_000 }, async () => {
     const id = await engine.createContainer(spec('ok', TEST_CONTAINER_LABELS));
     created.add(id);
     await engine.startContainer(id);
     expect((await engine.inspectContainer(id)).state).toBe('running');
 
-    const status = await poll('the swarm server in the container, through the tunnel', 60_000, async () => {
+    const status = await poll('the swarm server in the container, through the tunnel', 150_000, async () => {
       const url = await engine.urlForHostPort(labelPort);
       const response = await fetch(`${url}/get_engine_status`, { signal: AbortSignal.timeout(5000) });
       return response.ok ? ((await response.json()) as { engine_status: string }) : undefined;
@@ -168,7 +170,7 @@ describe('Slurm job running the swarm server in rootless Podman', () => {
     expect(await portOpen(port), `port ${port} closed on the node`).toBe(false);
   });
 
-  it('a job cancelled while `podman run` starts the container leaves none behind', { timeout: 180_000 }, async () => {
+  it('a job cancelled while `podman run` starts the container leaves none behind', { timeout: 300_000 }, async () => {
     const id = await engine.createContainer(spec('early', TEST_CONTAINER_LABELS));
     created.add(id);
     const container = `${slurmJobName(`${run}-early`)}-${id}`;
@@ -204,7 +206,7 @@ describe('Slurm job running the swarm server in rootless Podman', () => {
     expect(await portOpen(await endpointPort('early').catch(() => portBase)), 'nothing listens on the job\'s port').toBe(false);
   });
 
-  it('a container that exits by itself ends the job with its exit code, and the container is removed', { timeout: 180_000 }, async () => {
+  it('a container that exits by itself ends the job with its exit code, and the container is removed', { timeout: 300_000 }, async () => {
     // The fake swarm's test knob: fail at start with this exit code, like a broken install would.
     const id = await engine.createContainer(spec('exit', TEST_CONTAINER_LABELS, { AJET_FAKE_EXIT_ON_START: '3' }));
     created.add(id);
@@ -218,7 +220,7 @@ describe('Slurm job running the swarm server in rootless Podman', () => {
     expect(await containersOfJob(id)).toEqual([]);
   });
 
-  it('a job given GPUs asks Podman for them as CDI devices; without a CDI spec (the bed\'s fake GPUs) it fails, saying why, and leaves no container', { timeout: 180_000 }, async () => {
+  it('a job given GPUs asks Podman for them as CDI devices; without a CDI spec (the bed\'s fake GPUs) it fails, saying why, and leaves no container', { timeout: 300_000 }, async () => {
     const id = await engine.createContainer(spec('gpu', TEST_CONTAINER_LABELS, {}, { gpus: { flag: 'gres', count: 1 } }));
     created.add(id);
     await engine.startContainer(id);
@@ -245,7 +247,7 @@ describe('Slurm job running the swarm server in rootless Podman', () => {
     expect(await containersOfJob(id), 'no container left behind at the time limit').toEqual([]);
   });
 
-  it('a server that ignores SIGTERM is still stopped and removed before Slurm kills the job script (KillWait)', { timeout: 180_000 }, async () => {
+  it('a server that ignores SIGTERM is still stopped and removed before Slurm kills the job script (KillWait)', { timeout: 300_000 }, async () => {
     // The job template is the user's to edit: here its server command is replaced by one that ignores SIGTERM (a
     // TEST DOUBLE of a server slow to stop). The bed's KillWait is 5 s: with `podman stop -t 10` the script was
     // SIGKILLed mid-stop and the container kept running after the job (measured); the script now fits the stop in.
