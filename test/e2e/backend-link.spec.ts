@@ -55,6 +55,9 @@ describe('the page knows when it lost its backend (Chromium + a restarted browse
     });
     await page.goto(app.host!.openUrl);
     await page.getByTestId('nav-servers').waitFor();
+    // A page shown before the backend goes away (a new user would land on the wizard, fetched meanwhile).
+    await page.getByTestId('nav-servers').click();
+    await page.locator('main h1').waitFor();
     // A full reload would lose this; taking a new token must not need one.
     await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
   }
