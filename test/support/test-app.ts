@@ -15,9 +15,10 @@ import { podmanBedServices, removePodmanContainerNow } from './podman-bed';
  * The app version every test passes to the app. The app writes it on each container it starts
  * (`io.agentswarm.app-version`), so it is also THE label that marks test containers: tests add it
  * to containers they create by hand, and the cleanup here and in `testbed.sh down` removes exactly
- * what carries it.
+ * what carries it. Two checkouts testing on one test bed at once set AGENTSWARM_TEST_RUN (a word) each, so their
+ * cleanups sweep only their own containers (`testbed.sh down` removes only the unnamed run's).
  */
-export const TEST_APP_VERSION = '0.0.0-test';
+export const TEST_APP_VERSION = process.env.AGENTSWARM_TEST_RUN ? `0.0.0-test.${process.env.AGENTSWARM_TEST_RUN}` : '0.0.0-test';
 export const TEST_CONTAINER_LABELS: Record<string, string> = { [LABEL_APP_VERSION]: TEST_APP_VERSION };
 /** The same label as a Docker filter (`docker ps --filter label=…`); testbed.sh spells it out too. */
 export const TEST_CONTAINER_FILTER = `${LABEL_APP_VERSION}=${TEST_APP_VERSION}`;
