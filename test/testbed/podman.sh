@@ -233,8 +233,8 @@ remove_podman_test_containers() {
     sock=$POD_SOCK
     [[ $kind == rootless ]] && sock=$POD_XDG/podman/podman.sock
     pid_alive "$RUN/podman-$kind.pid" "$PODMAN" && podman_ping_sock "$sock" || continue
-    podman_at "$sock" ps -aq --filter label=io.agentswarm.app-version=0.0.0-test |
-      xargs -r "$PODMAN" --remote --url "unix://$sock" rm -f -t 0 >>"$LOG" 2>&1 || true
+    podman_at "$sock" ps -a --filter label=io.agentswarm.app-version --format '{{.ID}} {{index .Labels "io.agentswarm.app-version"}}' |
+      awk '$2 ~ /^0\.0\.0-test/ { print $1 }' | xargs -r "$PODMAN" --remote --url "unix://$sock" rm -f -t 0 >>"$LOG" 2>&1 || true
     podman_at "$sock" kill -a >>"$LOG" 2>&1 || true
   done
 }

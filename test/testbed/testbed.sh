@@ -424,7 +424,7 @@ stop_native_servers() {
   local d pid args
   for d in "$STATE/home/$SSH_USER/.agentswarm/run"/*/ /root/.agentswarm/run/*/; do
     [[ -s $d/pid && -f $d/spec.json ]] || continue
-    grep -q '"io.agentswarm.app-version":"0.0.0-test"' "$d/spec.json" || continue
+    grep -q '"io.agentswarm.app-version":"0.0.0-test' "$d/spec.json" || continue # 0.0.0-test or 0.0.0-test.<run>
     pid=$(<"$d/pid")
     [[ $pid =~ ^[0-9]+$ ]] || continue
     args=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || continue # not `| grep -q`: pipefail + SIGPIPE
@@ -559,8 +559,10 @@ cmd_down() {
   remove_podman_test_containers
   if pid_alive "$RUN/dockerd.pid" /usr/sbin/dockerd && docker_ping; then
     # Test containers would otherwise wait out their stop timeout during daemon shutdown. One label marks
-    # them all: the app version the tests pass (TEST_CONTAINER_FILTER in test/support/test-app.ts).
-    docker ps -aq --filter label=io.agentswarm.app-version=0.0.0-test | xargs -r docker rm -f >>"$LOG" 2>&1 || true
+    # them all: the app version the tests pass (TEST_CONTAINER_FILTER in test/support/test-app.ts), 0.0.0-test or, for
+    # a named run (AGENTSWARM_TEST_RUN), 0.0.0-test.<run>.
+    docker ps -a --filter label=io.agentswarm.app-version --format '{{.ID}} {{.Label "io.agentswarm.app-version"}}' |
+      awk '$2 ~ /^0\.0\.0-test/ { print $1 }' | xargs -r docker rm -f >>"$LOG" 2>&1 || true
   fi
   # Only with the sshd (and so the test user) of this test bed: another bed's tests may still be running.
   if pid_alive "$RUN/sshd.pid" /usr/sbin/sshd; then stop_native_servers; fi
