@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppNotification } from '../../electron/shared/schemas-profiles';
 import { ProfileInput } from '../../electron/shared/schemas-profiles';
 import { FakeSwarmVariants } from '../support/fake-variants';
-import { freePort } from '../support/helpers';
+import { freePort, poll } from '../support/helpers';
 import { smallJobYaml, SwarmTestClient } from '../support/swarm-test-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { loadTestbed } from '../testbed/testbed';
@@ -38,6 +38,8 @@ describe('one truth per server on every surface (Chromium + real Docker + fake s
   const notifications: AppNotification[] = [];
   const pageErrors: string[] = [];
   let app: TestApp;
+  /** The first app, once the test restarted it over the same data folder (disposed last: it owns the folder). */
+  let earlier: TestApp | undefined;
   let browser: Browser;
   let page: Page;
 
@@ -97,10 +99,11 @@ describe('one truth per server on every surface (Chromium + real Docker + fake s
   afterAll(async () => {
     await browser?.close();
     await app?.dispose();
+    await earlier?.dispose();
     await variants.dispose();
   });
 
-  it('the card, its dashboard, the fleet page and the status bar say the same words for every end and problem, also after a reload; each unasked end is told once', async () => {
+  it('the card, its dashboard, the fleet page and the status bar say the same words for every end and problem, also after a reload; each unasked end is told once, not again after a backend restart', async () => {
     page = await openAppPage(browser, app.host!.openUrl, pageErrors);
     for (const c of cases) {
       const s = started.get(c.name)!;
@@ -153,5 +156,18 @@ describe('one truth per server on every surface (Chromium + real Docker + fake s
     // The training monitor's own "container died" notice would tell the same end twice.
     expect(notifications.filter((n) => n.kind === 'container-died')).toEqual([]);
     expect(pageErrors).toEqual([]);
-  }, 240_000);
+
+    // The backend restarted over the same data folder finds every end again (from the engine), and tells none again.
+    const again: AppNotification[] = [];
+    await app.stop();
+    earlier = app;
+    app = await startTestApp({ dataDir: earlier.dataDir, monitorIntervalMs: 300, notifier: { notify: (n) => void again.push(n) } });
+    await poll('the restarted app to know every end', 60_000, async () => {
+      const states = await app.handlers['fleet:states']({});
+      return cases.every((c) => !c.told || states.find((x) => x.containerId === started.get(c.name)!.containerId)?.end?.kind === c.told) ? true : undefined;
+    }, 300);
+    // Telling is asynchronous (the told list is read from disk first): a moment for a wrong one to arrive.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(again.filter((n) => n.kind === 'server-ended')).toEqual([]);
+  }, 300_000);
 });
