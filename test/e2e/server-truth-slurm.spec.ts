@@ -91,7 +91,11 @@ describe('one truth per Slurm job on every surface (Chromium + real Slurm)', () 
     for (const [entry, words] of expected) {
       const on = phaseOn(entry);
       const matcher = (poller: ReturnType<typeof expect.poll>) => (typeof words === 'string' ? poller.toBe(words) : poller.toMatch(words));
-      await matcher(expect.poll(() => badge(on.card), { timeout: 150_000, message: `${entry.label}: card` }));
+      await matcher(expect.poll(() => badge(on.card), { timeout: 150_000, message: `${entry.label}: card` })).catch(async (error: unknown) => {
+        const state = (await app.handlers['fleet:states']({})).find((x) => x.engineId === engineId && x.containerId === entry.jobId);
+        const cards = await page.getByTestId('profile-card').allTextContents();
+        throw new Error(`${entry.label} (job ${entry.jobId}): state ${JSON.stringify(state && [state.phase, state.queue, state.end?.kind])}; cards: ${cards.map((c) => c.slice(0, 200)).join(' | ')}`, { cause: error });
+      });
       const said = await badge(on.card);
       await expect.poll(() => badge(on.dashboard), { timeout: 10_000, message: `${entry.label}: dashboard` }).toBe(said);
       await expect.poll(() => badge(on.panel), { timeout: 30_000, message: `${entry.label}: jobs panel` }).toBe(said);
