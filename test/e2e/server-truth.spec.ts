@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppNotification } from '../../electron/shared/schemas-profiles';
 import { ProfileInput } from '../../electron/shared/schemas-profiles';
 import { FakeSwarmVariants } from '../support/fake-variants';
-import { freePort } from '../support/helpers';
+import { freePort, poll } from '../support/helpers';
 import { smallJobYaml, SwarmTestClient } from '../support/swarm-test-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { loadTestbed } from '../testbed/testbed';
@@ -12,12 +12,15 @@ import { launchChromium, openAppPage, rendererDir, requireBuiltRenderer, saveScr
 
 // Issue 31: every surface tells the same truth about every end. One profile server per row of the table, each
 // ended (or broken) the way users met it, on the real dockerd with the fake swarm image (the only test double);
-// then, in Chromium, the profile card's badge, its training dashboard's badge and the status bar must say the
-// row's words, the backend must tell each unasked end once as a notification, and a reload must change nothing.
+// then, in Chromium, the profile card's badge, its training dashboard's badge, the fleet page's badge and the status
+// bar must say the row's words, the backend must tell each unasked end once as a notification, and a reload must
+// change nothing.
 type Case = {
   name: string;
-  /** ENV of the fake image (a boot outcome), or none. */
+  /** ENV of the fake image (a boot outcome, a knob), or none. */
   env?: string;
+  /** The knob is newer than the test bed's image: the variant carries this checkout's fake. */
+  thisCheckout?: boolean;
   /** What happens to the running server. */
   act: (ctx: { port: number; containerId: string }) => Promise<void>;
   /** The badge's words (before " · for …"). */
@@ -35,6 +38,8 @@ describe('one truth per server on every surface (Chromium + real Docker + fake s
   const notifications: AppNotification[] = [];
   const pageErrors: string[] = [];
   let app: TestApp;
+  /** The first app, once the test restarted it over the same data folder (disposed last: it owns the folder). */
+  let earlier: TestApp | undefined;
   let browser: Browser;
   let page: Page;
 
@@ -45,12 +50,20 @@ describe('one truth per server on every surface (Chromium + real Docker + fake s
   };
   const signal = (sig: string) => async ({ containerId }: { containerId: string }) => void (await docker.getContainer(containerId).kill({ signal: sig }));
 
+  const outOfMemory = async ({ containerId }: { containerId: string }) => {
+    const container = docker.getContainer(containerId);
+    await container.update({ Memory: 128 * 1024 * 1024, MemorySwap: 128 * 1024 * 1024 });
+    await container.kill({ signal: 'SIGUSR2' });
+  };
+
   const cases: Case[] = [
     { name: 'boot fails (OFFLINE after BOOTING)', env: 'AJET_FAKE_BOOT_OUTCOME=fail-offline', act: ({ port }) => bootWith(port), words: 'Engine failed to boot', told: null, bar: 'engine failed to boot' },
     { name: 'boot stuck in BOOTING with errors', env: 'AJET_FAKE_BOOT_OUTCOME=stuck-booting', act: ({ port }) => bootWith(port), words: 'Boot failing', told: null, bar: 'engine failed to boot' },
     // SIGHUP ends the server's process by signal: exit code 129, a crash nobody asked for.
     { name: 'crash', act: signal('SIGHUP'), words: 'Crashed (exit code 129)', told: 'crashed' },
     { name: 'docker kill', act: signal('SIGKILL'), words: 'Killed (exit code 137)', told: 'killed' },
+    // The kernel's OOM killer: a 128 MiB limit set on the running container, then the fake's knob allocates until killed.
+    { name: 'out of memory', env: 'AJET_FAKE_ALLOCATE_ON=SIGUSR2', thisCheckout: true, act: outOfMemory, words: 'Out of memory', told: 'out-of-memory' },
     { name: 'docker stop in a terminal', act: async ({ containerId }) => void (await docker.getContainer(containerId).stop({ t: 5 })), words: 'Stopped outside the app', told: 'stopped-outside' },
     // Ctrl+C: upstream posts /stop_engine and exits 0, although a server should run until stopped.
     { name: 'ended by itself (exit 0)', act: signal('SIGINT'), words: 'Stopped unexpectedly (exit code 0)', told: 'unexpected-stop' },
@@ -72,7 +85,7 @@ describe('one truth per server on every surface (Chromium + real Docker + fake s
     // One profile server per row, started at once: the test waits once for all of them.
     await Promise.all(
       cases.map(async (c, i) => {
-        const image = c.env ? await variants.image(`truth-${i}`, c.env) : testbed.fakeSwarmImage;
+        const image = c.env ? await variants.image(`truth-${i}`, c.env, { thisCheckout: c.thisCheckout ?? false }) : testbed.fakeSwarmImage;
         const port = await freePort();
         const label = `Truth ${i + 1}`;
         const input = ProfileInput.parse({ label, engineId: 'local', image, port, networkMode: 'host', gpus: { mode: 'none' }, shm: { mode: 'size', gb: 1 } });
@@ -86,10 +99,11 @@ describe('one truth per server on every surface (Chromium + real Docker + fake s
   afterAll(async () => {
     await browser?.close();
     await app?.dispose();
+    await earlier?.dispose();
     await variants.dispose();
   });
 
-  it('the card, its dashboard and the status bar say the same words for every end and problem, also after a reload; each unasked end is told once', async () => {
+  it('the card, its dashboard, the fleet page and the status bar say the same words for every end and problem, also after a reload; each unasked end is told once, not again after a backend restart', async () => {
     page = await openAppPage(browser, app.host!.openUrl, pageErrors);
     for (const c of cases) {
       const s = started.get(c.name)!;
@@ -116,7 +130,16 @@ describe('one truth per server on every surface (Chromium + real Docker + fake s
         // The card's training dashboard wears the same badge (one component, one model).
         await expect.poll(() => badge(card.getByTestId('training-phase')), { timeout: 10_000, message: `${c.name}: dashboard` }).toBe(c.words);
         if (c.bar) await expect.poll(() => text(page.getByTestId('statusbar-swarm')), { message: `${c.name}: status bar` }).toContain(c.bar);
+        // Once its server ended, the dashboard counts no engine status on ("ROLLING for 2 minutes" after the end).
+        else expect(await card.getByTestId('training-status').count(), `${c.name}: dashboard status after the end`).toBe(0);
       }
+      // The fleet page wears the same badge for each server.
+      await page.getByTestId('nav-fleet').click();
+      for (const c of cases) {
+        const server = page.getByTestId('fleet-server').and(page.locator(`[data-key="local:${started.get(c.name)!.containerId}"]`));
+        await expect.poll(() => badge(server.getByTestId('fleet-phase')), { timeout: 10_000, message: `${c.name}: fleet` }).toBe(c.words);
+      }
+      await page.getByTestId('nav-servers').click();
     };
     await check();
     await saveScreenshot(page, 'server-truth-every-end');
@@ -133,5 +156,22 @@ describe('one truth per server on every surface (Chromium + real Docker + fake s
     // The training monitor's own "container died" notice would tell the same end twice.
     expect(notifications.filter((n) => n.kind === 'container-died')).toEqual([]);
     expect(pageErrors).toEqual([]);
-  }, 240_000);
+
+    // The backend restarted over the same data folder finds every end again (from the engine), and tells none again.
+    const again: AppNotification[] = [];
+    await app.stop();
+    earlier = app;
+    app = await startTestApp({ dataDir: earlier.dataDir, monitorIntervalMs: 300, notifier: { notify: (n) => void again.push(n) } });
+    // Your own stop is still yours (read again from Docker alone it is a 143, "stopped outside the app").
+    const endAfterRestart = (c: Case) => c.told ?? (c.bar ? null : 'stopped');
+    await poll('the restarted app to know every end as before', 60_000, async () => {
+      const states = await app.handlers['fleet:states']({});
+      return cases.every((c) => endAfterRestart(c) === null || states.find((x) => x.containerId === started.get(c.name)!.containerId)?.end?.kind === endAfterRestart(c)) ? true : undefined;
+    }, 300);
+    // Telling is asynchronous (the told list is read from disk first): a moment for a wrong one to arrive.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Only this test's servers: the shared dockerd runs other suites' servers, whose ends this app may see too.
+    const ours = new Set([...started.values()].map((s) => s.containerId));
+    expect(again.filter((n) => n.kind === 'server-ended' && ours.has(n.containerId ?? ''))).toEqual([]);
+  }, 300_000);
 });

@@ -48,8 +48,13 @@ describe('one wording of every end and phase', () => {
       NOW,
     );
     const view = phaseView(queued, NOW);
-    expect(say(view.text)).toBe('Queued: Resources (position 2)');
+    // The reason in the words the jobs panel uses for it; a limit's family keeps Slurm's code beside it.
+    expect(say(view.text)).toBe('Queued: waiting for free GPUs/CPUs (position 2)');
     expect(say(view.duration!)).toBe('for 1 h 0 min');
+    const limited = { ...queued, queue: { reason: 'QOSMaxGRESPerUser', position: null } };
+    expect(say(phaseView(limited, NOW).text)).toBe('Queued: a QoS limit is reached (too many GPUs or jobs of yours already run) (QOSMaxGRESPerUser)');
+    setLocale('zh-CN');
+    expect(say(view.text)).toMatch(/^排队中：.+（第 2 位）$/);
   });
 
   it('words an end notification in the page language from its data', () => {

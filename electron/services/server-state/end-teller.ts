@@ -10,6 +10,8 @@ import type { Logger } from '../util/logger';
 const KEEP_TOLD = 500;
 /** An end found at start that is older than this is history, not news: recorded, not notified. */
 const NEWS_WITHIN_MS = 24 * 60 * 60 * 1000;
+/** A told end's time when the engine no longer knows it. */
+const UNKNOWN_TIME = 'unknown';
 
 export interface EndTellerOptions {
   notifier: Notifier;
@@ -81,8 +83,8 @@ export class EndTeller {
     const end = state.end;
     if (state.phase !== 'ended' || !end || end.kind === 'stopped') return;
     await this.loaded;
-    const id = `${state.key}@${end.finishedAt ?? 'unknown'}`;
-    if (this.told.includes(id)) return;
+    const id = `${state.key}@${end.finishedAt ?? UNKNOWN_TIME}`;
+    if (this.alreadyTold(state.key, end.finishedAt)) return;
     this.told = [...this.told, id].slice(-KEEP_TOLD);
     this.save();
     const now = this.options.now?.() ?? Date.now();
@@ -100,6 +102,19 @@ export class EndTeller {
       containerId: state.containerId,
       end: { kind: end.kind, code: end.code, name, line, engineKind: state.engineKind },
     });
+  }
+
+  /**
+   * Whether this server's end was told. An end whose time is not known matches any told end of the
+   * same server, either way round: Slurm forgets a job MinJobAge after its end (5 min by default), and
+   * the app, restarted after that, reads the end again from the job's folder without its time; the
+   * same end must not be news then. (A Docker container's next end, after a start of the same
+   * container, has a new known time and is news.)
+   */
+  private alreadyTold(key: string, finishedAt: string | null): boolean {
+    const exact = `${key}@${finishedAt ?? UNKNOWN_TIME}`;
+    if (this.told.includes(exact) || this.told.includes(`${key}@${UNKNOWN_TIME}`)) return true;
+    return finishedAt === null && this.told.some((id) => id.startsWith(`${key}@`));
   }
 
   /** Resolves once the told list is on disk. */

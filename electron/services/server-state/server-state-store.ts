@@ -15,6 +15,9 @@ export interface ServerStateStoreOptions {
   logger: Logger;
   /** Listings after a change event are gathered for this long (ms; default 200). */
   debounceMs?: number;
+  /** A failed listing is tried again after this, doubling up to `retryMaxMs` (ms; defaults 2000 and 60 000). */
+  retryMs?: number;
+  retryMaxMs?: number;
   now?: () => number;
 }
 
@@ -33,6 +36,8 @@ export class ServerStateStore {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   /** The newest listing request per engine: an older, slower answer must not overwrite a newer one. */
   private readonly listingSeq = new Map<string, number>();
+  /** Failed listings in a row per engine: the wait before the next try doubles with them. */
+  private readonly failures = new Map<string, number>();
   private readonly listeners = new Set<(state: ServerState, previous: ServerState | undefined) => void>();
   private disposed = false;
 
@@ -76,7 +81,7 @@ export class ServerStateStore {
   }
 
   /** An engine's servers changed (started, stopped, removed, a queued job moved): list it again soon. */
-  scheduleRefresh(engineId: string): void {
+  scheduleRefresh(engineId: string, afterMs = this.options.debounceMs ?? 200): void {
     if (this.disposed) return;
     clearTimeout(this.timers.get(engineId));
     this.timers.set(
@@ -84,7 +89,7 @@ export class ServerStateStore {
       setTimeout(() => {
         this.timers.delete(engineId);
         void this.refresh(engineId);
-      }, this.options.debounceMs ?? 200),
+      }, afterMs),
     );
   }
 
@@ -92,6 +97,7 @@ export class ServerStateStore {
   engineRemoved(engineId: string): void {
     clearTimeout(this.timers.get(engineId));
     this.timers.delete(engineId);
+    this.failures.delete(engineId);
     for (const [key, entry] of [...this.entries]) if (entry.container.engineId === engineId) this.drop(key);
   }
 
@@ -104,10 +110,17 @@ export class ServerStateStore {
     try {
       containers = await this.options.list(engineId);
     } catch (error) {
-      // Out of reach (an SSH server down): what we knew stays until the engine answers again.
-      this.options.logger.info?.('could not list the swarm servers of an engine', { engineId, message: error instanceof Error ? error.message : String(error) });
+      // Out of reach (an SSH server down, a login node too slow to answer): what we knew stays, and the engine is
+      // asked again. Without a retry a server started just before (a queued job, which sends no later event while it
+      // waits) stayed unknown to every surface until something else changed on that engine.
+      const failures = (this.failures.get(engineId) ?? 0) + 1;
+      this.failures.set(engineId, failures);
+      const waitMs = Math.min((this.options.retryMs ?? 2000) * 2 ** (failures - 1), this.options.retryMaxMs ?? 60_000);
+      this.options.logger.info?.('could not list the swarm servers of an engine', { engineId, retryInMs: waitMs, message: error instanceof Error ? error.message : String(error) });
+      if (this.listingSeq.get(engineId) === seq && !this.timers.has(engineId)) this.scheduleRefresh(engineId, waitMs);
       return;
     }
+    this.failures.delete(engineId);
     if (this.disposed || this.listingSeq.get(engineId) !== seq) return;
     const listed = new Set<string>();
     for (const container of containers) {

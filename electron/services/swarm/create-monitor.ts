@@ -12,7 +12,7 @@ import { SwarmMonitor, type LinkVia, type SwarmMonitorOptions } from './swarm-mo
 export function createSwarmMonitor(
   engines: EngineRegistry,
   events: EventSink,
-  tuning: Pick<SwarmMonitorOptions, 'intervalMs' | 'firstRetryMs' | 'bootWarnAfterMs' | 'bootLogEveryMs'> = {},
+  tuning: Pick<SwarmMonitorOptions, 'intervalMs' | 'firstRetryMs' | 'bootWarnAfterMs' | 'bootLogEveryMs' | 'ownStops'> = {},
   /** Also told every event the monitor gets (one subscription per engine: a Slurm engine's is a poll over SSH). */
   alsoOnEvent?: (engineId: string, event: ContainerEvent) => void,
   /** Whether a window shows the app: slower polls while none does (default: always shown). */

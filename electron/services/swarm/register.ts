@@ -1,5 +1,6 @@
 import type { DomainModule, ServiceContext } from '../domain';
 import { createSwarmMonitor } from './create-monitor';
+import { OwnStops } from './own-stops';
 import { SwarmContainers } from './swarm-containers';
 import type { SwarmMonitor } from './swarm-monitor';
 
@@ -17,7 +18,8 @@ export function registerSwarm(context: ServiceContext): SwarmModule {
   // Only on a scheduler (queuesJobs): a Docker daemon's `start` events include containers reached through another engine
   // of the app (local Docker and an SSH server on the same daemon: the test bed's case), and adopting those
   // would watch one server twice, once past its tunnel (seen in e2e). Docker servers are found at rediscovery.
-  const monitor = createSwarmMonitor(engines, events, { intervalMs: context.monitorIntervalMs }, (engineId, event) => {
+  const ownStops = new OwnStops(context.dataDir, context.logger);
+  const monitor = createSwarmMonitor(engines, events, { intervalMs: context.monitorIntervalMs, ownStops }, (engineId, event) => {
     if (event.action !== 'start' || !containers || monitor.isWatching(engineId, event.containerId)) return;
     if (!engines.has(engineId) || engines.get(engineId).queuesJobs !== true) return;
     void containers.adoptStarted(engineId, event.containerId);

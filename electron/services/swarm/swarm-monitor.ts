@@ -201,10 +201,12 @@ export class SwarmMonitor {
    */
   expectStop(engineId: string, containerId: string): void {
     this.expectedStops.add(statusKey(engineId, containerId));
+    this.options.ownStops?.add(engineId, containerId);
   }
 
   stopFailed(engineId: string, containerId: string): void {
     this.expectedStops.delete(statusKey(engineId, containerId));
+    this.options.ownStops?.drop(engineId, containerId);
   }
 
   /** Stops watching after the app stopped the container; resolves once the final status is out. */
@@ -292,7 +294,9 @@ export class SwarmMonitor {
     };
     this.ended.set(key, placeholder);
     this.describing.add(key);
-    const described = (await this.options.describeExit?.(target, requested).catch(() => null)) ?? null;
+    // Read again after a restart or reconnect, the app's own stop is still the app's.
+    const ownStop = requested || ((await this.options.ownStops?.has(target.engineId, target.containerId).catch(() => false)) ?? false);
+    const described = (await this.options.describeExit?.(target, ownStop).catch(() => null)) ?? null;
     this.describing.delete(key);
     const destroyed = this.destroyed.delete(key);
     if (this.ended.get(key) !== placeholder || this.watches.has(key)) return;

@@ -3,6 +3,7 @@ import type { Visibility } from '../app/visibility';
 import type { ContainerEvent } from '../engines/container-engine';
 import type { EventSink } from '../events';
 import type { EngineStatusReading, SwarmHttpError } from './swarm-http-client';
+import type { OwnStops } from './own-stops';
 
 export interface WatchTarget {
   engineId: string;
@@ -71,6 +72,8 @@ export interface SwarmMonitorOptions {
    * stopped it; `'gone'` when it was removed (then its status is announced once and not kept).
    */
   describeExit?: (target: WatchTarget, requested: boolean) => Promise<SwarmExit | null | 'gone'>;
+  /** The app's own stops kept across restarts (own-stops.ts): an end read again later is still "stopped by you". */
+  ownStops?: Pick<OwnStops, 'add' | 'drop' | 'has'>;
   /** The newest lines of the running container's log, oldest first (default: none). */
   readLog?: (target: WatchTarget, options: { tail: number; sinceMs?: number }) => Promise<string[]>;
   /** How long a fresh server may stay silent before we call it unreachable (default 60 s). */

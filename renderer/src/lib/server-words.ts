@@ -1,5 +1,6 @@
 import type { ServerState } from '../../../electron/shared/server-state';
 import { elapsed, msg, since, type Message } from './durations';
+import { isMessageKey, type MessageKey } from './i18n';
 
 export type PhaseTone = 'ok' | 'busy' | 'warn' | 'danger' | 'muted';
 
@@ -21,13 +22,30 @@ const QUIET_ENDS = new Set(['stopped']);
 /** Ends the cluster decided, which a restart usually cures: a warning, not an alarm. */
 const SCHEDULER_ENDS = new Set(['time-limit', 'preempted', 'stopped-outside', 'cancelled']);
 
+/**
+ * Why a job waits, in words (squeue's reason codes: Resources, Priority, QOSMaxGRESPerUser, AssocGrpGRES,
+ * JobHeldUser, …), for every surface that says it (the badge, the jobs panel's line). Families of limits share one
+ * sentence with the code beside it; an unknown code is quoted as Slurm gives it.
+ */
+export function queueReasonMessage(reason: string | null): Message {
+  const r = reason ?? 'None';
+  const direct = `slurm.reason.${r}`;
+  if (isMessageKey(direct)) return msg(direct);
+  let family: MessageKey | null = null;
+  if (/^QOS/i.test(r)) family = 'slurm.reason.qos';
+  else if (/^Assoc/i.test(r)) family = 'slurm.reason.assoc';
+  else if (/^JobHeld/i.test(r)) family = 'slurm.reason.held';
+  else if (/^ReqNodeNotAvail/i.test(r)) family = 'slurm.reason.ReqNodeNotAvail';
+  return family ? msg('phase.queued.family', { words: msg(family), code: r }) : msg('slurm.reason.other', { reason: r });
+}
+
 function queuedText(state: ServerState): Message {
   const reason = state.queue?.reason ?? null;
   const position = state.queue?.position ?? null;
   // A held job has no place in the queue until Start releases it.
   if (reason === 'JobHeldUser') return msg('phase.queued.held');
-  if (reason && position) return msg('phase.queued.reasonPosition', { reason, position });
-  if (reason) return msg('phase.queued.reason', { reason });
+  if (reason && position) return msg('phase.queued.reasonPosition', { reason: queueReasonMessage(reason), position });
+  if (reason) return msg('phase.queued.reason', { reason: queueReasonMessage(reason) });
   return msg('phase.queued');
 }
 

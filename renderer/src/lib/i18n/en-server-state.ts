@@ -14,6 +14,7 @@ export const enServerState = {
   'phase.queued.held': 'Queued: held until started',
   'phase.queued.reason': 'Queued: {reason}',
   'phase.queued.reasonPosition': 'Queued: {reason} (position {position})',
+  'phase.queued.family': '{words} ({code})',
   'phase.starting': 'Starting',
   'phase.booting': 'Engine booting',
   'phase.ready': 'Running',

@@ -16,6 +16,7 @@ export const zhCNServerState: Record<keyof typeof enServerState, string> = {
   'phase.queued.held': '排队中：启动前保持挂起',
   'phase.queued.reason': '排队中：{reason}',
   'phase.queued.reasonPosition': '排队中：{reason}（第 {position} 位）',
+  'phase.queued.family': '{words}（{code}）',
   'phase.starting': '正在启动',
   'phase.booting': '引擎启动中',
   'phase.ready': '运行中',

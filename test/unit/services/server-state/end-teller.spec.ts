@@ -93,6 +93,20 @@ describe('EndTeller: every end the user did not ask for, told once', () => {
     expect(logged, JSON.stringify(logged)).toHaveLength(2);
   });
 
+  it('a Slurm end read again without its time (the job forgotten by Slurm, the app restarted) is not news again', async () => {
+    const slurm = { engineKind: 'slurm' as const, containerId: '123', key: 'slurm-a:123' };
+    const first = teller();
+    await first.observe(ended({ ...crash, kind: 'time-limit', code: 143 }, slurm));
+    await first.flushed();
+    const second = teller();
+    await second.observe(ended({ ...crash, kind: 'time-limit', code: 143, finishedAt: null }, slurm));
+    // The other way round: first seen without a time, then with it.
+    await second.observe(ended({ ...crash, finishedAt: null }, { ...slurm, containerId: '124', key: 'slurm-a:124' }));
+    await second.observe(ended(crash, { ...slurm, containerId: '124', key: 'slurm-a:124' }));
+    await second.flushed();
+    expect(told.map((n) => n.containerId)).toEqual(['123', '124']);
+  });
+
   it('names a Slurm job by its id, and an old end found at start is logged, not notified', async () => {
     const t = teller();
     await t.observe(ended({ ...crash, kind: 'node-failure', code: null }, { engineKind: 'slurm', containerId: '123', key: 'slurm-a:123' }));

@@ -1,5 +1,7 @@
 import { SLURM_ACTIVE_STATES, type SlurmJobView } from '../../../../../electron/shared/schemas-slurm';
-import { isMessageKey, t, type MessageKey } from '../../../lib/i18n';
+import { say } from '../../../lib/durations';
+import { isMessageKey, t } from '../../../lib/i18n';
+import { queueReasonMessage } from '../../../lib/server-words';
 
 /** Slurm's states the app has words for; any other is shown as Slurm spells it. */
 export function slurmStateText(state: string): string {
@@ -7,20 +9,9 @@ export function slurmStateText(state: string): string {
   return isMessageKey(key) ? t(key) : t('slurm.state.other', { state });
 }
 
-/**
- * Why a job waits, in words (squeue's reason codes: Resources, Priority, QOSMaxGRESPerUser, AssocGrpGRES,
- * JobHeldUser, …). Families of limits share one sentence; an unknown code is quoted as Slurm gives it.
- */
+/** Why a job waits, in the words every surface uses (server-words.ts). */
 export function slurmReasonText(reason: string | null): string {
-  const r = reason ?? 'None';
-  const direct = `slurm.reason.${r}`;
-  if (isMessageKey(direct)) return t(direct);
-  let family: MessageKey | null = null;
-  if (/^QOS/i.test(r)) family = 'slurm.reason.qos';
-  else if (/^Assoc/i.test(r)) family = 'slurm.reason.assoc';
-  else if (/^JobHeld/i.test(r)) family = 'slurm.reason.held';
-  else if (/^ReqNodeNotAvail/i.test(r)) family = 'slurm.reason.ReqNodeNotAvail';
-  return family ? `${t(family)} (${r})` : t('slurm.reason.other', { reason: r });
+  return say(queueReasonMessage(reason));
 }
 
 /** Seconds left before the limit at `now`, counted down from when the backend read it; null: no limit or not running. */
