@@ -64,6 +64,23 @@ describe('doctor details worded from data', () => {
     );
   });
 
+  it('words a first run’s most likely failure, the image not pulled yet, with its fix and the mirrors', () => {
+    setLocale('zh-CN');
+    const report = makeDoctorReport('p', {}, [
+      makeDoctorCheck('image', {
+        status: 'fail',
+        detail: 'ghcr.io/modelscope/agentjet:main is not on this engine yet.',
+        fix: 'Pull it.',
+        command: 'docker pull ghcr.io/modelscope/agentjet:main',
+        commandWhere: 'local',
+        say: { key: 'imageMissingMirrors', params: { image: 'ghcr.io/modelscope/agentjet:main', mirrors: 'ghcr.modelscope.cn/modelscope/agentjet:main' } },
+      }),
+    ]);
+    const row = within(render(DoctorPanel, { report }).getByTestId('doctor-check-image'));
+    expect(row.getByTestId('doctor-detail-worded').textContent).toBe('此引擎上还没有 ghcr.io/modelscope/agentjet:main。镜像仓库是否提供它，只有开始拉取后才知道。');
+    expect(row.getByTestId('doctor-fix-worded').textContent).toBe('拉取它（“拉取镜像”按钮会显示进度）。如果从那里访问镜像仓库很慢或被阻断，请使用镜像站：ghcr.modelscope.cn/modelscope/agentjet:main。');
+  });
+
   it('keeps the English detail, marked lang="en", for a case without words or an unknown key', () => {
     setLocale('zh-CN');
     const report = makeDoctorReport('p', {}, [makeDoctorCheck('shm', { detail: 'Only 1 GiB of shared memory.', say: { key: 'somethingNew', params: {} } })]);
