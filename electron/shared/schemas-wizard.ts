@@ -22,12 +22,34 @@ export const WIZARD_STEP_DEPENDS: Readonly<Record<(typeof WIZARD_STEPS)[number],
   train: ['debug'],
 };
 
+/** A swarm choice as a step summary names it: the dry run, or a profile by its label (`removed`: it was deleted since). */
+export const SwarmChoiceName = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('dry-run') }),
+  z.object({ kind: z.literal('profile'), label: z.string(), removed: z.boolean() }),
+]);
+
+/**
+ * The fact that completed a step as data (issue 32: the renderer words it in the user's language).
+ * One shape per step: what the LLM answered, the project's tests, the files compiled, where /health
+ * answered, the debug episode's reward, the training job.
+ */
+export const WizardStepSummary = z.discriminatedUnion('step', [
+  z.object({ step: z.literal('llm'), model: z.string(), latencyMs: z.number().int().nullable() }),
+  z.object({ step: z.literal('project'), items: z.number().int(), reward: z.number(), durationMs: z.number().int() }),
+  z.object({ step: z.literal('code'), files: z.array(z.string()) }),
+  z.object({ step: z.literal('swarm'), server: SwarmChoiceName, url: z.string() }),
+  z.object({ step: z.literal('debug'), server: SwarmChoiceName, reward: z.number() }),
+  z.object({ step: z.literal('train'), jobId: z.string() }),
+]);
+
 export const WizardStepView = z.object({
   id: WizardStepId,
   /** `stale`: was done, then something it depends on changed (e.g. the scripts were generated again). */
   status: z.enum(['todo', 'done', 'stale']),
-  /** The fact that completed it, in one line ("reward 0.8 in 2.1 s", "12 items"); null while todo. */
+  /** The fact that completed it, in one English line ("reward 0.8 in 2.1 s", "12 items") for logs and tests; null while todo. */
   fact: z.string().nullable(),
+  /** The same fact as data, worded by the renderer (optional: added after the contract commit); null while todo. */
+  summary: WizardStepSummary.nullable().optional(),
   doneAt: z.string().nullable(),
   dependsOn: z.array(WizardStepId),
   /** Prerequisites not done yet (empty: the step can be worked on). */
@@ -118,8 +140,12 @@ export const TrainingForm = z
     epochs: z.number().int().min(1).max(100_000).default(10_000),
     batchSize: z.number().int().min(1).max(4096).default(32),
     gpusPerNode: z.number().int().min(1).max(64).default(8),
-    /** The model path INSIDE the server's container (the profile's model mount), e.g. /models/Qwen2.5-7B. */
-    modelPath: z.string().trim().min(1, 'model path is required').max(1024),
+    /**
+     * The model path INSIDE the server's container (the profile's model mount), e.g. /models/Qwen2.5-7B.
+     * Empty (issue 32: a first run has no profile yet): the debug episode and training pass the model
+     * folder the chosen profile mounts, read when they start; the dry run trains nothing and needs none.
+     */
+    modelPath: z.string().trim().max(1024),
     discardEpisodeTimeout: z.number().int().min(10).max(86_400).default(240),
     sampleCollectionMethod: z.enum(SAMPLE_COLLECTION_METHODS).default('rollout_until_finish_enough_tasks'),
     lora: z
@@ -214,8 +240,10 @@ export const DebugView = z.object({
 export const TrainingFormSuggestion = z.object({
   experimentName: z.string(),
   modelPath: z.string().nullable(),
-  /** Where `modelPath` came from ("profile Qwen 7B: its model mount"); null when nothing suggested one. */
+  /** Where `modelPath` came from ("profile Qwen 7B: its model mount"), in English; null when nothing suggested one. */
   modelPathSource: z.string().nullable(),
+  /** The label of the profile whose model mount `modelPath` is, for the renderer to word (optional: added later). */
+  modelPathProfile: z.string().nullable().optional(),
 });
 
 export const WizardState = z.object({
@@ -262,3 +290,5 @@ export type TrainingFormInput = z.input<typeof TrainingForm>;
 export type ProjectSetupData = z.infer<typeof ProjectSetup>;
 export type SwarmChoiceData = z.infer<typeof SwarmChoice>;
 export type TrainingFormSuggestionData = z.infer<typeof TrainingFormSuggestion>;
+export type WizardStepSummaryData = z.infer<typeof WizardStepSummary>;
+export type SwarmChoiceNameData = z.infer<typeof SwarmChoiceName>;

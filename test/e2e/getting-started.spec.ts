@@ -120,9 +120,10 @@ describe('getting started: a new user from first launch to a dry-run debug episo
     await expect.poll(stepStatus('project'), { timeout: 30_000 }).toBe('done');
     await screenshot('agent-project');
 
-    // Step 3, the training code: the model path, and a small batch so a training step is quick later.
+    // Step 3, the training code: no model path yet (no profile exists; the dry run needs none, and the SSH
+    // server's run below passes the model folder its profile mounts), and a small batch so a training step is quick later.
     await click(next('Training code'));
-    await type(main().getByLabel('Model path inside the container', { exact: true }), MODEL_PATH);
+    expect(await main().getByLabel('Model path inside the container', { exact: true }).inputValue()).toBe('');
     await type(main().getByLabel('Batch size', { exact: true }), '2');
     await type(main().getByLabel('GRPO group size', { exact: true }), '2');
     await click(main().getByRole('button', { name: 'Generate the files' }));
@@ -224,6 +225,8 @@ describe('getting started: a new user from first launch to a dry-run debug episo
     // A finished step: the reward chart has its first point.
     const chart = dashboard.getByTestId('reward-chart');
     await expect.poll(async () => ((await chart.getAttribute('data-steps')) ?? '').length, { timeout: SLOW }).toBeGreaterThan(0);
+    // The training code named no model path: the run passed the model folder the profile mounts.
+    await expect.poll(async () => (await dashboard.locator('code', { hasText: MODEL_PATH }).count()), { timeout: 30_000 }).toBeGreaterThan(0);
     await screenshot('first-training-step');
     await click(main().getByRole('button', { name: 'Stop training' }));
     await expect.poll(() => main().getByTestId('wizard-job-state').textContent(), { timeout: 60_000 }).toMatch(/cancelled/i);

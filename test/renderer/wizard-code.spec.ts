@@ -32,7 +32,7 @@ beforeEach(() => {
     state: makeWizardState(
       {
         current: 'code',
-        suggestedForm: { experimentName: 'opencode_build_abc123', modelPath: '/models/Qwen2.5-7B', modelPathSource: 'profile "Qwen 7B": its model mount' },
+        suggestedForm: { experimentName: 'opencode_build_abc123', modelPath: '/models/Qwen2.5-7B', modelPathSource: 'profile "Qwen 7B": its model mount', modelPathProfile: 'Qwen 7B' },
       },
       ['llm', 'project'],
     ),
@@ -44,7 +44,7 @@ describe('step 2: the training form', () => {
     await renderWizard(api);
     expect(field('Experiment name').value).toBe('opencode_build_abc123');
     expect(field('Model path inside the container').value).toBe('/models/Qwen2.5-7B');
-    expect(text(within(currentStep()).getByTestId('wizard-code-suggested'))).toContain('profile "Qwen 7B": its model mount');
+    expect(text(within(currentStep()).getByTestId('wizard-code-suggested'))).toBe('Suggested from the model folder that profile “Qwen 7B” mounts.');
     expect((within(currentStep()).getByRole('combobox', { name: 'Algorithm' }) as HTMLSelectElement).value).toBe('grpo');
     expect(field('GRPO group size').value).toBe('4');
     // A first run's values (issue 32), the real-training ones one click away.
@@ -69,15 +69,28 @@ describe('step 2: the training form', () => {
     expect(within(currentStep()).getByRole('checkbox', { name: 'Force restart the engine (ends training for every client)' })).toHaveProperty('checked', true);
   });
 
+  it('asks no model path of a first run before any profile exists: empty is sent, and the hint says why', async () => {
+    wizard.state = { ...wizard.state, suggestedForm: { experimentName: 'opencode_build_abc123', modelPath: null, modelPathSource: null, modelPathProfile: null } };
+    await renderWizard(api);
+    const modelPath = field('Model path inside the container');
+    expect(modelPath.value).toBe('');
+    expect(within(currentStep()).queryByTestId('wizard-code-suggested')).toBeNull();
+    expect(text(document.getElementById(`${modelPath.id}-hint`))).toContain('You may leave it empty: the dry run trains nothing and needs none');
+    await fireEvent.click(button('Preview the files'));
+    await within(currentStep()).findByTestId('wizard-code-preview');
+    expect(errorOf(modelPath)).toBe('');
+    expect(api.requestsOn('wizard:preview-code')).toEqual([expect.objectContaining({ experimentName: 'opencode_build_abc123', modelPath: '' })]);
+  });
+
   it('refuses invalid fields with a message next to each, focuses the first, and sends nothing', async () => {
     await renderWizard(api);
     await fireEvent.input(field('Experiment name'), { target: { value: 'has spaces' } });
     await fireEvent.input(field('Epochs'), { target: { value: '0' } });
-    await fireEvent.input(field('Model path inside the container'), { target: { value: '' } });
+    await fireEvent.input(field('Model path inside the container'), { target: { value: `/${'m'.repeat(1024)}` } });
     await fireEvent.click(button('Preview the files'));
     expect(errorOf(field('Experiment name'))).toContain('Letters, digits, _ . - only');
     expect(errorOf(field('Epochs'))).toBe('A whole number from 1 to 100000.');
-    expect(errorOf(field('Model path inside the container'))).toBe('The model path is required.');
+    expect(errorOf(field('Model path inside the container'))).toBe('At most 1024 characters.');
     expect(field('Epochs').getAttribute('aria-invalid')).toBe('true');
     await waitFor(() => expect(document.activeElement).toBe(field('Experiment name')));
     expect(api.requestsOn('wizard:preview-code')).toEqual([]);

@@ -35,7 +35,11 @@ export type Check = (context: CheckContext) => Promise<Finding>;
 
 export { GIB } from '../../shared/defaults';
 
-/** The facts of a detail for the renderer's words (DoctorCheck.say); the English detail stays beside them. */
+/**
+ * The facts of a detail for the renderer's words (DoctorCheck.say): `doctor.say.<key>` words the
+ * detail and, for a warning or failure, `doctor.sayFix.<key>` the fix, both from `params`. The
+ * English detail and fix stay beside them (logs, tests, a renderer without the key).
+ */
 export type Say = NonNullable<DoctorCheck['say']>;
 
 export function say(key: string, params: Say['params'] = {}): Say {
@@ -61,14 +65,20 @@ export function problem(
   fix: string,
   command: string | null = null,
   where: 'server' | 'local' | null = null,
+  words?: Say,
 ): Finding {
-  return { status, detail, fix, command, commandWhere: command === null ? null : where };
+  return { status, detail, fix, command, commandWhere: command === null ? null : where, ...(words ? { say: words } : {}) };
 }
 
 /** Why host checks cannot run on this engine (no shell there), or null when they can. */
 export function noHostReason(context: CheckContext): string | null {
   if (context.engine.host) return null;
   return `The app cannot run commands on this engine's host (${context.engine.summary.endpoint}: Docker on Windows, or a remote DOCKER_HOST without SSH), so this was not checked there.`;
+}
+
+/** The skip of a host check on an engine without a shell on its host, as data. */
+export function noHostSkip(context: CheckContext, why: string): Finding {
+  return skip(why, say('noHost', { endpoint: context.engine.summary.endpoint }));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { AGENTJET_MIRRORS } from '../engines/docker-pull';
-import { cli, gib, GIB, hostPathWord, noHostReason, pass, problem, say, skip, type Check, type CheckContext, type Finding } from './check-kit';
+import { cli, gib, GIB, hostParam, hostPathWord, noHostReason, noHostSkip, pass, problem, say, skip, type Check, type CheckContext, type Finding } from './check-kit';
 
 /**
  * Checks answered by the engine itself (its API), plus the free disk under its data root. In native
@@ -68,6 +68,7 @@ export const dockerDesktopVm: Check = async (c) => {
     'Use Docker Engine on the host itself (on Linux: switch to the default context, with Docker Engine and the NVIDIA Container Toolkit installed), or set GPUs to "none".',
     'docker context use default',
     'local',
+    say('desktopVmGpus', { product: c.engine.wording.product, os: info.operatingSystem }),
   );
 };
 
@@ -76,9 +77,9 @@ export const gpuRuntime: Check = async (c) => {
   if (c.profile.mode === 'native') return skip(NATIVE_SKIP, NATIVE_SAY);
   if (c.profile.gpus.mode === 'none') return skip('The profile asks for no GPUs.', say('noGpus'));
   const info = await c.info();
-  if (info.runtimes.includes('nvidia')) return pass(`The NVIDIA runtime is registered (runtimes: ${info.runtimes.join(', ')}).`);
+  if (info.runtimes.includes('nvidia')) return pass(`The NVIDIA runtime is registered (runtimes: ${info.runtimes.join(', ')}).`, say('nvidiaRuntime', { runtimes: info.runtimes.join(', ') }));
   const cdi = info.cdiDevices.filter((d) => d.startsWith('nvidia.com/gpu'));
-  if (cdi.length > 0) return pass(`CDI devices for NVIDIA GPUs: ${cdi.join(', ')}.`);
+  if (cdi.length > 0) return pass(`CDI devices for NVIDIA GPUs: ${cdi.join(', ')}.`, say('nvidiaCdi', { devices: cdi.join(', ') }));
   // `--gpus` also works through the toolkit's prestart hook without a registered runtime.
   if (c.engine.host) {
     const hook = await c.exec('command -v nvidia-container-runtime-hook || command -v nvidia-container-cli', 10_000);
@@ -90,6 +91,7 @@ export const gpuRuntime: Check = async (c) => {
     `Install the NVIDIA Container Toolkit on ${c.hostLabel} (from NVIDIA's package repository) and register it with ${c.engine.wording.product}, or set GPUs to "none".`,
     'sudo apt-get install -y nvidia-container-toolkit && sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker',
     c.where,
+    say('noNvidiaRuntime', { product: c.engine.wording.product, runtimes: info.runtimes.join(', ') || '–', host: hostParam(c) }),
   );
 };
 
@@ -115,7 +117,7 @@ const UNKNOWN_IMAGE_MIN_FREE = 10 * GIB;
 export const diskSpace: Check = async (c) => {
   if (c.profile.mode === 'native') return skip(NATIVE_SKIP, NATIVE_SAY);
   const why = noHostReason(c);
-  if (why) return skip(why);
+  if (why) return noHostSkip(c, why);
   const info = await c.info();
   if (!info.rootDir) return skip(`${c.engine.wording.product} did not say where it keeps its data, so its free disk is unknown.`);
   const df = await c.exec(`df -Pk ${hostPathWord(info.rootDir)}`, 10_000);
@@ -123,16 +125,17 @@ export const diskSpace: Check = async (c) => {
   if (free === null) return problem('warn', `Could not read the free disk at ${info.rootDir} on ${c.hostLabel} (${(df.stderr.trim() || df.stdout.trim()).split('\n')[0] ?? ''}).`, 'Check the free disk there by hand.', `df -h ${hostPathWord(info.rootDir)}`, c.where);
   const image = await c.image();
   const command = `${cli(c)} system df`;
+  const words = (key: string, more: Record<string, string> = {}) => say(key, { free: gib(free), dir: info.rootDir, host: hostParam(c), product: c.engine.wording.product, cli: cli(c), ...more });
   const fix = `Free space on ${c.hostLabel} where ${c.engine.wording.product} keeps images (${info.rootDir}): remove images you no longer need (${cli(c)} image prune -a removes every unused one).`;
   if (image) {
     if (free >= image.sizeBytes) return pass(`${gib(free)} free at ${info.rootDir}; the image is already there (${gib(image.sizeBytes)}).`, say('diskImageThere', { free: gib(free), dir: info.rootDir, size: gib(image.sizeBytes) }));
     // Starting needs no more room, but pulling a newer version of the image would need about as much again.
-    return problem('warn', `The image is there (${gib(image.sizeBytes)}), but only ${gib(free)} is free at ${info.rootDir}: not enough to pull a newer version of it.`, fix, command, c.where);
+    return problem('warn', `The image is there (${gib(image.sizeBytes)}), but only ${gib(free)} is free at ${info.rootDir}: not enough to pull a newer version of it.`, fix, command, c.where, words('diskNoRoomToUpdate', { size: gib(image.sizeBytes) }));
   }
   const agentjet = /agentjet/i.test(c.profile.image);
   if (!agentjet) {
     if (free >= UNKNOWN_IMAGE_MIN_FREE) return pass(`${gib(free)} free at ${info.rootDir} (the image's size is not known before pulling).`, say('diskSizeUnknown', { free: gib(free), dir: info.rootDir }));
-    return problem('warn', `Only ${gib(free)} free at ${info.rootDir}; the image's size is not known before pulling.`, fix, command, c.where);
+    return problem('warn', `Only ${gib(free)} free at ${info.rootDir}; the image's size is not known before pulling.`, fix, command, c.where, words('diskLowSizeUnknown'));
   }
   if (free >= AGENTJET_SIZE_ESTIMATE) {
     return pass(
@@ -140,7 +143,7 @@ export const diskSpace: Check = async (c) => {
       say('diskAgentjet', { free: gib(free), dir: info.rootDir, need: gib(AGENTJET_SIZE_ESTIMATE) }),
     );
   }
-  return problem('fail', `Only ${gib(free)} free at ${info.rootDir}; the AgentJet image needs about ${gib(AGENTJET_SIZE_ESTIMATE)} (an estimate).`, fix, command, c.where);
+  return problem('fail', `Only ${gib(free)} free at ${info.rootDir}; the AgentJet image needs about ${gib(AGENTJET_SIZE_ESTIMATE)} (an estimate).`, fix, command, c.where, words('diskLowAgentjet', { need: gib(AGENTJET_SIZE_ESTIMATE) }));
 };
 
 export const imagePresent: Check = async (c: CheckContext): Promise<Finding> => {
@@ -159,5 +162,6 @@ export const imagePresent: Check = async (c: CheckContext): Promise<Finding> => 
     `Pull it (the Pull button shows its progress).${mirrors}`,
     `${cli(c)} pull ${c.profile.image}`,
     c.where,
+    say(mirrors ? 'imageMissingMirrors' : 'imageMissing', { image: c.profile.image, mirrors: AGENTJET_MIRRORS.join(', ') }),
   );
 };

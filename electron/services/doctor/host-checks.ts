@@ -1,6 +1,6 @@
 import { LABEL_PORT } from '../engines/container-engine';
 import { whichScript } from '../native/native-scripts';
-import { gib, GIB, hostParam, hostPathWord, noHostReason, pass, problem, say, skip, type Check } from './check-kit';
+import { gib, GIB, hostParam, hostPathWord, noHostReason, noHostSkip, pass, problem, say, skip, type Check } from './check-kit';
 import { dfBytesOf } from './engine-checks';
 import { hostPortHolder } from '../engines/host-port-holder';
 
@@ -12,7 +12,7 @@ export const SHM_RECOMMENDED_GIB = 16;
 export const gpuHost: Check = async (c) => {
   if (c.profile.gpus.mode === 'none') return skip('The profile asks for no GPUs.', say('noGpus'));
   const why = noHostReason(c);
-  if (why) return skip(why);
+  if (why) return noHostSkip(c, why);
   const result = await c.exec('nvidia-smi -L', 15_000);
   const gpus = result.stdout.split('\n').map((l) => l.trim()).filter((l) => /^GPU \d+:/.test(l));
   if (result.code === 127 || (result.code !== 0 && /not found/i.test(result.stderr))) {
@@ -22,6 +22,7 @@ export const gpuHost: Check = async (c) => {
       `Install the NVIDIA driver on ${c.hostLabel} (then nvidia-smi lists the GPUs), or set GPUs to "none".`,
       'nvidia-smi -L',
       c.where,
+      say('nvidiaSmiMissing', { host: hostParam(c) }),
     );
   }
   if (result.code !== 0 || gpus.length === 0) {
@@ -32,6 +33,7 @@ export const gpuHost: Check = async (c) => {
       'Check the NVIDIA driver there (a reboot after a driver update often helps), or set GPUs to "none".',
       'nvidia-smi',
       c.where,
+      say(said ? 'noGpuListedSaid' : 'noGpuListed', { host: hostParam(c), said }),
     );
   }
   const names = gpus.map((g) => g.replace(/\s*\(UUID:.*\)$/, ''));
@@ -44,17 +46,18 @@ export const gpuHost: Check = async (c) => {
         'Choose GPUs by the index or UUID nvidia-smi -L shows, or "all".',
         'nvidia-smi -L',
         c.where,
+        say('gpusMissing', { missing: missing.join(', '), host: hostParam(c), names: names.join('; ') }),
       );
     }
   }
-  return pass(`${gpus.length} GPU${gpus.length === 1 ? '' : 's'} on ${c.hostLabel}: ${names.join('; ')}.`);
+  return pass(`${gpus.length} GPU${gpus.length === 1 ? '' : 's'} on ${c.hostLabel}: ${names.join('; ')}.`, say('gpusFound', { n: gpus.length, host: hostParam(c), names: names.join('; ') }));
 };
 
 export const modelDir: Check = async (c) => {
   const model = c.profile.model;
   if (!model) return skip('The profile mounts no model folder.', say('noModelDir'));
   const why = noHostReason(c);
-  if (why) return skip(why);
+  if (why) return noHostSkip(c, why);
   const p = hostPathWord(model.hostPath);
   const result = await c.exec(`p=${p}; if [ ! -d "$p" ]; then echo missing; elif [ ! -r "$p" ]; then echo unreadable; elif [ -f "$p/config.json" ]; then echo ok; else echo no-config; fi`, 10_000);
   switch (result.stdout.trim()) {
@@ -70,9 +73,10 @@ export const modelDir: Check = async (c) => {
         'Point the profile at the folder that holds config.json and the weights.',
         `ls -la ${p}`,
         c.where,
+        say('modelNoConfig', { path: model.hostPath, host: hostParam(c) }),
       );
     case 'unreadable':
-      return problem('fail', `${model.hostPath} on ${c.hostLabel} cannot be read by this user.`, 'Give this user read access to the folder, or choose another one.', `ls -ld ${p}`, c.where);
+      return problem('fail', `${model.hostPath} on ${c.hostLabel} cannot be read by this user.`, 'Give this user read access to the folder, or choose another one.', `ls -ld ${p}`, c.where, say('modelUnreadable', { path: model.hostPath, host: hostParam(c) }));
     default:
       return problem(
         'fail',
@@ -80,6 +84,7 @@ export const modelDir: Check = async (c) => {
         `Download the model there (e.g. with huggingface-cli download <model> --local-dir ${model.hostPath}), or correct the path.`,
         `ls -ld ${p}`,
         c.where,
+        say('modelMissing', { path: model.hostPath, host: hostParam(c) }),
       );
   }
 };
@@ -89,7 +94,7 @@ export const hostDirs: Check = async (c) => {
   const dirs = [c.profile.logDir, c.profile.experimentsDir, c.profile.checkpointsDir].filter((d): d is string => d !== null);
   if (dirs.length === 0) return skip('The profile mounts no log, experiments or checkpoints folder.', say('noHostDirs'));
   const why = noHostReason(c);
-  if (why) return skip(why);
+  if (why) return noHostSkip(c, why);
   // For each folder: ok, or "create" when its nearest existing parent is writable, else "denied".
   const script = dirs
     .map(
@@ -109,6 +114,7 @@ export const hostDirs: Check = async (c) => {
       'Choose folders this user owns (e.g. under your home), or fix their owner.',
       `ls -ld ${denied.map(hostPathWord).join(' ')}`,
       c.where,
+      say('dirsDenied', { dirs: denied.join(', '), host: hostParam(c) }),
     );
   }
   if (toCreate.length > 0) {
@@ -119,6 +125,7 @@ export const hostDirs: Check = async (c) => {
       `Create ${one ? 'it' : 'them'} first, as this user:`,
       `mkdir -p ${toCreate.map(hostPathWord).join(' ')}`,
       c.where,
+      say('dirsToCreate', { dirs: toCreate.join(', '), host: hostParam(c), product: c.engine.wording.product }),
     );
   }
   return pass(`${dirs.join(', ')} exist on ${c.hostLabel} and this user may write them.`, say('hostDirsWritable', { dirs: dirs.join(', '), host: hostParam(c) }));
@@ -142,6 +149,7 @@ export const portFree: Check = async (c) => {
     'Stop whatever listens there, or choose another port in the profile.',
     `ss -ltnp 'sport = :${port}'`,
     c.where,
+    holder ? say('portInUseBy', { port, host: hostParam(c), command: holder.command, pid: holder.pid }) : say('portInUse', { port, host: hostParam(c) }),
   );
 };
 
@@ -154,21 +162,26 @@ export const shm: Check = async (c) => {
       'warn',
       `The container gets only ${size} GiB of shared memory; NCCL and Ray need more (AgentJet's docs use 32–64 GiB).`,
       `Raise the shared memory to at least ${SHM_RECOMMENDED_GIB} GiB in the profile, or choose "IPC host".`,
+      null,
+      null,
+      say('shmSmall', { size, need: SHM_RECOMMENDED_GIB }),
     );
   }
   const why = noHostReason(c);
   if (why) return skip(`IPC host gives the container the host's /dev/shm. ${why}`);
   const result = await c.exec('df -Pk /dev/shm', 10_000);
   const df = result.code === 0 ? dfBytesOf(result.stdout) : null;
-  if (df === null) return problem('warn', `Could not read the size of /dev/shm on ${c.hostLabel}.`, 'Check it by hand.', 'df -h /dev/shm', c.where);
+  if (df === null) return problem('warn', `Could not read the size of /dev/shm on ${c.hostLabel}.`, 'Check it by hand.', 'df -h /dev/shm', c.where, say('shmUnknown', { host: hostParam(c) }));
   const sizes = `${gib(df.sizeBytes)}, ${gib(df.availableBytes)} free`;
-  if (df.sizeBytes >= SHM_RECOMMENDED_GIB * GIB) return pass(`IPC host: the container shares the host's /dev/shm (${sizes} on ${c.hostLabel}).`);
+  const shmWords = { size: gib(df.sizeBytes), free: gib(df.availableBytes), host: hostParam(c), need: SHM_RECOMMENDED_GIB, remount: SHM_RECOMMENDED_GIB * 2 };
+  if (df.sizeBytes >= SHM_RECOMMENDED_GIB * GIB) return pass(`IPC host: the container shares the host's /dev/shm (${sizes} on ${c.hostLabel}).`, say('shmHostOk', shmWords));
   return problem(
     'warn',
     `IPC host: ${c.hostLabel}'s /dev/shm holds only ${sizes}; NCCL and Ray need at least ${SHM_RECOMMENDED_GIB} GiB.`,
     `Enlarge /dev/shm on the host (it is a tmpfs: remount it with size=${SHM_RECOMMENDED_GIB * 2}G), or give the container its own shared memory size instead.`,
     `sudo mount -o remount,size=${SHM_RECOMMENDED_GIB * 2}G /dev/shm`,
     c.where,
+    say('shmHostSmall', shmWords),
   );
 };
 

@@ -1,6 +1,6 @@
 import type { StatusSpan, TrainingPoint, TrainingSeries } from '../../shared/schemas-profiles';
 import { MAX_POINTS_IN_MEMORY, MAX_STATUSES_IN_MEMORY, newRunId, pushCapped, storedPoint, type RunRecord, type StoredRun } from './series-store';
-import { StepRecorder, withExact, type ExactStep, type PoolSnapshot } from './step-recorder';
+import { StepRecorder, unobservedPoint, withExact, type ExactStep, type PoolSnapshot } from './step-recorder';
 
 export const OFFLINE = 'ENGINE.OFFLINE';
 export const BOOTING = 'ENGINE.BOOTING';
@@ -129,6 +129,13 @@ export class RunTracker {
       if (old && old.batch !== 'exact') {
         const point = withExact(old, closed);
         this.points[index] = point;
+        this.pending.push({ k: 'p', ...storedPoint(point) });
+      } else if (!old) {
+        // A step that closed before the run was seen (its record came after the first poll): it goes in its place.
+        const point = withExact(unobservedPoint(closed.step, Date.now()), closed);
+        const at = this.points.findIndex((p) => p.step > closed.step);
+        if (at < 0) pushCapped(this.points, point, MAX_POINTS_IN_MEMORY);
+        else this.points.splice(at, 0, point);
         this.pending.push({ k: 'p', ...storedPoint(point) });
       }
     }

@@ -161,7 +161,11 @@ export function parseRun(text: string): StoredRun | null {
       if (!point.success) continue;
       // A later point of the same step replaces it (the trainer's exact record arrived after the step closed).
       const index = recentIndexOf(run.points, point.data.step);
+      const last = run.points.at(-1);
+      const later = index < 0 && last && last.step > point.data.step ? run.points.findIndex((p) => p.step > point.data.step) : -1;
       if (index >= 0) run.points[index] = point.data;
+      // A step the trainer reported after later steps closed (the run was first seen midway) goes in its place.
+      else if (later >= 0) run.points.splice(later, 0, point.data);
       else pushCapped(run.points, point.data, MAX_POINTS_IN_MEMORY);
     } else if (record.k === 'end') {
       run.ended = true;

@@ -163,6 +163,12 @@ export class StepRecorder {
     }
     if (!this.acc) {
       if (!acc && lastClosed !== null) this.gap(lastClosed + 1, step, now);
+      // The run is first seen at a later step (a trainer faster than the poll): the steps it already
+      // counted exactly are points too, from its first record on (a hole between records is "unobserved").
+      else if (!acc) {
+        const earliest = this.earliestExactBefore(step);
+        if (earliest !== null) this.gap(earliest, step, now);
+      }
       this.acc = { step, startedAt: now, startSeen: acc !== null || startSeen, seconds: {}, seen: null };
     }
     if (pool) this.consider(pool);
@@ -204,6 +210,12 @@ export class StepRecorder {
     this.exact.set(record.step, record);
     while (this.exact.size > MAX_PENDING_EXACT) this.exact.delete(this.exact.keys().next().value as number);
     return null;
+  }
+
+  private earliestExactBefore(step: number): number | null {
+    let earliest: number | null = null;
+    for (const s of this.exact.keys()) if (s < step && (earliest === null || s < earliest)) earliest = s;
+    return earliest;
   }
 
   private pendingExact(step: number): ExactStep | null {

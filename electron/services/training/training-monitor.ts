@@ -54,6 +54,9 @@ function describeError(error: unknown): string {
 
 /** Servers that stopped being watched keep their last view and series for this many ms at most. */
 const KEEP_ENDED = 50;
+/** Exact step records kept for a server not watched yet (per server, and servers): the first steps of a fast trainer. */
+const MAX_UNCLAIMED_RECORDS = 200;
+const MAX_UNCLAIMED_SERVERS = 10;
 
 /**
  * The training picture of every server the swarm monitor watches: the engine status from the
@@ -71,6 +74,8 @@ export class TrainingMonitor {
   private readonly timeoutMs: number;
   private readonly unsubscribes: (() => void)[] = [];
   private monitor: Pick<SwarmMonitor, 'clientOf'> | null = null;
+  /** Exact records of servers the swarm monitor does not watch yet (a dry run's first steps can beat its watch). */
+  private readonly unclaimed = new Map<string, ExactStep[]>();
 
   constructor(private readonly options: TrainingMonitorOptions) {
     this.intervalMs = options.intervalMs ?? 2000;
@@ -154,6 +159,9 @@ export class TrainingMonitor {
     };
     this.pollers.set(key, poller);
     if (this.isShown(poller)) void poller.ready.then(() => this.poolLoop(poller));
+    const early = this.unclaimed.get(key);
+    this.unclaimed.delete(key);
+    for (const record of early ?? []) this.recordExactStep(target.engineId, target.containerId, record);
   }
 
   private nameOf(target: WatchTarget): Promise<string> {
@@ -291,8 +299,18 @@ export class TrainingMonitor {
    * the pool snapshot, also for a step already closed. Ignored for a server not watched.
    */
   recordExactStep(engineId: string, containerId: string, record: ExactStep): void {
-    const poller = this.pollers.get(statusKey(engineId, containerId));
-    if (!poller) return;
+    const key = statusKey(engineId, containerId);
+    const poller = this.pollers.get(key);
+    if (!poller) {
+      // Not watched yet: kept for its watch (bounded); a server that never gets one leaves them behind.
+      const list = this.unclaimed.get(key) ?? [];
+      list.push(record);
+      if (list.length > MAX_UNCLAIMED_RECORDS) list.shift();
+      this.unclaimed.delete(key);
+      this.unclaimed.set(key, list);
+      while (this.unclaimed.size > MAX_UNCLAIMED_SERVERS) this.unclaimed.delete(this.unclaimed.keys().next().value as string);
+      return;
+    }
     void poller.ready.then(() => {
       const { tracker } = poller;
       const records = tracker.recordExact(record);

@@ -33,25 +33,25 @@ export function registerWizard(context: ServiceContext, deps: WizardDeps): Wizar
     logger: context.logger,
     ...(deps.swarmWaits ? { swarmWaits: deps.swarmWaits } : {}),
   });
-  const { project } = service;
+  const { project, code, swarm, runs } = service;
   return {
     service,
     handlers: {
       'wizard:state': async () => service.state(),
       'wizard:goto': ({ step }) => service.goto(step),
       'wizard:reset': () => service.reset(),
-      'wizard:set-llm': ({ secretId }) => service.setLlm(secretId),
+      'wizard:set-llm': ({ secretId }) => code.setLlm(secretId),
       'wizard:set-project': (setup) => project.setProject(setup),
       'wizard:set-python': ({ python }) => project.setPython(python),
       'wizard:test-dataset': () => project.testDataset(),
       'wizard:test-episode': ({ itemId }) => project.testEpisode(itemId),
-      'wizard:preview-code': (form) => service.previewCode(form),
-      'wizard:generate-code': (request) => service.generateCode(request),
-      'wizard:choose-swarm': (choice) => service.chooseSwarm(choice),
-      'wizard:start-swarm': (request) => service.startSwarm(request),
-      'wizard:run-debug': () => service.runDebug(),
-      'wizard:train': ({ confirmEngineRestart }) => service.train(confirmEngineRestart),
-      'wizard:stop-train': () => service.stopTrain(),
+      'wizard:preview-code': (form) => code.previewCode(form),
+      'wizard:generate-code': (request) => code.generateCode(request),
+      'wizard:choose-swarm': (choice) => swarm.chooseSwarm(choice),
+      'wizard:start-swarm': (request) => swarm.startSwarm(request),
+      'wizard:run-debug': () => runs.runDebug(),
+      'wizard:train': ({ confirmEngineRestart }) => runs.train(confirmEngineRestart),
+      'wizard:stop-train': () => runs.stopTrain(),
     },
     // Jobs start before the wizard (app-services order): their history is loaded when ours is read.
     start: () => service.load(),

@@ -1,30 +1,22 @@
-import { basename, join } from 'node:path';
-import { AppError, isAppError } from '../../shared/errors';
+import { AppError } from '../../shared/errors';
 import { JobStartRequest, type JobStartInput, type JobViewData } from '../../shared/schemas-jobs';
-import type {
-  CodePreview,
-  SwarmChoiceData,
-  TrainingFormData,
-  TrainingFormSuggestionData,
-  WizardStateData,
-  WizardStepName,
-} from '../../shared/schemas-wizard';
-import type { z } from 'zod';
+import type { SwarmChoiceData, SwarmChoiceNameData, WizardStateData, WizardStepName } from '../../shared/schemas-wizard';
 import type { EventSink } from '../events';
 import type { Handlers } from '../ipc/handlers';
 import type { JobsApi } from '../jobs/jobs-api';
 import type { ProfileStore } from '../profiles/profile-store';
-import { generateTrainingCode, previewTrainingCode, type GeneratedName } from '../project/training-code';
-import { requireKind } from '../secrets/secret-binding';
 import type { SecretVaultApi } from '../secrets/vault-api';
 import type { JsonStore } from '../util/json-store';
 import type { Logger } from '../util/logger';
 import { describeThrown } from '../util/logger';
+import { CodeSteps } from './code-steps';
 import { hasEnded, recordJobEnd } from './job-facts';
-import { DEFAULT_SWARM_WAITS, startSwarm, type SwarmProgress, type SwarmWaits } from './swarm-starter';
-import { createWizardStore, EMPTY_FACTS, type PendingJobData, type WizardFacts, type WizardFactsData } from './wizard-facts';
-import { clearStale, deriveState, markStale, requireUnlocked } from './wizard-steps';
 import { ProjectSteps } from './project-steps';
+import { RunSteps } from './run-steps';
+import type { SwarmWaits } from './swarm-starter';
+import { SwarmSteps } from './swarm-steps';
+import { createWizardStore, EMPTY_FACTS, type PendingJobData, type WizardFacts, type WizardFactsData } from './wizard-facts';
+import { deriveState, markStale, requireUnlocked } from './wizard-steps';
 
 export interface WizardServiceOptions {
   dataDir: string;
@@ -46,22 +38,28 @@ const IN_PROGRESS = new Set(['doctor', 'starting', 'connecting', 'tunnel', 'heal
  * The guided wizard's step machine. Every action checks that its step's prerequisites are done
  * (WIZARD_STEP_LOCKED), does the real thing through another domain (vault test, job runner,
  * dry run, profiles), and records only what it saw. Each change is written to `wizard.json`
- * first and then sent as a `wizard:changed` snapshot.
+ * first and then sent as a `wizard:changed` snapshot. The steps' actions live by use case in
+ * `code` (the LLM and the training code), `project`, `swarm` and `runs` (debug episode, training).
  */
 export class WizardService {
   private readonly store: JsonStore<typeof WizardFacts>;
   /** Jobs whose end we already wait for (a restart or a second look must not record twice). */
   private readonly watching = new Set<string>();
-  private swarmStart: Promise<WizardStateData> | null = null;
   private disposed = false;
   /** Profile labels as last seen: a removed profile is named by its label, not its id. */
   private profileLabels = new Map<string, string>();
   private stopWatchingProfiles: (() => void) | null = null;
   readonly project: ProjectSteps;
+  readonly code: CodeSteps;
+  readonly swarm: SwarmSteps;
+  readonly runs: RunSteps;
 
   constructor(private readonly options: WizardServiceOptions) {
     this.store = createWizardStore(options.dataDir, options.logger);
     this.project = new ProjectSteps(this, options);
+    this.code = new CodeSteps(this, options);
+    this.swarm = new SwarmSteps(this, options);
+    this.runs = new RunSteps(this, options);
   }
 
   /** Reads `wizard.json`; a swarm start cut short by the restart is failed; jobs still awaited are looked up by id. */
@@ -138,7 +136,7 @@ export class WizardService {
 
   state(): WizardStateData {
     const facts = this.facts();
-    return deriveState(facts, (c) => this.describe(c), this.suggestion(facts));
+    return deriveState(facts, (c) => this.describe(c), this.code.suggestion(facts));
   }
 
   /** Writes a change, then sends the new state. */
@@ -159,11 +157,13 @@ export class WizardService {
     return markStale(facts, steps, (c) => this.describe(c));
   }
 
-  describe(choice: SwarmChoiceData): string {
-    if (choice.kind === 'dry-run') return 'the dry run';
+  /** A swarm choice as data: the dry run, or a profile by its label (a removed one by its label as last seen). */
+  describe(choice: SwarmChoiceData): SwarmChoiceNameData {
+    if (choice.kind === 'dry-run') return { kind: 'dry-run' };
     const profile = this.options.profiles.list().find((p) => p.id === choice.profileId);
-    const gone = profile ? null : this.profileLabels.get(choice.profileId);
-    return gone ? `profile "${gone}" (removed)` : `profile "${profile?.label ?? choice.profileId}"`;
+    if (profile) return { kind: 'profile', label: profile.label, removed: false };
+    const gone = this.profileLabels.get(choice.profileId);
+    return gone ? { kind: 'profile', label: gone, removed: true } : { kind: 'profile', label: choice.profileId, removed: false };
   }
 
   goto(step: WizardStepName): Promise<WizardStateData> {
@@ -203,214 +203,16 @@ export class WizardService {
       .finally(() => this.watching.delete(pending.jobId));
   }
 
-  // ------------------------------------------------------------ step 0: the debug LLM
-
-  async setLlm(secretId: string): Promise<WizardStateData> {
-    const meta = this.options.vault.meta(secretId);
-    if (!meta) throw new AppError('SECRET_NOT_FOUND', `No secret with id "${secretId}" in the vault. Save the LLM endpoint in Settings → Secrets (or in this step), then choose it.`);
-    requireKind(meta, ['llm'], 'The wizard’s debug LLM');
-    if (!meta.llm) {
-      throw new AppError('VALIDATION_FAILED', `"${meta.name}" is not an LLM endpoint with a base URL and model. Choose an LLM endpoint, or edit this one to add them.`);
-    }
-    const llm = meta.llm;
-    const result = await this.options.handlers()['secrets:test']({ id: secretId });
-    return this.change((f) => {
-      const changed = !f.llm || f.llm.secretId !== secretId || f.llm.baseUrl !== llm.baseUrl || f.llm.model !== llm.model;
-      // The episode test and the debug episode ran with the old LLM: they must run again.
-      const base = changed ? this.stale(f, ['project', 'debug', 'train']) : f;
-      return {
-        ...base,
-        current: 'llm',
-        llm: {
-          secretId,
-          baseUrl: llm.baseUrl,
-          model: llm.model,
-          test: { ok: result.ok, latencyMs: result.latencyMs === null ? null : Math.round(result.latencyMs), message: result.message, at: result.at },
-        },
-      };
-    });
-  }
-
-  // ------------------------------------------------------------ step 2: training code
-
-  async previewCode(form: TrainingFormData): Promise<z.infer<typeof CodePreview>> {
-    const project = this.requireProject(this.locked('code'));
-    return { files: await previewTrainingCode(this.options.resourcesDir, project, form) };
-  }
-
-  private codeQueue: Promise<unknown> = Promise.resolve();
-
-  async generateCode(request: { form: TrainingFormData; overwrite: GeneratedName[] }): Promise<WizardStateData> {
-    // Two generate clicks (two windows) must not interleave their writes and restores.
-    const run = async () => {
-      const project = this.requireProject(this.locked('code'));
-      // The project's interpreter (else the runner's recommendation): a bare 'python3' is not on every PATH (Windows).
-      const generated = await generateTrainingCode(this.options.resourcesDir, project, request, await this.project.pythonFor(project));
-      return this.change((f) => {
-        const before = new Map((f.code?.files ?? []).map((file) => [file.name, file.sha256]));
-        const differs = f.code !== null && generated.files.some((file) => before.get(file.name) !== file.sha256);
-        const base = differs ? this.stale(f, ['debug', 'train']) : f;
-        return clearStale({ ...base, current: 'code', code: { form: request.form, files: generated.files, compiledAt: generated.compiledAt } }, 'code');
-      });
-    };
-    const result = this.codeQueue.then(run, run);
-    this.codeQueue = result.catch(() => undefined);
-    return result;
-  }
-
   requireProject(facts: WizardFactsData): NonNullable<WizardFactsData['project']> {
     if (!facts.project) throw new AppError('PROJECT_INVALID', 'No agent project chosen yet: choose the project folder (scaffold or adopt) in the "Agent project" step first.');
     return facts.project;
   }
 
-  // ------------------------------------------------------------ step 3: the swarm server
-
-  async chooseSwarm(choice: SwarmChoiceData): Promise<WizardStateData> {
-    this.locked('swarm');
-    if (choice.kind === 'profile') this.options.profiles.get(choice.profileId);
-    return this.change((f) => {
-      if (f.swarm && sameChoice(f.swarm.choice, choice)) return { ...f, current: 'swarm' };
-      // The debug episode ran against the other server: run it again against this one.
-      const base = this.stale(f, ['debug', 'train']);
-      return clearStale(
-        { ...base, current: 'swarm', swarm: { choice, phase: 'idle', detail: null, engineId: null, containerId: null, url: null }, swarmReadyAt: null, goneProfile: null },
-        'swarm',
-      );
-    });
-  }
-
-  /** One start at a time: a second press while one runs waits for the same outcome. */
-  startSwarm(options: { restartDryRun?: boolean } = {}): Promise<WizardStateData> {
-    this.swarmStart ??= this.runSwarmStart(options).finally(() => {
-      this.swarmStart = null;
-    });
-    return this.swarmStart;
-  }
-
-  private async runSwarmStart(options: { restartDryRun?: boolean }): Promise<WizardStateData> {
-    const facts = this.locked('swarm');
-    const choice = facts.swarm?.choice;
-    const llm = facts.llm;
-    if (!choice || !llm) throw new AppError('VALIDATION_FAILED', 'Choose where the swarm server runs (the dry run or a profile) first.');
-    const progress = async (patch: SwarmProgress) => {
-      await this.change((f) => (f.swarm && sameChoice(f.swarm.choice, choice) ? { ...f, swarm: { ...f.swarm, ...patch } } : f));
-    };
-    await this.change((f) => ({
-      ...f,
-      current: 'swarm',
-      swarmReadyAt: null,
-      swarm: f.swarm ? { ...f.swarm, phase: 'starting', detail: 'starting', url: null } : f.swarm,
-    }));
-    try {
-      const target = await startSwarm(choice, llm, {
-        handlers: this.options.handlers,
-        profiles: this.options.profiles,
-        progress,
-        waits: this.options.swarmWaits ?? DEFAULT_SWARM_WAITS,
-      }, options);
-      return await this.change((f) => {
-        if (!f.swarm || !sameChoice(f.swarm.choice, choice)) return f;
-        return clearStale({ ...f, swarm: { ...f.swarm, ...target, phase: 'ready', detail: null }, swarmReadyAt: new Date().toISOString() }, 'swarm');
-      });
-    } catch (error) {
-      // Another LLM on the running dry run is a question for the user (the step offers "Restart"),
-      // said once by the step: nothing started or failed.
-      if (isAppError(error) && error.params?.holder === 'wizard-other-llm') {
-        await progress({ phase: 'idle', detail: null }).catch(() => undefined);
-        throw error;
-      }
-      const detail = isAppError(error) ? error.message : 'The start failed unexpectedly; the app log has the details.';
-      await progress({ phase: 'failed', detail }).catch(() => undefined);
-      throw error;
-    }
-  }
-
-  // ------------------------------------------------------------ steps 4 and 5: debug, train
-
-  async runDebug(): Promise<JobViewData> {
-    const facts = this.locked('debug');
-    const project = this.requireProject(facts);
-    const { swarm, code } = facts;
-    if (!swarm?.engineId || !swarm.containerId || !code) throw new AppError('WIZARD_STEP_LOCKED', 'Start the swarm server and generate the scripts first.');
-    return this.startJob(
-      {
-        kind: 'debug-episode',
-        cwd: project.buildDir,
-        script: join(project.buildDir, 'agent_roll_one_episode_debug.py'),
-        python: await this.project.pythonFor(project),
-        llmSecretId: facts.llm?.secretId ?? null,
-        swarm: { engineId: swarm.engineId, containerId: swarm.containerId, profileId: swarm.choice.kind === 'profile' ? swarm.choice.profileId : null },
-        remoteModelPath: code.form.modelPath,
-        label: `Debug episode · ${this.describe(swarm.choice)}`,
-      },
-      { purpose: 'debug', itemId: null, choice: swarm.choice },
-      'debug',
-    );
-  }
-
-  async train(confirmEngineRestart: boolean): Promise<JobViewData> {
-    const facts = this.locked('train');
-    const project = this.requireProject(facts);
-    const { swarm, code } = facts;
-    if (!swarm?.engineId || !swarm.containerId || !code) throw new AppError('WIZARD_STEP_LOCKED', 'Start the swarm server and generate the scripts first.');
-    const previous = facts.train ? this.jobOrNull(facts.train.jobId) : null;
-    if (previous && !hasEnded(previous)) throw new AppError('JOB_BUSY', `Training already runs (job ${previous.id}). Stop it first, or watch it on the dashboard.`);
-    const job = await this.startJob(
-      {
-        kind: 'train',
-        cwd: project.buildDir,
-        script: join(project.buildDir, 'agent_roll.py'),
-        python: await this.project.pythonFor(project),
-        llmSecretId: facts.llm?.secretId ?? null,
-        swarm: { engineId: swarm.engineId, containerId: swarm.containerId, profileId: swarm.choice.kind === 'profile' ? swarm.choice.profileId : null },
-        remoteModelPath: code.form.modelPath,
-        confirmEngineRestart,
-        label: `Training · ${this.describe(swarm.choice)}`,
-      },
-      { purpose: 'train', itemId: null, choice: swarm.choice },
-      'train',
-    );
-    await this.change((f) => clearStale({ ...f, train: { jobId: job.id, at: job.startedAt } }, 'train'));
-    return job;
-  }
-
-  async stopTrain(): Promise<JobViewData> {
-    const train = this.facts().train;
-    if (!train) throw new AppError('JOB_NOT_FOUND', 'No training run was started from the wizard.');
-    return this.options.jobs.cancel(train.jobId);
-  }
-
-  private jobOrNull(jobId: string): JobViewData | null {
+  jobOrNull(jobId: string): JobViewData | null {
     try {
       return this.options.jobs.get(jobId);
     } catch {
       return null;
     }
   }
-
-  // ------------------------------------------------------------ the training form's pre-fill
-
-  private suggestion(facts: WizardFactsData): TrainingFormSuggestionData {
-    const project = facts.project;
-    const experimentName = project?.buildId
-      ? `opencode_build_${project.buildId}`
-      : project
-        ? basename(project.projectDir).replace(/[^A-Za-z0-9_.-]+/g, '_') || 'agent_training'
-        : 'agent_training';
-    const profiles = this.options.profiles.list();
-    const choice = facts.swarm?.choice;
-    const chosen = choice?.kind === 'profile' ? profiles.find((p) => p.id === choice.profileId) : undefined;
-    // The chosen profile's mount; before a choice, the only profile that has one.
-    const withModel = profiles.filter((p) => p.model);
-    const source = chosen ?? (withModel.length === 1 ? withModel[0] : undefined);
-    return {
-      experimentName,
-      modelPath: source?.model?.containerPath ?? null,
-      modelPathSource: source?.model ? `profile "${source.label}": its model mount` : null,
-    };
-  }
-}
-
-function sameChoice(a: SwarmChoiceData, b: SwarmChoiceData): boolean {
-  return a.kind === b.kind && (a.kind === 'dry-run' || (b.kind === 'profile' && a.profileId === b.profileId));
 }

@@ -3,55 +3,78 @@ import {
   WIZARD_STEP_DEPENDS,
   WIZARD_STEPS,
   type SwarmChoiceData,
+  type SwarmChoiceNameData,
   type TrainingFormSuggestionData,
   type WizardStateData,
   type WizardStepName,
+  type WizardStepSummaryData,
 } from '../../shared/schemas-wizard';
 import type { WizardFactsData } from './wizard-facts';
 
 type StepView = WizardStateData['steps'][number];
 
-/** Words for a swarm choice ("the dry run", "profile Qwen 7B"); the service knows profile labels. */
-export type DescribeChoice = (choice: SwarmChoiceData) => string;
+/** Names a swarm choice as data (the dry run, or a profile by its label); the service knows profile labels. */
+export type DescribeChoice = (choice: SwarmChoiceData) => SwarmChoiceNameData;
+
+/** A choice's name in English, for the facts logs and tests read ("the dry run", `profile "Qwen 7B"`). */
+export function choiceInEnglish(name: SwarmChoiceNameData): string {
+  if (name.kind === 'dry-run') return 'the dry run';
+  return name.removed ? `profile "${name.label}" (removed)` : `profile "${name.label}"`;
+}
+
+/** A step's completing fact: as data for the renderer (`summary`), in English for logs and tests, and when it was seen. */
+interface StepFact {
+  summary: WizardStepSummaryData;
+  fact: string;
+  at: string;
+}
 
 /**
- * The fact that completes a step, in one line, and when it was seen; null when there is none.
+ * The fact that completes a step, and when it was seen; null when there is none.
  * The only place that decides "done": a step has a fact or it is todo.
  */
-export function factOf(step: WizardStepName, facts: WizardFactsData, describe: DescribeChoice): { fact: string; at: string } | null {
+export function factOf(step: WizardStepName, facts: WizardFactsData, describe: DescribeChoice): StepFact | null {
   switch (step) {
     case 'llm': {
-      const test = facts.llm?.test;
-      if (!test?.ok) return null;
+      const llm = facts.llm;
+      const test = llm?.test;
+      if (!llm || !test?.ok) return null;
       const latency = test.latencyMs === null ? '' : ` in ${test.latencyMs} ms`;
-      return { fact: `answered${latency}: ${test.message}`, at: test.at };
+      return { summary: { step, model: llm.model, latencyMs: test.latencyMs }, fact: `answered${latency}: ${test.message}`, at: test.at };
     }
     case 'project': {
       const dataset = facts.project?.dataset;
       const episode = facts.project?.episode;
       if (!dataset || dataset.count < 1 || !episode) return null;
       const items = `${dataset.count} item${dataset.count === 1 ? '' : 's'}`;
-      return { fact: `${items} · reward ${episode.reward} in ${(episode.durationMs / 1000).toFixed(1)} s`, at: later(dataset.at, episode.at) };
+      return {
+        summary: { step, items: dataset.count, reward: episode.reward, durationMs: episode.durationMs },
+        fact: `${items} · reward ${episode.reward} in ${(episode.durationMs / 1000).toFixed(1)} s`,
+        at: later(dataset.at, episode.at),
+      };
     }
     case 'code': {
       const code = facts.code;
       if (!code) return null;
-      return { fact: `${code.files.map((f) => f.name).join(' and ')} written and compiled`, at: code.compiledAt };
+      const files = code.files.map((f) => f.name);
+      return { summary: { step, files }, fact: `${files.join(' and ')} written and compiled`, at: code.compiledAt };
     }
     case 'swarm': {
       const swarm = facts.swarm;
       if (!swarm || swarm.phase !== 'ready' || !swarm.url || !facts.swarmReadyAt) return null;
-      return { fact: `${describe(swarm.choice)} answered /health at ${swarm.url}`, at: facts.swarmReadyAt };
+      const server = describe(swarm.choice);
+      return { summary: { step, server, url: swarm.url }, fact: `${choiceInEnglish(server)} answered /health at ${swarm.url}`, at: facts.swarmReadyAt };
     }
     case 'debug': {
       const debug = facts.debug;
       if (!debug?.passed || debug.reward === null) return null;
-      return { fact: `reward ${debug.reward} on ${describe(debug.choice)}`, at: debug.at };
+      const server = describe(debug.choice);
+      return { summary: { step, server, reward: debug.reward }, fact: `reward ${debug.reward} on ${choiceInEnglish(server)}`, at: debug.at };
     }
     case 'train': {
       const train = facts.train;
       if (!train) return null;
-      return { fact: `training started (job ${train.jobId})`, at: train.at };
+      return { summary: { step, jobId: train.jobId }, fact: `training started (job ${train.jobId})`, at: train.at };
     }
   }
 }
@@ -70,6 +93,7 @@ export function deriveSteps(facts: WizardFactsData, describe: DescribeChoice): S
       id,
       status: stepStatus,
       fact: found?.fact ?? null,
+      summary: found?.summary ?? null,
       doneAt: found?.at ?? null,
       dependsOn,
       missing: dependsOn.filter((d) => status.get(d) !== 'done'),

@@ -5,6 +5,7 @@ import {
   type CodePreview,
   type WizardStateData,
   type WizardStepName,
+  type WizardStepSummaryData,
 } from '../../../electron/shared/schemas-wizard';
 import type { JobViewData, PythonDiscoveryData, PythonInterpreterData } from '../../../electron/shared/schemas-jobs';
 import type { z } from 'zod';
@@ -15,11 +16,22 @@ import type { FakeApi } from '../fake-api';
  * backend would send them. Steps are derived from `done` the way the backend derives them
  * (a step's `missing` lists prerequisites not done), so a test states only which steps are done.
  */
+/** A done step's fact as the backend sends it (WizardStepView.summary), one plausible shape per step. */
+export const SAMPLE_SUMMARIES: Record<WizardStepName, WizardStepSummaryData> = {
+  llm: { step: 'llm', model: 'fake-debug-model', latencyMs: 120 },
+  project: { step: 'project', items: 4, reward: 1, durationMs: 2100 },
+  code: { step: 'code', files: ['agent_roll.py', 'agent_roll_one_episode_debug.py'] },
+  swarm: { step: 'swarm', server: { kind: 'dry-run' }, url: 'http://127.0.0.1:10086' },
+  debug: { step: 'debug', server: { kind: 'dry-run' }, reward: 1 },
+  train: { step: 'train', jobId: 'job-train' },
+};
+
 export function makeWizardState(overrides: Partial<WizardStateData> = {}, done: readonly WizardStepName[] = []): WizardStateData {
   const steps = WIZARD_STEPS.map((id) => ({
     id,
     status: done.includes(id) ? ('done' as const) : ('todo' as const),
     fact: done.includes(id) ? `${id} done` : null,
+    summary: done.includes(id) ? SAMPLE_SUMMARIES[id] : null,
     doneAt: done.includes(id) ? '2026-12-04T10:00:00.000Z' : null,
     dependsOn: [...WIZARD_STEP_DEPENDS[id]],
     missing: WIZARD_STEP_DEPENDS[id].filter((d) => !done.includes(d)),
@@ -34,7 +46,7 @@ export function makeWizardState(overrides: Partial<WizardStateData> = {}, done: 
     debug: null,
     trainJobId: null,
     runningJobIds: [],
-    suggestedForm: { experimentName: 'agent_training', modelPath: null, modelPathSource: null },
+    suggestedForm: { experimentName: 'agent_training', modelPath: null, modelPathSource: null, modelPathProfile: null },
     ...overrides,
   };
 }
@@ -145,7 +157,7 @@ export function installWizardFake(api: FakeApi, initial: { state?: WizardStateDa
       const steps = makeWizardState({}, fake.done).steps.map((step) => {
         const before = fake.state.steps.find((s) => s.id === step.id);
         // A fact the test wrote into the state is kept; a status it set to stale too.
-        return before && fake.done.includes(step.id) ? { ...step, fact: before.fact ?? step.fact, status: before.status === 'stale' ? before.status : step.status } : step;
+        return before && fake.done.includes(step.id) ? { ...step, fact: before.fact ?? step.fact, summary: before.summary ?? step.summary, status: before.status === 'stale' ? before.status : step.status } : step;
       });
       fake.state = { ...fake.state, steps };
       api.emit('wizard:changed', structuredClone(fake.state));

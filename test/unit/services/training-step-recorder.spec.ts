@@ -122,6 +122,42 @@ describe('StepRecorder (through RunTracker)', () => {
     expect(tracker.series('local', 'c1').points[0]).toMatchObject({ step: 1, batch: 'exact', episodes: 1 });
   });
 
+  it('keeps the steps a trainer faster than the poll completed before the run was first seen (issue 32: no step dropped)', () => {
+    const tracker = new RunTracker();
+    const records: RunRecord[] = [];
+    // Steps 1 and 2 were counted (and step 4's record came early) before any poll saw the engine training.
+    records.push(...tracker.recordExact(exact(1, [0, 1])));
+    records.push(...tracker.recordExact(exact(2, [1, 1])));
+    records.push(...drive(tracker, [poll(0, 'ENGINE.ROLLING', 3)]));
+    // Step 3's record arrives after the first poll, before its step closes; then the run goes on.
+    records.push(...tracker.recordExact(exact(3, [0, 0])));
+    records.push(...drive(tracker, [poll(1, 'ENGINE.ROLLING', 4), poll(2, 'ENGINE.ROLLING', 5)]));
+    const expected = [
+      [1, 'exact', 2, 0.5],
+      [2, 'exact', 2, 1],
+      [3, 'exact', 2, 0],
+      [4, 'unobserved', null, null],
+    ];
+    expect(tracker.series('local', 'c1').points.map((p) => [p.step, p.batch, p.episodes, p.rewardMean])).toEqual(expected);
+    expect(parseRun(records.map((r) => JSON.stringify(r)).join('\n'))?.points.map((p) => [p.step, p.batch, p.episodes, p.rewardMean])).toEqual(expected);
+  });
+
+  it('puts a step whose record comes after the run was first seen at a later step in its place, also in the run file', () => {
+    const tracker = new RunTracker();
+    const records: RunRecord[] = [];
+    records.push(...drive(tracker, [poll(0, 'ENGINE.ROLLING', 3), poll(1, 'ENGINE.ROLLING', 4)]));
+    // The dry run's records of steps 1 and 2 arrive late (its step events raced the first poll).
+    records.push(...tracker.recordExact(exact(2, [1, 1])));
+    records.push(...tracker.recordExact(exact(1, [0, 1])));
+    const expected = [
+      [1, 'exact', 2],
+      [2, 'exact', 2],
+      [3, 'unobserved', null],
+    ];
+    expect(tracker.series('local', 'c1').points.map((p) => [p.step, p.batch, p.episodes])).toEqual(expected);
+    expect(parseRun(records.map((r) => JSON.stringify(r)).join('\n'))?.points.map((p) => [p.step, p.batch, p.episodes])).toEqual(expected);
+  });
+
   it('reads a run stored before points said how they were learnt: an empty step is "unobserved"', () => {
     const text = [
       '{"k":"run","runId":"r","t":1}',

@@ -202,7 +202,13 @@ export function createBrowserApi(host: BrowserHost = defaultHost(), options: { c
   // On every open: fetch the current state again (replayState), then the link says the page is up to date.
   // Each list once per load: reads wait for the first open and share requests while its replay runs (shared-reads.ts).
   const reads = new SharedReads(invoke);
-  const socket = new EventSocket(eventsUrl(), host, dispatch, () => {
+  // An event from the backend (not one the replay made from an answer) makes a handed-on answer of its snapshot stale.
+  const fromSocket = (message: unknown): void => {
+    const channel = typeof message === 'object' && message !== null ? (message as { channel?: unknown }).channel : undefined;
+    if (typeof channel === 'string') reads.eventArrived(channel);
+    dispatch(message);
+  };
+  const socket = new EventSocket(eventsUrl(), host, fromSocket, () => {
     link.opened();
     // Every call of a page that connected at once waited for this first open: nothing needs reading again.
     const skipReadAgain = options.connectAtOnce === true && reads.beforeFirstOpen;

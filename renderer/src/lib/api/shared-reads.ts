@@ -1,4 +1,4 @@
-import type { InvokeChannel } from '../../../../electron/shared/contract';
+import type { EventChannel, InvokeChannel } from '../../../../electron/shared/contract';
 import type { Result } from '../../../../electron/shared/result';
 import { replayTable } from './replay';
 
@@ -11,6 +11,24 @@ const SHAREABLE: ReadonlySet<InvokeChannel> = new Set<InvokeChannel>([...replayT
 
 /** A stuck connect (no open, no close) must not keep the page's first calls waiting longer than this. */
 export const FIRST_OPEN_WAIT_MS = 3_000;
+
+/**
+ * Snapshot reads whose event carries the whole snapshot again on every change: an answer of the
+ * replay's window stays current until that event comes, so it may be handed to one later read.
+ */
+export const HANDED_ON: Readonly<Partial<Record<InvokeChannel, EventChannel>>> = {
+  'wizard:state': 'wizard:changed',
+  'vault:state': 'vault:changed',
+  'secrets:list': 'secrets:changed',
+  'settings:get': 'settings:changed',
+  'servers:list': 'servers:changed',
+  'profiles:list': 'profiles:changed',
+  'dryrun:view': 'dryrun:changed',
+  'updates:state': 'updates:state-changed',
+};
+
+/** A handed-on answer older than this is not used: the page that mounts after the landing does so within seconds. */
+export const HAND_ON_MS = 10_000;
 
 type Send = (channel: InvokeChannel, request: unknown) => Promise<Result<unknown>>;
 
@@ -29,6 +47,10 @@ export class SharedReads {
   private holding = false;
   private firstOpenSettled = false;
   private window: Map<string, Promise<Result<unknown>>> | null = null;
+  /** Answers of the last window that a later read may take once (HANDED_ON), with when the window closed. */
+  private handedOn = new Map<string, { channel: InvokeChannel; answer: Promise<Result<unknown>>; at: number }>();
+  /** Events that came while the window was open: an answer shared in it may predate them. */
+  private windowEvents = new Set<string>();
 
   constructor(private readonly send: Send) {}
 
@@ -41,8 +63,13 @@ export class SharedReads {
 
   call(channel: InvokeChannel, request: unknown): Promise<Result<unknown>> {
     if (this.holding) return new Promise((resolve) => this.waiting.push(() => resolve(this.call(channel, request))));
-    if (!this.window || !SHAREABLE.has(channel)) return this.send(channel, request);
     const key = `${channel} ${JSON.stringify(request ?? {})}`;
+    const handed = this.handedOn.get(key);
+    if (handed) {
+      this.handedOn.delete(key);
+      if (Date.now() - handed.at <= HAND_ON_MS) return handed.answer;
+    }
+    if (!this.window || !SHAREABLE.has(channel)) return this.send(channel, request);
     let shared = this.window.get(key);
     if (!shared) {
       shared = this.send(channel, request);
@@ -59,6 +86,9 @@ export class SharedReads {
   /** The socket opened: reads from now on share, until `replayed`. Call `release` after starting the replay's reads. */
   opened(): void {
     this.window = new Map();
+    this.windowEvents = new Set();
+    // Events may have been missed while the socket was down: nothing of an earlier open is handed on.
+    this.handedOn = new Map();
     this.firstOpenSettled = true;
     this.holding = false;
   }
@@ -70,9 +100,28 @@ export class SharedReads {
     for (const go of waiting) go();
   }
 
-  /** The replay of this open has been dispatched: later reads are fresh requests again. */
+  /**
+   * The replay of this open has been dispatched: later reads are fresh requests again, except one
+   * read of each HANDED_ON snapshot, which takes the window's answer until its event says it changed.
+   * A page shown after the landing decided (the wizard of a new user) mounts after the replay: without
+   * this it read the wizard's, the vault's and the secrets' state a second time (issue 32).
+   */
   replayed(): void {
+    const window = this.window;
     this.window = null;
+    this.handedOn = new Map();
+    const at = Date.now();
+    for (const [key, answer] of window ?? []) {
+      const channel = key.slice(0, key.indexOf(' ')) as InvokeChannel;
+      const event = HANDED_ON[channel];
+      if (event && !this.windowEvents.has(event)) this.handedOn.set(key, { channel, answer, at });
+    }
+  }
+
+  /** An event came over the socket: a handed-on answer of the snapshot it replaces is out of date. */
+  eventArrived(event: string): void {
+    if (this.window) this.windowEvents.add(event);
+    for (const [key, handed] of this.handedOn) if (HANDED_ON[handed.channel] === event) this.handedOn.delete(key);
   }
 
   /** The first open failed or is slow: nothing waits for it any longer. */

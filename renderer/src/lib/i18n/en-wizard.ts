@@ -24,6 +24,18 @@ export const enWizard = {
   'wizard.steps.missing': 'This step needs {steps} done first; its actions are refused until then.',
   'wizard.steps.staleNote': 'Done before something it depends on changed: run it again to bring it up to date.',
   'wizard.steps.goneProfile': 'The profile “{label}” was removed, and with it the swarm server these steps used: they are out of date. Choose another server in “Swarm server”, then run them again.',
+  // A done step's fact (WizardStepView.summary), worded from the backend's data.
+  'wizard.summary.llm': '{model} answered in {latency} ms',
+  'wizard.summary.llmNoLatency': '{model} answered',
+  'wizard.summary.project.one': '1 item · reward {reward} in {seconds} s',
+  'wizard.summary.project.other': '{items} items · reward {reward} in {seconds} s',
+  'wizard.summary.code': '{files} written and compiled',
+  'wizard.summary.swarm': '{server} answered /health at {url}',
+  'wizard.summary.debug': 'reward {reward} on {server}',
+  'wizard.summary.train': 'training started (job {jobId})',
+  'wizard.summary.server.dryRun': 'the dry run',
+  'wizard.summary.server.profile': 'profile “{label}”',
+  'wizard.summary.server.profileRemoved': 'profile “{label}” (removed)',
 
   'wizard.llm.intro':
     'The debug LLM answers your agent’s calls while you test it on this computer (the episode test, the dry run). Any OpenAI-compatible endpoint works; its key stays in the vault.',
@@ -123,7 +135,7 @@ export const enWizard = {
 
   'wizard.code.intro':
     'The training settings become two scripts in the build folder: agent_roll.py (training) and agent_roll_one_episode_debug.py (one debug episode). Preview them before they are written.',
-  'wizard.code.suggested': 'Model path suggested from {source}.',
+  'wizard.code.suggested': 'Suggested from the model folder that profile “{label}” mounts.',
   'wizard.code.experimentName': 'Experiment name',
   'wizard.code.algorithm': 'Algorithm',
   'wizard.code.sampleCollectionMethod': 'When a training step starts',
@@ -140,7 +152,7 @@ export const enWizard = {
   'wizard.code.firstRun': 'Values for a first, debug run: batch {batch}, {epochs} epochs reach a training step in minutes.',
   'wizard.code.realValues': 'Use real-training values (batch {batch}, {epochs} epochs)',
   'wizard.code.modelPath': 'Model path inside the container',
-  'wizard.code.modelPathHint': 'Where the swarm server’s container sees the model (the profile’s model mount), e.g. /models/Qwen2.5-7B.',
+  'wizard.code.modelPathHint': 'Where the swarm server’s container sees the model (the profile’s model mount), e.g. /models/Qwen2.5-7B. You may leave it empty: the dry run trains nothing and needs none, and a run on a GPU server then uses the model folder its profile mounts.',
   'wizard.code.discardEpisodeTimeout': 'Discard episode timeout (s)',
   'wizard.code.lora': 'LoRA (optional)',
   'wizard.code.loraHint': 'Rank 0 trains the full model. A rank above 0 needs load format safetensors, layered summon on and a learning rate above 1e-5.',
@@ -155,7 +167,7 @@ export const enWizard = {
   'wizard.code.forceRestartHint': 'The script stops the swarm engine before it starts; anyone else training on that server is stopped too.',
   'wizard.code.error.experimentName': 'Letters, digits, _ . - only; at most 120.',
   'wizard.code.error.int': 'A whole number from {min} to {max}.',
-  'wizard.code.error.modelPath': 'The model path is required.',
+  'wizard.code.error.modelPath': 'At most 1024 characters.',
   'wizard.code.error.targetModules': 'Required, e.g. all-linear.',
   'wizard.code.error.lr': 'A number above 0 and at most 1, e.g. 3e-5 (or empty).',
   'wizard.code.error.loraLoadFormat': 'LoRA (rank above 0) needs load format “safetensors”.',

@@ -25,6 +25,18 @@ export const zhCNWizard: Record<keyof typeof enWizard, string> = {
   'wizard.steps.missing': '此步骤需要先完成 {steps}；在此之前，它的操作会被拒绝。',
   'wizard.steps.staleNote': '完成之后，它所依赖的内容发生了变化：请重新运行以使其保持最新。',
   'wizard.steps.goneProfile': '配置“{label}”已被删除，这些步骤所用的 swarm 服务器也随之消失：它们已过期。请在“Swarm 服务器”中选择另一台服务器，然后重新运行。',
+  // 已完成步骤的事实（WizardStepView.summary），由后端数据措辞。
+  'wizard.summary.llm': '{model} 已应答，用时 {latency} ms',
+  'wizard.summary.llmNoLatency': '{model} 已应答',
+  'wizard.summary.project.one': '1 个条目 · 奖励 {reward}，用时 {seconds} s',
+  'wizard.summary.project.other': '{items} 个条目 · 奖励 {reward}，用时 {seconds} s',
+  'wizard.summary.code': '{files} 已写入并通过编译',
+  'wizard.summary.swarm': '{server}在 {url} 应答了 /health',
+  'wizard.summary.debug': '奖励 {reward}（{server}）',
+  'wizard.summary.train': '训练已开始（作业 {jobId}）',
+  'wizard.summary.server.dryRun': '试运行',
+  'wizard.summary.server.profile': '配置“{label}”',
+  'wizard.summary.server.profileRemoved': '配置“{label}”（已删除）',
 
   'wizard.llm.intro':
     '在本机测试智能体时（回合测试、空跑），由调试 LLM 回答智能体的调用。任何兼容 OpenAI 的端点都可以；密钥保存在密钥库中。',
@@ -124,7 +136,7 @@ export const zhCNWizard: Record<keyof typeof enWizard, string> = {
 
   'wizard.code.intro':
     '训练设置会在构建文件夹中生成两个脚本：agent_roll.py（训练）和 agent_roll_one_episode_debug.py（一个调试回合）。写入之前请先预览。',
-  'wizard.code.suggested': '模型路径建议来自 {source}。',
+  'wizard.code.suggested': '建议值来自配置“{label}”挂载的模型文件夹。',
   'wizard.code.experimentName': '实验名称',
   'wizard.code.algorithm': '算法',
   'wizard.code.sampleCollectionMethod': '何时开始一个训练步',
@@ -141,7 +153,7 @@ export const zhCNWizard: Record<keyof typeof enWizard, string> = {
   'wizard.code.firstRun': '首次调试运行的取值：批大小 {batch}、{epochs} 个轮次，几分钟内即可完成一个训练步。',
   'wizard.code.realValues': '改用正式训练的取值（批大小 {batch}，{epochs} 个轮次）',
   'wizard.code.modelPath': '容器内的模型路径',
-  'wizard.code.modelPathHint': 'swarm 服务器容器中看到的模型位置（配置中的模型挂载），例如 /models/Qwen2.5-7B。',
+  'wizard.code.modelPathHint': 'swarm 服务器容器中看到的模型位置（配置中的模型挂载），例如 /models/Qwen2.5-7B。可以留空：试运行不训练，不需要模型；在 GPU 服务器上运行时使用其配置挂载的模型文件夹。',
   'wizard.code.discardEpisodeTimeout': '丢弃回合超时（秒）',
   'wizard.code.lora': 'LoRA（可选）',
   'wizard.code.loraHint': '秩为 0 时训练整个模型。秩大于 0 时需要加载格式 safetensors、开启分层汇集（layered summon），并且学习率大于 1e-5。',
@@ -156,7 +168,7 @@ export const zhCNWizard: Record<keyof typeof enWizard, string> = {
   'wizard.code.forceRestartHint': '脚本启动前会停止 swarm 引擎；在该服务器上训练的其他人也会被停止。',
   'wizard.code.error.experimentName': '只能包含字母、数字、_ . -，最多 120 个字符。',
   'wizard.code.error.int': '{min} 到 {max} 之间的整数。',
-  'wizard.code.error.modelPath': '必须填写模型路径。',
+  'wizard.code.error.modelPath': '最多 1024 个字符。',
   'wizard.code.error.targetModules': '必填，例如 all-linear。',
   'wizard.code.error.lr': '大于 0 且不超过 1 的数，例如 3e-5（或留空）。',
   'wizard.code.error.loraLoadFormat': 'LoRA（秩大于 0）需要加载格式“safetensors”。',

@@ -1,6 +1,12 @@
 import type { JobViewData } from '../../../../electron/shared/schemas-jobs';
-import { WIZARD_STEPS, type WizardStateData, type WizardStepName } from '../../../../electron/shared/schemas-wizard';
-import { t, type MessageKey } from '../../lib/i18n';
+import {
+  WIZARD_STEPS,
+  type SwarmChoiceNameData,
+  type WizardStateData,
+  type WizardStepName,
+  type WizardStepSummaryData,
+} from '../../../../electron/shared/schemas-wizard';
+import { getLocale, t, type MessageKey } from '../../lib/i18n';
 
 /** Words and small derivations the wizard's steps share (steps 3–5 may use them too). */
 
@@ -42,6 +48,32 @@ export function isRunning(job: JobViewData | null): boolean {
 /** Milliseconds as seconds with one decimal ("0.4"), as the backend's step facts write them. */
 export function seconds(ms: number): string {
   return (ms / 1000).toFixed(1);
+}
+
+/** A swarm choice as the summaries name it: "the dry run", 'profile “Qwen 7B”'. */
+export function serverName(name: SwarmChoiceNameData): string {
+  if (name.kind === 'dry-run') return t('wizard.summary.server.dryRun');
+  return t(name.removed ? 'wizard.summary.server.profileRemoved' : 'wizard.summary.server.profile', { label: name.label });
+}
+
+/** A done step's fact in the user's language, from the backend's data (issue 32: no English sentence from the backend). */
+export function stepSummary(summary: WizardStepSummaryData): string {
+  switch (summary.step) {
+    case 'llm':
+      return summary.latencyMs === null ? t('wizard.summary.llmNoLatency', { model: summary.model }) : t('wizard.summary.llm', { model: summary.model, latency: summary.latencyMs });
+    case 'project': {
+      const form = new Intl.PluralRules(getLocale()).select(summary.items) === 'one' ? 'one' : 'other';
+      return t(`wizard.summary.project.${form}`, { items: summary.items, reward: summary.reward, seconds: seconds(summary.durationMs) });
+    }
+    case 'code':
+      return t('wizard.summary.code', { files: new Intl.ListFormat(getLocale(), { type: 'conjunction' }).format(summary.files) });
+    case 'swarm':
+      return t('wizard.summary.swarm', { server: serverName(summary.server), url: summary.url });
+    case 'debug':
+      return t('wizard.summary.debug', { server: serverName(summary.server), reward: summary.reward });
+    case 'train':
+      return t('wizard.summary.train', { jobId: summary.jobId });
+  }
 }
 
 /**

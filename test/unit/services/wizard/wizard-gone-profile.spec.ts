@@ -65,6 +65,7 @@ describe('removing the profile the wizard used', () => {
     expect(debug?.status).toBe('stale');
     // Named by its label, not its id.
     expect(debug?.fact).toContain('"GPU box" (removed)');
+    expect(debug?.summary).toEqual({ step: 'debug', server: { kind: 'profile', label: 'GPU box', removed: true }, reward: 1 });
     expect(sent.at(-1)?.goneProfile?.label).toBe('GPU box');
   });
 });

@@ -3,7 +3,7 @@ import { isAppError } from '../../../../electron/shared/errors';
 import { EMPTY_FACTS, type WizardFactsData } from '../../../../electron/services/wizard/wizard-facts';
 import { clearStale, deriveSteps, markStale, requireUnlocked } from '../../../../electron/services/wizard/wizard-steps';
 
-const describeChoice = () => 'the dry run';
+const describeChoice = () => ({ kind: 'dry-run' as const });
 const at = '2026-12-03T21:00:00.000Z';
 
 function statuses(facts: WizardFactsData): Record<string, string> {
@@ -47,6 +47,8 @@ describe('wizard step derivation', () => {
     expect(statuses(failed).llm).toBe('todo');
     const ok = deriveSteps({ ...EMPTY_FACTS, llm: llmOk }, describeChoice);
     expect(ok[0]).toMatchObject({ status: 'done', fact: 'answered in 12 ms: 1 model', doneAt: at });
+    // The same fact as data for the renderer's words (issue 32): the model that answered and how fast.
+    expect(ok[0]!.summary).toEqual({ step: 'llm', model: 'm', latencyMs: 12 });
     expect(ok[1]!.missing).toEqual([]);
   });
 
@@ -56,6 +58,32 @@ describe('wizard step derivation', () => {
     expect(statuses({ ...EMPTY_FACTS, llm: llmOk, project: project(null, 0.5) }).project).toBe('todo');
     const done = deriveSteps({ ...EMPTY_FACTS, llm: llmOk, project: project(3, 0.5) }, describeChoice)[1]!;
     expect(done).toMatchObject({ status: 'done', fact: '3 items · reward 0.5 in 2.1 s' });
+    expect(done.summary).toEqual({ step: 'project', items: 3, reward: 0.5, durationMs: 2100 });
+  });
+
+  it('sends every done step\'s fact as data naming the server by kind and label, and none while todo', () => {
+    const profile = { kind: 'profile' as const, profileId: 'p1' };
+    const named = () => ({ kind: 'profile' as const, label: 'GPU box', removed: true });
+    const facts: WizardFactsData = {
+      ...EMPTY_FACTS,
+      llm: llmOk,
+      project: project(3, 0.5),
+      code,
+      swarm: { choice: profile, phase: 'ready', detail: null, engineId: 'e', containerId: 'c', url: 'http://127.0.0.1:10086' },
+      swarmReadyAt: at,
+      debug: { jobId: 'j3', choice: profile, reward: 1, passed: true, at },
+      train: { jobId: 'j4', at },
+    };
+    const summaries = Object.fromEntries(deriveSteps(facts, named).map((s) => [s.id, s.summary]));
+    expect(summaries).toEqual({
+      llm: { step: 'llm', model: 'm', latencyMs: 12 },
+      project: { step: 'project', items: 3, reward: 0.5, durationMs: 2100 },
+      code: { step: 'code', files: ['agent_roll.py'] },
+      swarm: { step: 'swarm', server: { kind: 'profile', label: 'GPU box', removed: true }, url: 'http://127.0.0.1:10086' },
+      debug: { step: 'debug', server: { kind: 'profile', label: 'GPU box', removed: true }, reward: 1 },
+      train: { step: 'train', jobId: 'j4' },
+    });
+    expect(deriveSteps(EMPTY_FACTS, named).every((s) => s.summary === null)).toBe(true);
   });
 
   it('makes only done steps stale, and a stale prerequisite locks the steps after it', () => {

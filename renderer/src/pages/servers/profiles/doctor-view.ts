@@ -74,8 +74,23 @@ export function isEnded(pull: PullView): boolean {
  * a case the renderer has no words for yet (its English `detail` is shown then, marked lang="en").
  */
 export function sayText(check: Pick<DoctorCheck, 'say'>): string | null {
+  return worded(check, 'doctor.say');
+}
+
+/** A warning's or failure's fix in the user's language (`doctor.sayFix.<key>`); null when there are no words for it. */
+export function sayFixText(check: Pick<DoctorCheck, 'say'>): string | null {
+  return worded(check, 'doctor.sayFix');
+}
+
+/** What a program printed that the worded detail quotes (`said`), shown verbatim after it; null when none. */
+export function saidText(check: Pick<DoctorCheck, 'say'>): string | null {
+  const said = check.say?.params.said;
+  return typeof said === 'string' && said !== '' ? said : null;
+}
+
+function worded(check: Pick<DoctorCheck, 'say'>, prefix: 'doctor.say' | 'doctor.sayFix'): string | null {
   if (!check.say) return null;
-  const key = `doctor.say.${check.say.key}`;
+  const key = `${prefix}.${check.say.key}`;
   if (!isMessageKey(key)) return null;
   const params = { ...check.say.params };
   // '' is this computer, worded here; a server keeps its own label.
