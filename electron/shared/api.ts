@@ -100,6 +100,8 @@ export const apiLayout = {
     add: 'workers:add',
     stop: 'workers:stop',
     log: 'workers:log',
+    clientVenvPlan: 'workers:client-venv-plan',
+    clientVenvCreate: 'workers:client-venv-create',
   },
   gpus: { samples: 'gpus:samples', homeShown: 'gpus:home-shown' },
   alerts: { list: 'alerts:list', acknowledge: 'alerts:acknowledge', thresholds: 'alerts:thresholds', setThresholds: 'alerts:set-thresholds' },

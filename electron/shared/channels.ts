@@ -104,6 +104,8 @@ export const INVOKE_CHANNELS = [
   'workers:add',
   'workers:stop',
   'workers:log',
+  'workers:client-venv-plan',
+  'workers:client-venv-create',
   'gpus:samples',
   'gpus:home-shown',
   'alerts:list',

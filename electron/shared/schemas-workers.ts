@@ -65,6 +65,12 @@ export const WorkerView = z.object({
   failedEpisodes: z.number().int().nonnegative(),
   /** Over the last minutes of progress lines; null until two lines came. */
   episodesPerMinute: z.number().nonnegative().nullable(),
+  /**
+   * LLM calls of its ended episodes, from the worker's own progress line: before ending an episode the
+   * generated agent_roll.py reads that episode's llm_call_count from the server's episode buffer (the
+   * app relays no LLM call: workers call the server directly). null: the worker's script does not report it.
+   */
+  llmCalls: z.number().int().nonnegative().nullable().default(null),
   /** The last line that reads like an error (redacted), for the table; the whole log is `workers:log`. */
   lastError: z.string().nullable(),
   startedAt: z.string().nullable(),
@@ -143,6 +149,22 @@ export const WorkerLogWindow = z.object({
 /** Invalidation, batched: a worker has new log lines. */
 export const WorkerLogAppended = z.object({ poolId: PoolId, index: z.number().int().nonnegative(), total: z.number().int().nonnegative() });
 
+/** "Create a venv and install the AgentJet client" on an SSH host: the command is shown before it runs. */
+export const ClientVenvRequest = z.object({
+  serverId: ServerId,
+  /** What pip installs (default: AgentJet's repository); a folder on the host works too. */
+  source: z.string().trim().min(1).max(1024).optional(),
+});
+export const ClientVenvPlan = z.object({
+  /** The host's label. */
+  host: z.string(),
+  /** Exactly what runs on the host. */
+  command: z.string(),
+  /** The venv's interpreter: the SSH workers' python once it exists. */
+  python: z.string(),
+});
+export const ClientVenvResult = ClientVenvPlan.extend({ output: z.array(z.string()) });
+
 export type PoolIdText = z.infer<typeof PoolId>;
 export type WorkerPlacementData = z.infer<typeof WorkerPlacement>;
 export type WorkerStateName = z.infer<typeof WorkerState>;
@@ -152,3 +174,5 @@ export type PoolStart = z.infer<typeof PoolStartRequest>;
 export type PoolStartInput = z.input<typeof PoolStartRequest>;
 export type PoolSplitData = z.infer<typeof PoolSplit>;
 export type SwarmReachData = z.infer<typeof SwarmReach>;
+export type ClientVenvPlanData = z.infer<typeof ClientVenvPlan>;
+export type ClientVenvResultData = z.infer<typeof ClientVenvResult>;

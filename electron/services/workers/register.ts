@@ -5,6 +5,8 @@ import type { Handlers } from '../ipc/handlers';
 import type { JobsApi } from '../jobs/jobs-api';
 import type { SwarmModule } from '../swarm/register';
 import type { ServersModule } from '../ssh/register';
+import { SshHost } from '../engines/engine-host';
+import { clientVenvPlan, createClientVenv } from './client-venv';
 import { LocalWorkers } from './local-workers';
 import { SshWorkers } from './ssh-workers';
 import type { WorkerBackend } from './worker-backend';
@@ -39,6 +41,10 @@ export function registerWorkers(context: ServiceContext, deps: WorkersDeps): Wor
   const ssh = servers
     ? new SshWorkers({ connectionOf: (id) => servers.connectionOf(id), labelOf: (id) => servers.labelOf(id), vault: context.vault, swarmUrl })
     : noSsh;
+  const hostOf = (serverId: string): SshHost => {
+    if (!servers) throw new AppError('VALIDATION_FAILED', 'SSH servers are not available in this build.');
+    return new SshHost(servers.labelOf(serverId), () => servers.connectionOf(serverId));
+  };
   const pool = new WorkerPool({
     dir: join(context.dataDir, 'workers'),
     events: context.events,
@@ -59,6 +65,8 @@ export function registerWorkers(context: ServiceContext, deps: WorkersDeps): Wor
       'workers:add': ({ poolId, placements }) => pool.add(poolId, placements),
       'workers:stop': ({ poolId, index }) => pool.stopOne(poolId, index),
       'workers:log': async ({ poolId, index, from, limit }) => pool.log(poolId, index, from, limit),
+      'workers:client-venv-plan': async ({ serverId, source }) => clientVenvPlan(hostOf(serverId).label, source),
+      'workers:client-venv-create': ({ serverId, source }) => createClientVenv(hostOf(serverId), source),
     },
     start: () => pool.load(),
     dispose: () => pool.dispose(),
