@@ -5,8 +5,9 @@
  * `llmDelayMs: 20`); each worker runs ONE episode at a time (the agent holds a lock per worker, as a
  * single browser or sandbox per machine would), which is what makes one process unable to fill a batch.
  * Workers are the app's own: the worker pool with local workers through the job runner, the wizard's
- * generated agent_roll.py, the ajet TEST DOUBLE in a venv. Each pool is measured over N seconds (default
- * 40) after it has ended its first episodes. The last line is machine-readable:
+ * generated agent_roll.py, the ajet TEST DOUBLE in a venv (AJET_STUB_TIME_SCALE 0.2: upstream's waits and polls
+ * five times faster). Each pool is measured over whole training steps: from a change of the global step to the
+ * first change after N seconds (default 40). The last line is machine-readable:
  * `BENCH workers scale_4_vs_1=… epm_1=… epm_4=…` (goal: scale ≥ 3.0).
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -48,7 +49,7 @@ async function main(): Promise<void> {
   const rows = Array.from({ length: TASKS }, (_u, i) => JSON.stringify({ ...questions[i % questions.length], id: `b${i + 1}` }));
   await writeFile(join(projectDir, 'dataset.jsonl'), `${rows.join('\n')}\n`);
   await writeFile(join(projectDir, 'bench_agent.py'), BENCH_AGENT);
-  process.env.AJET_STUB_TIME_SCALE = '0.05';
+  process.env.AJET_STUB_TIME_SCALE = process.env.AJET_STUB_TIME_SCALE ?? '0.2';
   process.env.BENCH_LOCK_DIR = root;
   const python = await makeVenv(projectDir, { ajet: true });
   const layout = await setUpProject(RESOURCES, { mode: 'scaffold', projectDir, buildId: 'bench_workers', rewardStyle: 'native', agentCommand: '{python} bench_agent.py --item {item_id}' });
@@ -88,16 +89,27 @@ async function main(): Promise<void> {
       if (Date.now() > warmDeadline) throw new Error(`the ${count}-worker pool ended no episode in 120 s`);
       await new Promise((r) => setTimeout(r, 250));
     }
-    const [from, started] = [episodes(), Date.now()];
+    // Whole training steps only: a window from one step change to another (after at least N seconds), so each
+    // pool's rate includes its share of the weight syncs, and no window ends mid-batch.
+    const stepChange = async (): Promise<void> => {
+      const step = swarm.state.globalStep ?? 0;
+      while ((swarm.state.globalStep ?? 0) === step) await new Promise((r) => setTimeout(r, 50));
+    };
+    await stepChange();
+    const [from, started, firstStep] = [episodes(), Date.now(), swarm.state.globalStep ?? 0];
     await new Promise((r) => setTimeout(r, SECONDS * 1000));
-    const perMinute = ((episodes() - from) / (Date.now() - started)) * 60_000;
+    await stepChange();
+    // The progress line of the batch's last episodes comes within a second (AGENTSWARM_PROGRESS_EVERY_S=1).
+    await new Promise((r) => setTimeout(r, 1500));
+    const steps = (swarm.state.globalStep ?? 0) - firstStep;
+    const perMinute = ((episodes() - from) / (Date.now() - 1500 - started)) * 60_000;
     const calls = workers.pool.get(pool.poolId).workers.map((w) => w.llmCalls ?? 0).reduce((a, b) => a + b, 0);
     if (process.env.BENCH_DEBUG) {
       const log = workers.handlers['workers:log']({ poolId: pool.poolId, index: 0, from: 0, limit: 5000 });
       console.log((await log).lines.slice(-40).map((l) => l.text).join('\n'));
     }
     await workers.handlers['workers:stop-all']({ poolId: pool.poolId });
-    console.log(`${count} worker(s): ${perMinute.toFixed(1)} episodes/min over ${SECONDS} s (global step ${swarm.state.globalStep ?? 0}, ${calls} LLM calls reported)`);
+    console.log(`${count} worker(s): ${perMinute.toFixed(1)} episodes/min over ${steps} training steps (${calls} LLM calls reported by the workers)`);
     return perMinute;
   };
 

@@ -100,6 +100,7 @@ export const apiLayout = {
     add: 'workers:add',
     stop: 'workers:stop',
     log: 'workers:log',
+    slurmPreview: 'workers:slurm-preview',
     clientVenvPlan: 'workers:client-venv-plan',
     clientVenvCreate: 'workers:client-venv-create',
   },

@@ -104,6 +104,7 @@ export const INVOKE_CHANNELS = [
   'workers:add',
   'workers:stop',
   'workers:log',
+  'workers:slurm-preview',
   'workers:client-venv-plan',
   'workers:client-venv-create',
   'gpus:samples',

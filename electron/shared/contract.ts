@@ -106,6 +106,7 @@ import {
   ClientVenvPlan,
   ClientVenvRequest,
   ClientVenvResult,
+  SlurmPreviewAnswer,
 } from './schemas-workers';
 import { EVENT_CHANNELS, INVOKE_CHANNELS, type EventChannel, type InvokeChannel } from './channels';
 
@@ -282,6 +283,8 @@ export const invokeContract = {
   /** Stops one worker (the others go on). */
   'workers:stop': { request: WorkerRef, response: PoolView },
   'workers:log': { request: WorkerLogRequest, response: WorkerLogWindow },
+  /** The Slurm job arrays a pool's Slurm workers would be submitted as (script and command), shown before submission; start with the answer's poolId. */
+  'workers:slurm-preview': { request: PoolStartRequest, response: SlurmPreviewAnswer },
   /** The exact command that makes a venv with AgentJet's client on an SSH host (shown before it runs). */
   'workers:client-venv-plan': { request: ClientVenvRequest, response: ClientVenvPlan },
   /** Runs that command on the host; answers with the venv's python and the output's tail (JOB_CRASHED with it when it failed). */

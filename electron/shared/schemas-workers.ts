@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { JobId, JobLogLine, JobSwarmTarget, LocalPath } from './schemas-jobs';
 import { ServerId } from './schemas-servers';
+import { SlurmPartition, SlurmTimeLimit } from './schemas-slurm';
 import { SecretId } from './schemas-vault';
 
 /**
@@ -25,6 +26,14 @@ export const SwarmReach = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('tunnel') }),
 ]);
 
+/** How a Slurm array task reaches the swarm server. */
+export const SlurmReach = z.discriminatedUnion('kind', [
+  /** The server is a Slurm job of the app on the same cluster: its node's address inside the cluster (NodeAddr) and port. */
+  z.object({ kind: z.literal('cluster') }),
+  /** The user says the compute nodes reach the server at this URL (checked with one GET /health from the login node first). */
+  z.object({ kind: z.literal('direct'), url: z.string().trim().url().max(2048) }),
+]);
+
 export const WorkerPlacement = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('local') }),
   z.object({
@@ -36,6 +45,21 @@ export const WorkerPlacement = z.discriminatedUnion('kind', [
      */
     python: z.string().trim().min(1).max(1024),
     reach: SwarmReach.default({ kind: 'tunnel' }),
+  }),
+  /**
+   * One task of a Slurm job array submitted on a cluster's login node (an SSH server the app knows);
+   * the project is copied to the login user's home, which the compute nodes share.
+   */
+  z.object({
+    kind: z.literal('slurm'),
+    serverId: ServerId,
+    /** The interpreter on the compute nodes (a path, or an activate line and the python to run). */
+    python: z.string().trim().min(1).max(1024),
+    /** A CPU partition (workers need no GPU); null: the cluster's default. */
+    partition: SlurmPartition.nullable().default(null),
+    timeLimit: SlurmTimeLimit.nullable().default(null),
+    cpusPerTask: z.number().int().min(1).max(256).nullable().default(null),
+    reach: SlurmReach.default({ kind: 'cluster' }),
   }),
 ]);
 
@@ -106,6 +130,8 @@ export const PoolStartRequest = z.object({
   /** Relative paths or names the copy to SSH hosts leaves out, besides .venv, caches and .git. */
   exclude: z.array(z.string().trim().min(1).max(512)).max(64).default([]),
   label: z.string().max(200).nullable().default(null),
+  /** The id `workers:slurm-preview` chose (its scripts name it), so the array submitted is the one shown; null: a new one. */
+  poolId: PoolId.nullable().default(null),
 });
 
 export const PoolState = z.enum(['running', 'ended']);
@@ -163,6 +189,18 @@ export const ClientVenvPlan = z.object({
   /** The venv's interpreter: the SSH workers' python once it exists. */
   python: z.string(),
 });
+/** The array job a pool's Slurm workers would be submitted as: shown before submission. */
+export const SlurmArrayPreview = z.object({
+  host: z.string(),
+  /** The generated job script, exactly as it is submitted (no secret in it: those go through 0600 files). */
+  script: z.string(),
+  /** The command run on the login node. */
+  command: z.string(),
+  tasks: z.number().int().positive(),
+});
+
+export const SlurmPreviewAnswer = z.object({ poolId: PoolId, arrays: z.array(SlurmArrayPreview) });
+
 export const ClientVenvResult = ClientVenvPlan.extend({ output: z.array(z.string()) });
 
 export type PoolIdText = z.infer<typeof PoolId>;
@@ -176,3 +214,5 @@ export type PoolSplitData = z.infer<typeof PoolSplit>;
 export type SwarmReachData = z.infer<typeof SwarmReach>;
 export type ClientVenvPlanData = z.infer<typeof ClientVenvPlan>;
 export type ClientVenvResultData = z.infer<typeof ClientVenvResult>;
+export type SlurmArrayPreviewData = z.infer<typeof SlurmArrayPreview>;
+export type SlurmPreviewAnswerData = z.infer<typeof SlurmPreviewAnswer>;

@@ -6,7 +6,7 @@ import type { Logger } from '../util/logger';
 import { redact } from '../util/redact';
 import { isActive } from './pool-records';
 import type { PoolRecordData, WorkerRecordData } from './pool-store';
-import type { WorkerBackend, WorkerEnd, WorkerStartSpec } from './worker-backend';
+import type { WorkerBackend, WorkerEnd, WorkerHandle, WorkerStartSpec } from './worker-backend';
 import { WorkerProgress } from './worker-progress';
 
 /** What the pool keeps of a worker only while the app runs. */
@@ -66,25 +66,65 @@ export class WorkerLifecycle {
   }
 
   async start(pool: PoolRecordData, worker: WorkerRecordData, why: string | null): Promise<void> {
+    this.begin(pool, worker, why);
+    try {
+      this.started(pool, worker, await this.backend(worker).start(this.spec(pool, worker)), why);
+    } catch (error) {
+      this.notStarted(pool, worker, error);
+    }
+    this.options.changed(pool);
+  }
+
+  /**
+   * Starts `workers` (each with its reason): those of a backend that starts groups (a Slurm job array: one
+   * submission) together per placement, the others one by one.
+   */
+  async startMany(pool: PoolRecordData, workers: readonly { worker: WorkerRecordData; why: string | null }[]): Promise<void> {
+    const groups = new Map<string, { worker: WorkerRecordData; why: string | null }[]>();
+    const single: Promise<void>[] = [];
+    for (const item of workers) {
+      if (!this.backend(item.worker).startGroup) single.push(this.start(pool, item.worker, item.why));
+      else {
+        const key = JSON.stringify(item.worker.placement);
+        groups.set(key, [...(groups.get(key) ?? []), item]);
+      }
+    }
+    const grouped = [...groups.values()].map(async (items) => {
+      for (const { worker, why } of items) this.begin(pool, worker, why);
+      try {
+        const handles = await this.backend(items[0]!.worker).startGroup!(items.map(({ worker }) => this.spec(pool, worker)));
+        items.forEach(({ worker, why }, i) => this.started(pool, worker, handles[i]!, why));
+      } catch (error) {
+        for (const { worker } of items) this.notStarted(pool, worker, error);
+      }
+      this.options.changed(pool);
+    });
+    await Promise.all([...single, ...grouped]);
+  }
+
+  private begin(pool: PoolRecordData, worker: WorkerRecordData, why: string | null): void {
     Object.assign(worker, { state: 'starting', exitCode: null, signal: null, handle: null, startedAt: new Date().toISOString(), endedAt: null, lastError: null, note: why });
     const live = this.liveOf(pool.poolId, worker.index);
     live.progress = new WorkerProgress();
     live.stopping = false;
     this.options.changed(pool);
-    try {
-      worker.handle = await this.backend(worker).start(this.spec(pool, worker));
-      worker.state = 'running';
-      // "Stop all" came while it started: it is stopped now that there is a process to stop.
-      if (live.stopping) void this.stop(pool, worker);
-      if (worker.handle.note) worker.note = [why, worker.handle.note].filter(Boolean).join('; ');
-      const ids = [`pid ${worker.handle.pid ?? '?'}`, worker.handle.jobId ? `job ${worker.handle.jobId}` : null].filter(Boolean).join(', ');
-      this.appendLines(pool, worker, [`app: started (${ids})`]);
-    } catch (error) {
-      const message = isAppError(error) ? error.message : 'The worker could not be started; the app log has the details.';
-      if (!isAppError(error)) this.options.logger.warn('a worker could not be started', { poolId: pool.poolId, index: worker.index, message: (error as Error).message });
-      this.ended(pool, worker, { exitCode: null, signal: null, startError: message });
-    }
-    this.options.changed(pool);
+  }
+
+  private started(pool: PoolRecordData, worker: WorkerRecordData, handle: WorkerHandle, why: string | null): void {
+    const live = this.liveOf(pool.poolId, worker.index);
+    worker.handle = handle;
+    worker.state = 'running';
+    // "Stop all" came while it started: it is stopped now that there is a process to stop.
+    if (live.stopping) void this.stop(pool, worker);
+    if (handle.note) worker.note = [why, handle.note].filter(Boolean).join('; ');
+    const ids = [handle.pid !== null ? `pid ${handle.pid}` : null, handle.jobId ? `job ${handle.jobId}` : null].filter(Boolean).join(', ');
+    this.appendLines(pool, worker, [`app: started (${ids || 'no pid yet'})`]);
+  }
+
+  private notStarted(pool: PoolRecordData, worker: WorkerRecordData, error: unknown): void {
+    const message = isAppError(error) ? error.message : 'The worker could not be started; the app log has the details.';
+    if (!isAppError(error)) this.options.logger.warn('a worker could not be started', { poolId: pool.poolId, index: worker.index, message: (error as Error).message });
+    this.ended(pool, worker, { exitCode: null, signal: null, startError: message });
   }
 
   async stop(pool: PoolRecordData, worker: WorkerRecordData): Promise<void> {

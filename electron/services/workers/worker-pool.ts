@@ -1,5 +1,5 @@
 import { AppError } from '../../shared/errors';
-import type { PoolSplitData, PoolStart, PoolViewData, WorkerPlacementData } from '../../shared/schemas-workers';
+import type { PoolSplitData, PoolStart, PoolViewData, SlurmArrayPreviewData, SlurmPreviewAnswerData, WorkerPlacementData } from '../../shared/schemas-workers';
 import type { EventSink } from '../events';
 import type { Notifier } from '../notifier';
 import type { Logger } from '../util/logger';
@@ -9,6 +9,13 @@ import { KEPT_ENDED_POOLS, PoolStore, type PoolRecordData, type WorkerRecordData
 import { poolView } from './pool-view';
 import type { WorkerBackend } from './worker-backend';
 import { WorkerLifecycle } from './worker-lifecycle';
+
+export type SlurmPreviewer = (
+  request: PoolStart,
+  poolId: string,
+  tasks: { index: number; shareEnv: Record<string, string> }[],
+  placement: Extract<WorkerPlacementData, { kind: 'slurm' }>,
+) => Promise<SlurmArrayPreviewData>;
 
 export interface WorkerPoolOptions {
   /** `<data>/workers`. */
@@ -89,8 +96,11 @@ export class WorkerPool {
     const split = splitParallelism({ batchSize: request.batchSize, grpoN: request.grpoN, workers: request.placements.length });
     await refuseEngineRestart(request);
     const every = this.progressEvery();
+    if (request.poolId !== null && this.pools.some((p) => p.poolId === request.poolId)) {
+      throw new AppError('VALIDATION_FAILED', `Pool ${request.poolId} was started already: preview the Slurm array again for a new pool.`);
+    }
     const pool: PoolRecordData = {
-      poolId: newPoolId(),
+      poolId: request.poolId ?? newPoolId(),
       label: request.label,
       createdAt: new Date().toISOString(),
       request,
@@ -101,8 +111,24 @@ export class WorkerPool {
     this.pools.push(pool);
     this.prune();
     this.changed(pool);
-    await Promise.all(pool.workers.map((w) => this.lifecycle.start(pool, w, null)));
+    await this.lifecycle.startMany(pool, pool.workers.map((worker) => ({ worker, why: null })));
     return this.get(pool.poolId);
+  }
+
+  /** The Slurm arrays `request` would submit (one per Slurm placement), for a pool id chosen now. */
+  async slurmPreview(request: PoolStart, preview: SlurmPreviewer): Promise<SlurmPreviewAnswerData> {
+    const split = splitParallelism({ batchSize: request.batchSize, grpoN: request.grpoN, workers: request.placements.length });
+    const poolId = newPoolId();
+    const groups = new Map<string, { placement: Extract<WorkerPlacementData, { kind: 'slurm' }>; tasks: { index: number; shareEnv: Record<string, string> }[] }>();
+    request.placements.forEach((placement, index) => {
+      if (placement.kind !== 'slurm') return;
+      const key = JSON.stringify(placement);
+      const group = groups.get(key) ?? { placement, tasks: [] };
+      group.tasks.push({ index, shareEnv: shareSettings(split, index, this.progressEvery()).shareEnv });
+      groups.set(key, group);
+    });
+    const arrays = await Promise.all([...groups.values()].map((g) => preview(request, poolId, g.tasks, g.placement)));
+    return { poolId, arrays };
   }
 
   /** More workers: the split over the active workers and the new ones (see `join`). */
@@ -144,9 +170,9 @@ export class WorkerPool {
     for (const worker of [...plan.shrink, ...joining]) Object.assign(worker, shareSettings(plan.split, plan.slotOf.get(worker)!, every));
     this.changed(pool);
     const resharing = `restarted with a share of {share} tasks: the pool now has ${members} active workers`;
-    await Promise.all([
-      ...plan.shrink.map((w) => this.lifecycle.start(pool, w, resharing.replace('{share}', String(w.batchShare)))),
-      ...joining.map((w) => this.lifecycle.start(pool, w, why === 'restarted' ? 'restarted' : null)),
+    await this.lifecycle.startMany(pool, [
+      ...plan.shrink.map((worker) => ({ worker, why: resharing.replace('{share}', String(worker.batchShare)) })),
+      ...joining.map((worker) => ({ worker, why: why === 'restarted' ? 'restarted' : null })),
     ]);
   }
 
