@@ -3,7 +3,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { setApiForTests } from '../../renderer/src/lib/api';
 import { setLocale } from '../../renderer/src/lib/i18n';
 import ClientVenv from '../../renderer/src/pages/jobs/workers/ClientVenv.svelte';
+import TrainWorkers from '../../renderer/src/pages/jobs/workers/TrainWorkers.svelte';
 import WorkerPools from '../../renderer/src/pages/jobs/workers/WorkerPools.svelte';
+import { TrainingForm } from '../../electron/shared/schemas-wizard';
+import { readyDryRun, wizardAtSwarm } from './fakes/wizard-run';
 import type { PoolViewData, WorkerViewData } from '../../electron/shared/schemas-workers';
 import { FakeApi } from './fake-api';
 
@@ -89,5 +92,29 @@ describe('worker pools', () => {
     expect(api.requestsOn('workers:client-venv-create')).toEqual([{ serverId: 'cpu-box' }]);
     expect(chosen).toEqual(['"$HOME"/.agentswarm/venvs/agentjet-client/bin/python']);
     expect(screen.getByText(/Successfully installed agentjet/)).toBeTruthy();
+  });
+
+  it('shows the Slurm array script before submission and submits it under the previewed pool id', async () => {
+    const base = wizardAtSwarm({ current: 'train', swarm: readyDryRun() });
+    const ws = { ...base, project: { ...base.project!, python: '/p/.venv/bin/python' }, code: { form: TrainingForm.parse({ experimentName: 'exp_1', modelPath: '/m', batchSize: 4, grpoN: 2 }), files: [], compiledAt: '2026-12-05T00:00:00Z' } };
+    api.answer('servers:list', () => [{ profile: { id: 'hpc', label: 'hpc login' } }] as never);
+    api.answer('workers:slurm-preview', () => ({ poolId: 'pool-shown', arrays: [{ host: 'hpc login', script: '#!/bin/bash -l\n#SBATCH --array=0-1\n', command: 'mkdir -p ~/x/out && cd ~/x && sbatch --parsable job.sh', tasks: 2 }] }));
+    api.answer('workers:start', () => pool({ poolId: 'pool-shown' }));
+    render(TrainWorkers, { props: { api, ws } });
+    await fireEvent.input(screen.getByTestId('workers-local-count'), { target: { value: '0' } });
+    await waitFor(() => expect(screen.getAllByRole('option', { name: 'hpc login' }).length).toBeGreaterThan(0));
+    await fireEvent.change(screen.getByTestId('workers-slurm-server'), { target: { value: 'hpc' } });
+    await fireEvent.input(screen.getByTestId('workers-slurm-count'), { target: { value: '2' } });
+    await fireEvent.input(screen.getByTestId('workers-slurm-partition'), { target: { value: 'cpu' } });
+    await fireEvent.click(await screen.findByRole('button', { name: 'Show the Slurm script for 2 workers' }));
+    const shown = await screen.findByTestId('workers-slurm-preview');
+    expect(shown.textContent).toContain('#SBATCH --array=0-1');
+    expect(shown.textContent).toContain('sbatch --parsable job.sh');
+    expect(api.requestsOn('workers:start')).toEqual([]);
+    const asked = api.requestsOn('workers:slurm-preview')[0] as { placements: { kind: string; partition: string }[] };
+    expect(asked.placements.map((p) => `${p.kind}:${p.partition}`)).toEqual(['slurm:cpu', 'slurm:cpu']);
+    await fireEvent.click(screen.getByRole('button', { name: 'Submit and start 2 workers' }));
+    await waitFor(() => expect(api.requestsOn('workers:start')).toHaveLength(1));
+    expect(api.requestsOn('workers:start')[0]).toMatchObject({ poolId: 'pool-shown' });
   });
 });
