@@ -102,6 +102,9 @@ if (process.argv[2] === 'start') {
 } else if (process.argv[2] === 'logs') {
   // `npm run bench -- logs`: stored logs against `docker logs`, crash report delay, memory (scripts/bench-logs.ts).
   void import('./bench-logs');
+} else if (process.argv[2] === 'workers') {
+  // `npm run bench -- workers`: episodes per minute of 4 rollout workers against 1 (scripts/bench-workers.ts).
+  void import('./bench-workers');
 } else if (process.argv[2] === 'startup') {
   // `npm run bench -- startup`: first paint, first page's JS, API calls per load, browser host cold start (scripts/bench-startup.ts).
   void import('./bench-startup');

@@ -103,6 +103,10 @@ import {
   WorkerLogRequest,
   WorkerLogWindow,
   WorkerRef,
+  ClientVenvPlan,
+  ClientVenvRequest,
+  ClientVenvResult,
+  SlurmPreviewAnswer,
 } from './schemas-workers';
 import { EVENT_CHANNELS, INVOKE_CHANNELS, type EventChannel, type InvokeChannel } from './channels';
 
@@ -279,6 +283,12 @@ export const invokeContract = {
   /** Stops one worker (the others go on). */
   'workers:stop': { request: WorkerRef, response: PoolView },
   'workers:log': { request: WorkerLogRequest, response: WorkerLogWindow },
+  /** The Slurm job arrays a pool's Slurm workers would be submitted as (script and command), shown before submission; start with the answer's poolId. */
+  'workers:slurm-preview': { request: PoolStartRequest, response: SlurmPreviewAnswer },
+  /** The exact command that makes a venv with AgentJet's client on an SSH host (shown before it runs). */
+  'workers:client-venv-plan': { request: ClientVenvRequest, response: ClientVenvPlan },
+  /** Runs that command on the host; answers with the venv's python and the output's tail (JOB_CRASHED with it when it failed). */
+  'workers:client-venv-create': { request: ClientVenvRequest, response: ClientVenvResult },
   /** Fleet home (issue 33): the newest GPU sample of every host the app holds a server on. */
   'gpus:samples': { request: Empty, response: z.array(GpuSample) },
   /** A page shows (or stopped showing) the fleet home: GPUs are sampled every 10 s then, else every 60 s. */

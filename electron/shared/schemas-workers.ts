@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { JobId, JobLogLine, JobSwarmTarget, LocalPath } from './schemas-jobs';
 import { ServerId } from './schemas-servers';
+import { SlurmPartition, SlurmTimeLimit } from './schemas-slurm';
 import { SecretId } from './schemas-vault';
 
 /**
@@ -25,6 +26,14 @@ export const SwarmReach = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('tunnel') }),
 ]);
 
+/** How a Slurm array task reaches the swarm server. */
+export const SlurmReach = z.discriminatedUnion('kind', [
+  /** The server is a Slurm job of the app on the same cluster: its node's address inside the cluster (NodeAddr) and port. */
+  z.object({ kind: z.literal('cluster') }),
+  /** The user says the compute nodes reach the server at this URL (checked with one GET /health from the login node first). */
+  z.object({ kind: z.literal('direct'), url: z.string().trim().url().max(2048) }),
+]);
+
 export const WorkerPlacement = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('local') }),
   z.object({
@@ -36,6 +45,21 @@ export const WorkerPlacement = z.discriminatedUnion('kind', [
      */
     python: z.string().trim().min(1).max(1024),
     reach: SwarmReach.default({ kind: 'tunnel' }),
+  }),
+  /**
+   * One task of a Slurm job array submitted on a cluster's login node (an SSH server the app knows);
+   * the project is copied to the login user's home, which the compute nodes share.
+   */
+  z.object({
+    kind: z.literal('slurm'),
+    serverId: ServerId,
+    /** The interpreter on the compute nodes (a path, or an activate line and the python to run). */
+    python: z.string().trim().min(1).max(1024),
+    /** A CPU partition (workers need no GPU); null: the cluster's default. */
+    partition: SlurmPartition.nullable().default(null),
+    timeLimit: SlurmTimeLimit.nullable().default(null),
+    cpusPerTask: z.number().int().min(1).max(256).nullable().default(null),
+    reach: SlurmReach.default({ kind: 'cluster' }),
   }),
 ]);
 
@@ -65,6 +89,12 @@ export const WorkerView = z.object({
   failedEpisodes: z.number().int().nonnegative(),
   /** Over the last minutes of progress lines; null until two lines came. */
   episodesPerMinute: z.number().nonnegative().nullable(),
+  /**
+   * LLM calls of its ended episodes, from the worker's own progress line: before ending an episode the
+   * generated agent_roll.py reads that episode's llm_call_count from the server's episode buffer (the
+   * app relays no LLM call: workers call the server directly). null: the worker's script does not report it.
+   */
+  llmCalls: z.number().int().nonnegative().nullable().default(null),
   /** The last line that reads like an error (redacted), for the table; the whole log is `workers:log`. */
   lastError: z.string().nullable(),
   startedAt: z.string().nullable(),
@@ -100,6 +130,8 @@ export const PoolStartRequest = z.object({
   /** Relative paths or names the copy to SSH hosts leaves out, besides .venv, caches and .git. */
   exclude: z.array(z.string().trim().min(1).max(512)).max(64).default([]),
   label: z.string().max(200).nullable().default(null),
+  /** The id `workers:slurm-preview` chose (its scripts name it), so the array submitted is the one shown; null: a new one. */
+  poolId: PoolId.nullable().default(null),
 });
 
 export const PoolState = z.enum(['running', 'ended']);
@@ -143,6 +175,34 @@ export const WorkerLogWindow = z.object({
 /** Invalidation, batched: a worker has new log lines. */
 export const WorkerLogAppended = z.object({ poolId: PoolId, index: z.number().int().nonnegative(), total: z.number().int().nonnegative() });
 
+/** "Create a venv and install the AgentJet client" on an SSH host: the command is shown before it runs. */
+export const ClientVenvRequest = z.object({
+  serverId: ServerId,
+  /** What pip installs (default: AgentJet's repository); a folder on the host works too. */
+  source: z.string().trim().min(1).max(1024).optional(),
+});
+export const ClientVenvPlan = z.object({
+  /** The host's label. */
+  host: z.string(),
+  /** Exactly what runs on the host. */
+  command: z.string(),
+  /** The venv's interpreter: the SSH workers' python once it exists. */
+  python: z.string(),
+});
+/** The array job a pool's Slurm workers would be submitted as: shown before submission. */
+export const SlurmArrayPreview = z.object({
+  host: z.string(),
+  /** The generated job script, exactly as it is submitted (no secret in it: those go through 0600 files). */
+  script: z.string(),
+  /** The command run on the login node. */
+  command: z.string(),
+  tasks: z.number().int().positive(),
+});
+
+export const SlurmPreviewAnswer = z.object({ poolId: PoolId, arrays: z.array(SlurmArrayPreview) });
+
+export const ClientVenvResult = ClientVenvPlan.extend({ output: z.array(z.string()) });
+
 export type PoolIdText = z.infer<typeof PoolId>;
 export type WorkerPlacementData = z.infer<typeof WorkerPlacement>;
 export type WorkerStateName = z.infer<typeof WorkerState>;
@@ -152,3 +212,7 @@ export type PoolStart = z.infer<typeof PoolStartRequest>;
 export type PoolStartInput = z.input<typeof PoolStartRequest>;
 export type PoolSplitData = z.infer<typeof PoolSplit>;
 export type SwarmReachData = z.infer<typeof SwarmReach>;
+export type ClientVenvPlanData = z.infer<typeof ClientVenvPlan>;
+export type ClientVenvResultData = z.infer<typeof ClientVenvResult>;
+export type SlurmArrayPreviewData = z.infer<typeof SlurmArrayPreview>;
+export type SlurmPreviewAnswerData = z.infer<typeof SlurmPreviewAnswer>;

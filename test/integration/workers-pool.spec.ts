@@ -4,7 +4,7 @@
 // the worker), the other through a reverse tunnel to this computer. The ajet TEST DOUBLE is the only AgentJet.
 // The sshd is the test's own (WorkerHostSshd, logging in as the user running the tests): the shared test bed's
 // sshd user may belong to another checkout's test bed, whose home the workers must not write into.
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,8 +29,10 @@ import { WorkerHostSshd } from '../support/worker-host-sshd';
 
 const RESOURCES = resolve(import.meta.dirname, '..', '..', 'resources');
 const FORM = TrainingForm.parse({ experimentName: 'workers_it', modelPath: '/models/debug', grpoN: 2, epochs: 1000, batchSize: 4, gpusPerNode: 1, discardEpisodeTimeout: 60 });
-/** The interpreter on the SSH host: the system python with the ajet TEST DOUBLE on its path (a prefix like an activate line). */
-const REMOTE_PYTHON = `AJET_STUB_TIME_SCALE=0.05 PYTHONPATH=${AJET_STUB_DIR} python3`;
+/** Where the test puts a pip-installable copy of the ajet TEST DOUBLE: the source of "create a venv and install the AgentJet client". */
+let stubPackage: string;
+/** Whether the app's client venv was there before this test (then it is left in place). */
+let venvExisted = false;
 const SERVER_ID = 'testbed-worker-host';
 
 let projectDir: string;
@@ -83,6 +85,11 @@ beforeAll(async () => {
   swarm = await startFakeSwarmServer({ port: 0, bootDelayMs: 200, weightSyncDelayMs: 150, rollingPostMaxMs: 300, quiet: true });
   await sshd.start();
   connection = await sshd.connect();
+  // The ajet TEST DOUBLE as a package pip can install without a network (setuptools is in Python 3.11's venvs).
+  stubPackage = `${projectDir}-ajet-package`;
+  await cp(join(AJET_STUB_DIR, 'ajet'), join(stubPackage, 'ajet'), { recursive: true });
+  await writeFile(join(stubPackage, 'setup.py'), 'from setuptools import setup, find_packages\nsetup(name="agentjet", version="0.0.0+stub", packages=find_packages())\n');
+  venvExisted = (await connection.exec('[ -d "$HOME/.agentswarm/venvs/agentjet-client" ]')).code === 0;
 }, 60_000);
 
 afterAll(async () => {
@@ -92,18 +99,28 @@ afterAll(async () => {
   const ids = pools.map((p) => p.poolId);
   for (const id of ids) await connection?.exec(`rm -rf "$HOME/.agentswarm/workers/${id}"-*`).catch(() => undefined);
   await connection?.exec(`rm -rf "$HOME/.agentswarm/projects/${projectDir.split('/').pop()}"`).catch(() => undefined);
+  if (!venvExisted) await connection?.exec('rm -rf "$HOME/.agentswarm/venvs/agentjet-client"').catch(() => undefined);
   await connection?.close();
   await sshd.dispose();
   await swarm?.close();
   if (projectDir) {
     await rm(projectDir, { recursive: true, force: true });
     await rm(`${projectDir}-data`, { recursive: true, force: true });
+    await rm(stubPackage, { recursive: true, force: true });
   }
 });
 
 describe('a worker pool of 2 local and 2 SSH workers', () => {
   it('trains to step 3, marks a killed worker while the run goes on, is found again after an app restart, and stop all leaves no process', async () => {
     const { workers } = await openApp();
+    // "Create a venv and install the AgentJet client" on the host: the command shown is the one that runs.
+    const plan = await workers.handlers['workers:client-venv-plan']({ serverId: SERVER_ID, source: stubPackage });
+    expect(plan.command).toContain('python3 -m venv "$HOME"/.agentswarm/venvs/agentjet-client && ');
+    expect(plan.command).toContain(`-m pip install --disable-pip-version-check --no-input '${stubPackage}'`);
+    const venv = await workers.handlers['workers:client-venv-create']({ serverId: SERVER_ID, source: stubPackage });
+    expect(venv.command).toBe(plan.command);
+    expect(venv.output.join('\n')).toContain('ajet');
+    const REMOTE_PYTHON = `AJET_STUB_TIME_SCALE=0.05 ${venv.python}`;
     const request = PoolStartRequest.parse({
       cwd: layout.buildDir,
       projectDir,
@@ -131,6 +148,8 @@ describe('a worker pool of 2 local and 2 SSH workers', () => {
     // Each worker's client uuid is one the server's pool knows.
     const uuids = view().workers.map((w) => w.clientUuid!);
     expect(new Set(uuids).size).toBe(4);
+    // The LLM-calls column: the workers' own counts (each episode of the sample agent makes one call).
+    await poll('every worker to report its LLM calls', 30_000, async () => (view().workers.every((w) => (w.llmCalls ?? 0) > 0) ? true : undefined), 300);
     await poll('global step 1', 60_000, async () => ((swarm.state.globalStep ?? 0) >= 1 ? true : undefined), 200);
 
     // A worker killed on its host: marked failed, told once; training goes on.

@@ -28,6 +28,19 @@ function bannerSeen(port: number): Promise<boolean> {
   });
 }
 
+/** What a test's sshd lets in besides the defaults (each replaces the default line of the same keyword). */
+export interface OwnSshdOptions {
+  /** An AuthorizedKeysFile of the test's own (default: the user's ~/.ssh/authorized_keys). */
+  authorizedKeysFile?: string;
+  /** SFTP (internal-sftp), for copying files to the host. */
+  sftp?: boolean;
+  /** Skip the ownership checks on key files' folders (a key file under /tmp). */
+  strictModes?: boolean;
+  /** For a host whose only user is root (the user running the tests). */
+  permitRootLogin?: 'no' | 'prohibit-password';
+  logLevel?: 'INFO' | 'DEBUG1';
+}
+
 /**
  * An sshd of the test's own, on a free loopback port with its own config, host keys and log in a temp dir,
  * for tests that change what the server presents (its HostKey lines) between connections. It lets in the
@@ -43,7 +56,10 @@ export class OwnSshd {
   private child: ChildProcess | null = null;
   private runs = 0;
 
-  constructor(private readonly user: string) {
+  constructor(
+    private readonly user: string,
+    private readonly options: OwnSshdOptions = {},
+  ) {
     this.keys = {
       ed25519: this.makeKey('ed25519'),
       ecdsa: this.makeKey('ecdsa'),
@@ -75,16 +91,18 @@ export class OwnSshd {
         ...hostKeys.map((k) => `HostKey ${this.keys[k].path}`),
         `PidFile ${join(this.dir, 'sshd.pid')}`,
         `AllowUsers ${this.user}`,
+        ...(this.options.authorizedKeysFile ? [`AuthorizedKeysFile ${this.options.authorizedKeysFile}`] : []),
         'PubkeyAuthentication yes',
         'PasswordAuthentication no',
         'KbdInteractiveAuthentication no',
         'UsePAM no',
-        'PermitRootLogin no',
-        'StrictModes yes',
+        `PermitRootLogin ${this.options.permitRootLogin ?? 'no'}`,
+        `StrictModes ${this.options.strictModes === false ? 'no' : 'yes'}`,
         'AllowTcpForwarding yes',
         'X11Forwarding no',
+        ...(this.options.sftp ? ['Subsystem sftp internal-sftp'] : []),
         // DEBUG1 logs every "userauth-request": what the tests count to prove no credential was offered.
-        'LogLevel DEBUG1',
+        `LogLevel ${this.options.logLevel ?? 'DEBUG1'}`,
         '',
       ].join('\n'),
     );

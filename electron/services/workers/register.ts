@@ -5,7 +5,10 @@ import type { Handlers } from '../ipc/handlers';
 import type { JobsApi } from '../jobs/jobs-api';
 import type { SwarmModule } from '../swarm/register';
 import type { ServersModule } from '../ssh/register';
+import { SshHost } from '../engines/engine-host';
+import { clientVenvPlan, createClientVenv } from './client-venv';
 import { LocalWorkers } from './local-workers';
+import { SlurmWorkers } from './slurm-workers';
 import { SshWorkers } from './ssh-workers';
 import type { WorkerBackend } from './worker-backend';
 import { WorkerPool, type WorkerPoolOptions } from './worker-pool';
@@ -39,12 +42,17 @@ export function registerWorkers(context: ServiceContext, deps: WorkersDeps): Wor
   const ssh = servers
     ? new SshWorkers({ connectionOf: (id) => servers.connectionOf(id), labelOf: (id) => servers.labelOf(id), vault: context.vault, swarmUrl })
     : noSsh;
+  const slurm = servers ? new SlurmWorkers({ connectionOf: (id) => servers.connectionOf(id), labelOf: (id) => servers.labelOf(id), vault: context.vault }) : noSsh;
+  const hostOf = (serverId: string): SshHost => {
+    if (!servers) throw new AppError('VALIDATION_FAILED', 'SSH servers are not available in this build.');
+    return new SshHost(servers.labelOf(serverId), () => servers.connectionOf(serverId));
+  };
   const pool = new WorkerPool({
     dir: join(context.dataDir, 'workers'),
     events: context.events,
     notifier: context.notifier,
     logger: context.logger,
-    backends: { local, ssh },
+    backends: { local, ssh, slurm },
     swarmUrl,
     ...deps.tuning,
   });
@@ -59,6 +67,12 @@ export function registerWorkers(context: ServiceContext, deps: WorkersDeps): Wor
       'workers:add': ({ poolId, placements }) => pool.add(poolId, placements),
       'workers:stop': ({ poolId, index }) => pool.stopOne(poolId, index),
       'workers:log': async ({ poolId, index, from, limit }) => pool.log(poolId, index, from, limit),
+      'workers:slurm-preview': (request) => {
+        if (!(slurm instanceof SlurmWorkers)) throw new AppError('VALIDATION_FAILED', 'Slurm workers are not available in this build.');
+        return pool.slurmPreview(request, (...args) => slurm.preview(...args));
+      },
+      'workers:client-venv-plan': async ({ serverId, source }) => clientVenvPlan(hostOf(serverId).label, source),
+      'workers:client-venv-create': ({ serverId, source }) => createClientVenv(hostOf(serverId), source),
     },
     start: () => pool.load(),
     dispose: () => pool.dispose(),

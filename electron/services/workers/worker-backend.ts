@@ -44,6 +44,8 @@ export interface WorkerPoll {
 export interface WorkerBackend {
   /** Resolves once the process runs (or throws an AppError saying why it cannot). */
   start(spec: WorkerStartSpec): Promise<WorkerHandle>;
+  /** Several workers of one placement at once (a Slurm job array: one submission); one handle per spec, in order. */
+  startGroup?(specs: WorkerStartSpec[]): Promise<WorkerHandle[]>;
   poll(handle: WorkerHandle, spec: WorkerStartSpec): Promise<WorkerPoll>;
   /** Ends the worker (its process tree on its host, by pid only); resolves once it is gone. */
   stop(handle: WorkerHandle, spec: WorkerStartSpec): Promise<void>;

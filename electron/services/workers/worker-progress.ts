@@ -1,6 +1,6 @@
 /**
  * What a worker's log says about it: the progress line the generated `agent_roll.py` prints every
- * few seconds on stderr (`AGENTSWARM_PROGRESS {"client_uuid": …, "episodes": …, "failed_episodes": …}`),
+ * few seconds on stderr (`AGENTSWARM_PROGRESS {"client_uuid": …, "episodes": …, "failed_episodes": …, "llm_calls": …}`),
  * and the last line that reads like an error. Pure: the pool feeds lines in, reads numbers out.
  */
 export const PROGRESS_PREFIX = 'AGENTSWARM_PROGRESS';
@@ -19,6 +19,8 @@ export class WorkerProgress {
   clientUuid: string | null = null;
   episodes = 0;
   failedEpisodes = 0;
+  /** LLM calls of its ended episodes as the server counted them (the worker reads each episode's count before ending it); null: its script does not say. */
+  llmCalls: number | null = null;
   lastError: string | null = null;
   private samples: ProgressSample[] = [];
 
@@ -53,6 +55,13 @@ export class WorkerProgress {
     }
     const failed = wholeNumber(record['failed_episodes']);
     if (failed !== null) this.failedEpisodes = failed;
+    const calls = wholeNumber(record['llm_calls']);
+    if (calls !== null) this.llmCalls = calls;
+  }
+
+  /** Changes when anything shown changed (the pool then sends a snapshot). */
+  signature(): string {
+    return `${this.episodes}/${this.failedEpisodes}/${this.llmCalls}/${this.clientUuid}/${this.lastError}`;
   }
 
   /** Episodes per minute over the window; null until two progress lines some time apart came. */

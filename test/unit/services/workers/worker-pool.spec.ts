@@ -149,15 +149,35 @@ describe('worker pool with local workers', { timeout: 45_000 }, () => {
     for (const w of stopped.workers) expect(groupAlive(w.pid!)).toBe(false);
   });
 
-  it('adds workers with the split for the new count, and refuses more workers than tasks or a script that restarts the engine', async () => {
+  it('adds workers without over-claiming: a running worker whose share shrinks restarts with it before the new one starts; ended workers hold no share', async () => {
     const { workers } = await openApp();
     const pool = await workers.handlers['workers:start'](request(1, 4));
     expect(pool.workers[0]!.batchShare).toBe(4);
+    await until('it runs', () => workers.pool.get(pool.poolId).workers[0]!.episodes > 0);
+    const firstPid = workers.pool.get(pool.poolId).workers[0]!.pid;
     const grown = await workers.handlers['workers:add']({ poolId: pool.poolId, placements: [{ kind: 'local' }] });
     expect(grown.split.shares.map((s) => s.batchShare)).toEqual([2, 2]);
-    expect(grown.workers[1]!.batchShare).toBe(2);
-    expect(grown.workers[0]!.note).toMatch(/keeps its share of 4 tasks/);
+    // The known bug was 4 + 2 = 6 tasks of a batch of 4: the running worker kept its share.
+    expect(grown.workers.map((w) => w.batchShare)).toEqual([2, 2]);
+    expect(grown.workers.reduce((sum, w) => sum + w.batchShare, 0)).toBe(4);
+    expect(grown.workers[0]!.pid).not.toBe(firstPid);
+    expect(groupAlive(firstPid!)).toBe(false);
+    expect(grown.workers[0]!.note).toMatch(/restarted with a share of 2 tasks/);
+    // Its new process runs with the new share (what it printed from its env).
+    const logOf0 = async () => (await workers.handlers['workers:log']({ poolId: pool.poolId, index: 0, from: 0, limit: 500 })).lines.map((l) => l.text).join('\n');
+    let log0 = '';
+    await until('the restarted worker prints its new share', () => {
+      void logOf0().then((text) => (log0 = text));
+      return log0.includes('share 0 2 2');
+    });
     await expect(workers.handlers['workers:add']({ poolId: pool.poolId, placements: [{ kind: 'local' }, { kind: 'local' }, { kind: 'local' }] })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(workers.pool.get(pool.poolId).workers).toHaveLength(2);
+    // A stopped worker holds no share: two more fit a batch of 4 next to one running worker.
+    await workers.handlers['workers:stop']({ poolId: pool.poolId, index: 1 });
+    const again = await workers.handlers['workers:add']({ poolId: pool.poolId, placements: [{ kind: 'local' }, { kind: 'local' }] });
+    const active = again.workers.filter((w) => w.state === 'running');
+    expect(active.map((w) => w.batchShare)).toEqual([2, 1, 1]);
+    expect(active.reduce((sum, w) => sum + w.batchShare, 0)).toBe(4);
     await workers.handlers['workers:stop-all']({ poolId: pool.poolId });
 
     await writeFile(join(dir, 'restart.py'), 'swarm_worker.auto_sync_train_config_and_start_engine(job, force_restart=True)\n');

@@ -26,4 +26,16 @@ describe('WorkerProgress', () => {
     expect(p.perMinute()).toBe(10);
     expect(p.lastError).toBeNull();
   });
+
+  it('reads the LLM calls the worker reports (null until it says: an older script does not)', () => {
+    const p = new WorkerProgress();
+    p.see('AGENTSWARM_PROGRESS {"episodes": 3}', 0);
+    expect(p.llmCalls).toBeNull();
+    const before = p.signature();
+    p.see('AGENTSWARM_PROGRESS {"episodes": 3, "llm_calls": 7}', 1000);
+    expect(p.llmCalls).toBe(7);
+    expect(p.signature()).not.toBe(before);
+    p.see('AGENTSWARM_PROGRESS {"episodes": 4, "llm_calls": "many"}', 2000);
+    expect(p.llmCalls).toBe(7);
+  });
 });

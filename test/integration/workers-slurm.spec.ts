@@ -1,0 +1,168 @@
+// Rollout workers as a Slurm job array (issue 34) on the test bed's REAL Slurm 22.05 (test/testbed/slurm.sh), its
+// login node being the test bed's sshd as its login user: the project copied to that user's home over SFTP, the
+// array script previewed, then submitted as ONE `sbatch --array=0-1` on the CPU partition; both tasks feed the
+// TEST DOUBLE fake swarm server (in this process, on 127.0.0.1: the node is this machine) to step 3. One task
+// stopped by hand, the app restarted (the other found again by its task id), stop all leaves no task in Slurm's
+// queue and no env file. The ajet TEST DOUBLE is copied with the project. Other suites share the node: run it
+// under `flock /tmp/agentswarm-slurm.lock`.
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceContext } from '../../electron/services/domain';
+import type { Handlers } from '../../electron/services/ipc/handlers';
+import { registerJobs, type JobsModule } from '../../electron/services/jobs/register';
+import { setUpProject, type ProjectLayout } from '../../electron/services/project/project-files';
+import { generateTrainingCode } from '../../electron/services/project/training-code';
+import type { SshConnection } from '../../electron/services/ssh/ssh-connection';
+import type { SwarmModule } from '../../electron/services/swarm/register';
+import { registerWorkers, type WorkersModule } from '../../electron/services/workers/register';
+import { TrainingForm } from '../../electron/shared/schemas-wizard';
+import { PoolStartRequest, type PoolViewData } from '../../electron/shared/schemas-workers';
+import { startFakeSwarmServer, type FakeSwarmHandle } from '../fixtures/fake-swarm/server.mjs';
+import { poll } from '../support/helpers';
+import { MemoryVault } from '../support/memory-vault';
+import { AJET_STUB_DIR, makeVenv, SAMPLE_AGENT_DIR } from '../support/python-env';
+import { connectToTestbed } from '../support/testbed-ssh';
+import { loadTestbedWithSlurm } from '../testbed/testbed';
+
+const tb = loadTestbedWithSlurm();
+const RESOURCES = resolve(import.meta.dirname, '..', '..', 'resources');
+const FORM = TrainingForm.parse({ experimentName: 'workers_slurm_it', modelPath: '/models/debug', grpoN: 2, epochs: 1000, batchSize: 4, gpusPerNode: 1, discardEpisodeTimeout: 60 });
+const SERVER_ID = 'testbed-slurm-login';
+
+let projectDir: string;
+let layout: ProjectLayout;
+let python: string;
+let swarm: FakeSwarmHandle;
+let connection: SshConnection;
+let app: { jobs: JobsModule; workers: WorkersModule } | null = null;
+const poolIds: string[] = [];
+
+async function openApp(): Promise<{ jobs: JobsModule; workers: WorkersModule }> {
+  const context = {
+    dataDir: `${projectDir}-data`,
+    events: { emit: () => undefined },
+    vault: new MemoryVault(),
+    logger: { warn: () => undefined, info: () => undefined },
+    notifier: { notify: () => undefined },
+  } as unknown as ServiceContext;
+  const swarmModule = { monitor: { statuses: () => [{ engineId: 'local', containerId: 'fake0swarm', url: swarm.url, connection: 'online' }] } } as unknown as Pick<SwarmModule, 'monitor'>;
+  const jobs = registerJobs(context, { swarm: swarmModule });
+  const handlers = { ...jobs.handlers } as unknown as Handlers;
+  const servers = { connectionOf: () => Promise.resolve(connection), labelOf: () => 'testbed login' };
+  const workers = registerWorkers(context, { jobs: jobs.api, swarm: swarmModule, servers, handlers: () => handlers, tuning: { pollMs: 500, progressEverySeconds: 1 } });
+  await jobs.start?.();
+  await workers.start?.();
+  app = { jobs, workers };
+  return app;
+}
+
+async function closeApp(): Promise<void> {
+  await app?.workers.dispose?.();
+  await app?.jobs.dispose?.();
+  app = null;
+}
+
+async function queued(arrayId: string): Promise<string> {
+  return (await connection.exec(`squeue -h -r -j ${arrayId} -o '%i %T'`)).stdout.trim();
+}
+
+beforeAll(async () => {
+  projectDir = await mkdtemp(join(tmpdir(), 'workers-slurm-it-'));
+  await cp(SAMPLE_AGENT_DIR, projectDir, { recursive: true });
+  // The ajet TEST DOUBLE travels with the project (the login user cannot read this checkout).
+  await cp(join(AJET_STUB_DIR, 'ajet'), join(projectDir, 'ajet_stub', 'ajet'), { recursive: true });
+  python = await makeVenv(projectDir, { ajet: true });
+  layout = await setUpProject(RESOURCES, { mode: 'scaffold', projectDir, buildId: 'it_slurm_workers', rewardStyle: 'native', agentCommand: '{python} agent.py --item {item_id}' });
+  await generateTrainingCode(RESOURCES, layout, { form: FORM, overwrite: [] }, python);
+  swarm = await startFakeSwarmServer({ port: 0, bootDelayMs: 200, weightSyncDelayMs: 150, rollingPostMaxMs: 300, quiet: true });
+  connection = await connectToTestbed({}, tb);
+}, 60_000);
+
+afterAll(async () => {
+  for (const id of poolIds) await app?.workers.pool.stopAll(id).catch(() => undefined);
+  await closeApp();
+  for (const id of poolIds) {
+    await connection?.exec(`scancel -n agentswarm-workers-${id} 2>/dev/null; rm -rf "$HOME/.agentswarm/workers/${id}"-*`).catch(() => undefined);
+  }
+  await connection?.exec(`rm -rf "$HOME/.agentswarm/projects/${projectDir.split('/').pop()}"`).catch(() => undefined);
+  await connection?.close();
+  await swarm?.close();
+  if (projectDir) {
+    await rm(projectDir, { recursive: true, force: true });
+    await rm(`${projectDir}-data`, { recursive: true, force: true });
+  }
+});
+
+describe('rollout workers as a Slurm job array', () => {
+  it('shows the array script, submits 2 tasks that train to step 3, stops one by hand, is found again after an app restart, and stop all leaves nothing in the queue', async () => {
+    const { workers } = await openApp();
+    const stub = relative(layout.buildDir, join(projectDir, 'ajet_stub'));
+    const request = PoolStartRequest.parse({
+      cwd: layout.buildDir,
+      projectDir,
+      python,
+      swarm: { engineId: 'local', containerId: 'fake0swarm', profileId: null },
+      batchSize: FORM.batchSize,
+      grpoN: FORM.grpoN,
+      placements: [0, 1].map(() => ({
+        kind: 'slurm',
+        serverId: SERVER_ID,
+        python: `AJET_STUB_TIME_SCALE=0.05 PYTHONPATH=${stub} /usr/bin/python3`,
+        partition: tb.slurm.partition,
+        timeLimit: '30',
+        reach: { kind: 'direct', url: swarm.url },
+      })),
+      label: 'slurm workers it',
+    });
+
+    // Shown before submission: one array of 2 tasks on the CPU partition, each task's share, no env value in it.
+    const preview = await workers.handlers['workers:slurm-preview'](request);
+    expect(preview.arrays).toHaveLength(1);
+    const [array] = preview.arrays;
+    expect(array!.tasks).toBe(2);
+    expect(array!.script).toContain('#SBATCH --array=0-1');
+    expect(array!.script).toContain(`#SBATCH --partition=${tb.slurm.partition}`);
+    expect(array!.script).toMatch(/0\) export AGENTSWARM_WORKER_INDEX='?0'?; export AGENTSWARM_WORKER_COUNT='?2'?; export AGENTSWARM_WORKER_BATCH_SHARE='?2'?/);
+    expect(array!.script).not.toContain(swarm.url);
+    expect(array!.command).toMatch(/sbatch --parsable job\.sh$/);
+
+    const started = await workers.handlers['workers:start']({ ...request, poolId: preview.poolId });
+    poolIds.push(started.poolId);
+    expect(started.poolId).toBe(preview.poolId);
+    expect(started.workers.map((w) => w.state), JSON.stringify(started.workers.map((w) => w.lastError))).toEqual(['running', 'running']);
+    const arrayId = started.workers[0]!.jobId!.split('_')[0]!;
+    expect(started.workers.map((w) => w.jobId)).toEqual([`${arrayId}_0`, `${arrayId}_1`]);
+    // The submitted script is the one shown.
+    const runDir = `"$HOME"/.agentswarm/workers/${preview.poolId}-slurm-0`;
+    expect(started.workers[0]!.note).toContain(`Slurm array ${arrayId}, task 0`);
+    expect((await connection.exec(`cat ${runDir}/job.sh`)).stdout).toBe(array!.script);
+
+    const view = (): PoolViewData => workers.pool.get(started.poolId);
+    await poll('both array tasks to end episodes', 120_000, async () => (view().workers.every((w) => w.episodes > 0 && w.clientUuid !== null) ? true : undefined), 500);
+    expect(view().workers.every((w) => (w.llmCalls ?? 0) > 0)).toBe(true);
+    // Each task's env file is gone once it read it.
+    expect((await connection.exec(`ls ${runDir}/env.* 2>/dev/null | wc -l`)).stdout.trim()).toBe('0');
+    await poll('global step 3', 120_000, async () => ((swarm.state.globalStep ?? 0) >= 3 ? true : undefined), 300);
+
+    // One task stopped by hand: the other goes on.
+    const one = await workers.handlers['workers:stop']({ poolId: started.poolId, index: 0 });
+    expect(one.workers.map((w) => w.state)).toEqual(['stopped', 'running']);
+    expect(await queued(arrayId)).not.toContain(`${arrayId}_0 `);
+
+    // An app restart finds the running task by its task id.
+    await closeApp();
+    const second = await openApp();
+    const again = second.workers.pool.get(started.poolId);
+    expect(again.workers.map((w) => w.state)).toEqual(['stopped', 'running']);
+    expect(again.workers[1]!.jobId).toBe(`${arrayId}_1`);
+    const stepBefore = swarm.state.globalStep ?? 0;
+    await poll('the remaining task to go on training', 120_000, async () => ((swarm.state.globalStep ?? 0) > stepBefore ? true : undefined), 300);
+
+    const stopped = await second.workers.handlers['workers:stop-all']({ poolId: started.poolId });
+    expect(stopped.workers.map((w) => w.state)).toEqual(['stopped', 'stopped']);
+    expect(await queued(arrayId)).toBe('');
+    expect((await connection.exec(`ls ${runDir}/env.* 2>/dev/null | wc -l`)).stdout.trim()).toBe('0');
+  }, 480_000);
+});
