@@ -17,6 +17,13 @@ export const GpuReading = z.object({
   memoryTotalMiB: z.number().nonnegative().nullable(),
 });
 
+/** `df -P` of one checkpoint or experiment folder, read with the GPUs (same visit to the host); null: df said nothing readable (no such folder yet). */
+export const DiskReading = z.object({
+  /** The folder as the profile names it (`~/swarmckpt`). */
+  path: z.string(),
+  usedPct: z.number().min(0).max(100).nullable(),
+});
+
 /**
  * The newest sample of one GPU host: an engine's host (local Docker, an SSH server), or one Slurm job's allocation
  * (`containerId` is the job id; sampled inside the allocation). `error` says why the sample has no GPUs.
@@ -35,6 +42,8 @@ export const GpuSample = z.object({
   gpus: z.array(GpuReading),
   /** `no-nvidia-smi`: the host has none (no NVIDIA driver, or not on PATH); `failed`: it ran and failed; `unreachable`: the host did not answer. */
   error: z.object({ kind: z.enum(['no-nvidia-smi', 'failed', 'unreachable']), message: z.string() }).nullable(),
+  /** The disks of the checkpoint and experiment folders of the servers on this host (absent: none asked). */
+  disks: z.array(DiskReading).optional(),
 });
 
 /** `gpus:home-shown`: this page shows (or stopped showing) the fleet home; GPUs are sampled faster while one does. */
@@ -75,5 +84,6 @@ export type AlertRule = z.infer<typeof AlertRule>;
 export type AlertThresholds = z.infer<typeof AlertThresholds>;
 export type FleetAlert = z.infer<typeof FleetAlert>;
 export type GpuReading = z.infer<typeof GpuReading>;
+export type DiskReading = z.infer<typeof DiskReading>;
 export type GpuSample = z.infer<typeof GpuSample>;
 export type FleetHomeShown = z.infer<typeof FleetHomeShown>;

@@ -101,17 +101,14 @@ export function rewardVerdict(means: readonly (number | null)[], t: AlertThresho
   return drop > t.rewardDropFraction ? { active: true, detail: `the mean reward fell from ${before.toFixed(3)} to ${last.toFixed(3)} over ${t.rewardWindow} steps` } : QUIET;
 }
 
-/** Disk: the folder's file system over `diskPct` full (`df -P` output's capacity column). */
-export function diskVerdict(usedPct: number | null, t: AlertThresholds): Verdict {
-  return usedPct !== null && usedPct > t.diskPct ? { active: true, detail: `the disk is ${usedPct} % full` } : QUIET;
+/** Disk: the folder's file system over `diskPct` full (`df -P` output's capacity column); `path` names the folder. */
+export function diskVerdict(usedPct: number | null, t: AlertThresholds, path?: string): Verdict {
+  if (usedPct === null || usedPct <= t.diskPct) return QUIET;
+  return { active: true, detail: path ? `the disk of ${path} is ${usedPct} % full` : `the disk is ${usedPct} % full` };
 }
 
-/** `df -P <dir>`'s use of the folder's file system, in percent; null when it said nothing readable. */
-export function parseDfPercent(stdout: string): number | null {
-  const line = stdout.trim().split('\n').at(-1) ?? '';
-  const match = /\s(\d{1,3})%\s/.exec(`${line} `);
-  return match ? Number(match[1]) : null;
-}
+// Read where it is run, with the GPUs (gpus/nvidia-smi.ts); kept importable from here, where the disk rule is.
+export { parseDfPercent } from '../gpus/nvidia-smi';
 
 export const RULE_TITLES: Record<AlertRule, string> = {
   'gpus-idle': 'GPUs idle',

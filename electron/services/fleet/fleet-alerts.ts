@@ -4,7 +4,7 @@ import type { ServerState } from '../../shared/server-state';
 import { holdsGpus } from '../gpus/gpu-targets';
 import type { Logger } from '../util/logger';
 import type { AlertBook } from './alert-book';
-import { GpuIdleTracker, NoClientTracker, rewardVerdict, StallTracker } from './alert-rules';
+import { diskVerdict, GpuIdleTracker, NoClientTracker, rewardVerdict, StallTracker, type Verdict } from './alert-rules';
 
 /** Time-based conditions (a spell that lasts) are looked at this often besides every new sample and state. */
 const EVALUATE_EVERY_MS = 30_000;
@@ -20,6 +20,8 @@ export interface FleetAlertsOptions {
   thresholds: () => AlertThresholds;
   book: AlertBook;
   nameOf: (state: ServerState) => string;
+  /** The server's checkpoint and experiment folders (their disks come with its host's GPU sample). */
+  folders?: (state: ServerState) => string[];
   logger: Logger;
   now?: () => number;
 }
@@ -36,6 +38,13 @@ interface Trackers {
 export function sampleOf(state: ServerState, samples: readonly GpuSample[]): GpuSample | undefined {
   if (state.engineKind === 'slurm') return samples.find((s) => s.key === state.key);
   return samples.find((s) => s.containerId === null && s.engineIds.includes(state.engineId));
+}
+
+/** The disk verdict of a server: its fullest folder in its host's newest sample (no reading: no alert). */
+function fullestDisk(sample: GpuSample | undefined, folders: readonly string[], t: AlertThresholds): Verdict {
+  const readings = (sample?.disks ?? []).filter((d) => folders.includes(d.path) && d.usedPct !== null);
+  const fullest = readings.sort((a, b) => b.usedPct! - a.usedPct!)[0];
+  return fullest ? diskVerdict(fullest.usedPct, t, fullest.path) : diskVerdict(null, t);
 }
 
 /**
@@ -117,6 +126,7 @@ export class FleetAlerts {
         tr.rewardMeans = series ? series.points.map((p) => p.rewardMean) : [];
       }
       this.options.book.update('reward', server, rewardVerdict(tr.rewardMeans, t));
+      this.options.book.update('disk', server, fullestDisk(sample, this.options.folders?.(state) ?? [], t));
     }
   }
 }

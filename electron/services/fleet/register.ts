@@ -4,6 +4,7 @@ import { AppError } from '../../shared/errors';
 import { AlertThresholds } from '../../shared/schemas-fleet';
 import type { DomainModule, ServiceContext } from '../domain';
 import type { ObservableSink } from '../events';
+import { serverDiskFolders } from '../gpus/disk-folders';
 import type { GpusModule } from '../gpus/register';
 import type { ServerStateStore } from '../server-state/server-state-store';
 import type { Handlers } from '../ipc/handlers';
@@ -40,6 +41,7 @@ export function registerAlerts(
     thresholds: () => thresholds,
     book,
     nameOf,
+    folders: (state) => serverDiskFolders(() => context.profiles.list(), state),
     logger: context.logger,
   });
   const stops = [deps.store.onChange(() => void alerts.evaluate()), deps.observed.on('gpus:sampled', () => void alerts.evaluate())];
