@@ -65,6 +65,25 @@ export const AlertThresholds = z.object({
   diskPct: z.number().min(1).max(100).default(90),
 });
 
+/**
+ * Auto-stop of one GPUs-idle episode (issue 33): `pending` until `at` (told `warnedAt`, half the auto-stop minutes
+ * before), `waiting-step` when `at` came while a training step ran (it stops once the step is over), then
+ * `stopped`, or `failed` (the stop did not work; `detail` of the alert says why in the app log). Acknowledging
+ * the alert keeps the server (`kept`).
+ */
+export const AutoStopPlan = z.object({
+  at: z.string(),
+  warnedAt: z.string().nullable(),
+  state: z.enum(['pending', 'waiting-step', 'stopped', 'failed', 'kept']),
+});
+
+/** Auto-stop of a profile (off by default): stop its server once the GPUs-idle alert has held this many more minutes. */
+export const AutoStop = z.object({
+  enabled: z.boolean().default(false),
+  /** Fractions are allowed (tests use seconds); the form offers whole minutes. */
+  minutes: z.number().min(0.1).max(7 * 24 * 60).default(30),
+});
+
 /** One episode of one condition on one server: open until the condition ends (resolved); the user may acknowledge it. */
 export const FleetAlert = z.object({
   id: z.string(),
@@ -78,11 +97,15 @@ export const FleetAlert = z.object({
   resolvedAt: z.string().nullable(),
   /** English detail as the notification said it; the page words the rule itself. */
   detail: z.string(),
+  /** GPUs idle on a server whose profile has auto-stop on: when it is stopped and how far that got. */
+  autoStop: AutoStopPlan.nullable().optional(),
 });
 
 export type AlertRule = z.infer<typeof AlertRule>;
 export type AlertThresholds = z.infer<typeof AlertThresholds>;
 export type FleetAlert = z.infer<typeof FleetAlert>;
+export type AutoStopPlan = z.infer<typeof AutoStopPlan>;
+export type AutoStop = z.infer<typeof AutoStop>;
 export type GpuReading = z.infer<typeof GpuReading>;
 export type DiskReading = z.infer<typeof DiskReading>;
 export type GpuSample = z.infer<typeof GpuSample>;
