@@ -63,4 +63,17 @@ export const enFleet = {
   'fleet.thresholds.number': 'Enter a number.',
   'fleet.thresholds.integer': 'Enter a whole number.',
   'fleet.thresholds.range': 'Enter a number from {min} to {max}.',
+  'fleet.alerts.keep': 'Keep running',
+  'fleet.autoStop.pending': 'Auto-stop in {time}',
+  'fleet.autoStop.due': 'Auto-stop due now',
+  'fleet.autoStop.waiting-step': 'Auto-stop waits for the training step in progress to end',
+  'fleet.autoStop.stopped': 'Stopped by auto-stop',
+  'fleet.autoStop.failed': 'Auto-stop could not stop it (the app log says why)',
+  'fleet.autoStop.kept': 'Kept running: no auto-stop for this episode',
+  // The profile form's auto-stop field (issue 33): kept here with the alerts it acts on.
+  'profileForm.autoStop': 'Auto-stop',
+  'profileForm.autoStop.enabled': 'Stop this server when its GPUs stay idle',
+  'profileForm.autoStop.minutes': 'Minutes after the GPUs-idle alert',
+  'profileForm.autoStop.hint':
+    'Off by default. Once the GPUs-idle alert has held this long the server is stopped (a Slurm job is cancelled), never while a training step runs. A notification comes half that time before; acknowledging the alert (Keep running) or turning this off keeps the server.',
 } as const;

@@ -64,4 +64,16 @@ export const zhCNFleet: Record<keyof typeof enFleet, string> = {
   'fleet.thresholds.number': '请输入数字。',
   'fleet.thresholds.integer': '请输入整数。',
   'fleet.thresholds.range': '请输入 {min} 到 {max} 之间的数字。',
+  'fleet.alerts.keep': '保持运行',
+  'fleet.autoStop.pending': '{time}后自动停止',
+  'fleet.autoStop.due': '即将自动停止',
+  'fleet.autoStop.waiting-step': '自动停止正在等待当前训练步结束',
+  'fleet.autoStop.stopped': '已被自动停止',
+  'fleet.autoStop.failed': '自动停止未能停止它（原因见应用日志）',
+  'fleet.autoStop.kept': '保持运行：本次不自动停止',
+  'profileForm.autoStop': '自动停止',
+  'profileForm.autoStop.enabled': 'GPU 持续空闲时停止此服务器',
+  'profileForm.autoStop.minutes': 'GPU 空闲告警之后的分钟数',
+  'profileForm.autoStop.hint':
+    '默认关闭。GPU 空闲告警持续这么久后停止服务器（Slurm 作业会被取消），训练步进行中时绝不停止。停止前一半时间会有通知；确认告警（保持运行）或关闭此项即可保留服务器。',
 };
