@@ -74,6 +74,8 @@ export class AlertBook {
     } else if (!verdict.active && !verdict.holding && open) {
       open.state = 'resolved';
       open.resolvedAt = now;
+      // The GPUs worked again (or the server went) before its auto-stop: nothing is planned any more.
+      if (open.autoStop?.state === 'pending' || open.autoStop?.state === 'waiting-step') open.autoStop = null;
       this.options.logger.info?.(`fleet alert resolved: ${RULE_TITLES[rule]} on ${server.name}`, { rule, engineId: server.engineId, containerId: server.containerId });
       this.trim();
       this.changed();

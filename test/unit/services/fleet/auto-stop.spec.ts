@@ -114,6 +114,15 @@ describe('auto-stop', () => {
     expect(off.stops).toEqual([]);
     expect(off.alert().autoStop).toBeNull();
 
+    // The GPUs work again before the stop: the episode resolves and no stop is planned any more.
+    const busy = setup({ enabled: true, minutes: 2 });
+    busy.look(state('ENGINE.OFFLINE', 'ready'));
+    busy.book.update('gpus-idle', { engineId: 'local', containerId: 'c1', name: '"night run"' }, { active: false, detail: '' });
+    expect(busy.alert()).toMatchObject({ state: 'resolved', autoStop: null });
+    busy.at(5);
+    busy.look(state('ENGINE.OFFLINE', 'ready'));
+    expect(busy.stops).toEqual([]);
+
     const never = setup(null);
     never.at(60);
     never.look(state('ENGINE.OFFLINE', 'ready'));
