@@ -159,13 +159,19 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const profiles = registerProfiles(context, { swarm, doctor });
   const logs = registerLogs(context, { swarm });
   const training = registerTraining(context, { swarm });
-  const alerts = registerAlerts(context, { store: serverState.store, gpus, observed, training: () => training.handlers });
+  const alerts = registerAlerts(context, {
+    store: serverState.store,
+    gpus,
+    observed,
+    training: () => training.handlers,
+    stop: (engineId, containerId) => swarm.handlers['swarm:stop']({ engineId, containerId }),
+  });
   const vault = registerVault(context);
   const dryRun = registerDryRun(context);
   // The dry run counts each batch itself: its dashboard shows every step exactly, not pool snapshots.
   dryRun.service.onStep((step) => training.monitor.recordExactStep(DRY_RUN_ENGINE_ID, DRY_RUN_CONTAINER_ID, step));
   const jobs = registerJobs(context, { swarm });
-  const slurm = registerSlurm(context);
+  const slurm = registerSlurm(context, { alerts: alerts.timeLimit });
   const wizard = registerWizard(context, { jobs: jobs.api, handlers: () => handlers });
   const updates = registerUpdates(context, { jobs: jobs.api, ...(options.updates ? { host: options.updates } : {}) });
   const workers = registerWorkers(context, { jobs: jobs.api, swarm, servers, handlers: () => handlers });

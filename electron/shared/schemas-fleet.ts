@@ -17,6 +17,13 @@ export const GpuReading = z.object({
   memoryTotalMiB: z.number().nonnegative().nullable(),
 });
 
+/** `df -P` of one checkpoint or experiment folder, read with the GPUs (same visit to the host); null: df said nothing readable (no such folder yet). */
+export const DiskReading = z.object({
+  /** The folder as the profile names it (`~/swarmckpt`). */
+  path: z.string(),
+  usedPct: z.number().min(0).max(100).nullable(),
+});
+
 /**
  * The newest sample of one GPU host: an engine's host (local Docker, an SSH server), or one Slurm job's allocation
  * (`containerId` is the job id; sampled inside the allocation). `error` says why the sample has no GPUs.
@@ -35,6 +42,8 @@ export const GpuSample = z.object({
   gpus: z.array(GpuReading),
   /** `no-nvidia-smi`: the host has none (no NVIDIA driver, or not on PATH); `failed`: it ran and failed; `unreachable`: the host did not answer. */
   error: z.object({ kind: z.enum(['no-nvidia-smi', 'failed', 'unreachable']), message: z.string() }).nullable(),
+  /** The disks of the checkpoint and experiment folders of the servers on this host (absent: none asked). */
+  disks: z.array(DiskReading).optional(),
 });
 
 /** `gpus:home-shown`: this page shows (or stopped showing) the fleet home; GPUs are sampled faster while one does. */
@@ -56,6 +65,25 @@ export const AlertThresholds = z.object({
   diskPct: z.number().min(1).max(100).default(90),
 });
 
+/**
+ * Auto-stop of one GPUs-idle episode (issue 33): `pending` until `at` (told `warnedAt`, half the auto-stop minutes
+ * before), `waiting-step` when `at` came while a training step ran (it stops once the step is over), then
+ * `stopped`, or `failed` (the stop did not work; `detail` of the alert says why in the app log). Acknowledging
+ * the alert keeps the server (`kept`).
+ */
+export const AutoStopPlan = z.object({
+  at: z.string(),
+  warnedAt: z.string().nullable(),
+  state: z.enum(['pending', 'waiting-step', 'stopped', 'failed', 'kept']),
+});
+
+/** Auto-stop of a profile (off by default): stop its server once the GPUs-idle alert has held this many more minutes. */
+export const AutoStop = z.object({
+  enabled: z.boolean().default(false),
+  /** Fractions are allowed (tests use seconds); the form offers whole minutes. */
+  minutes: z.number().min(0.1).max(7 * 24 * 60).default(30),
+});
+
 /** One episode of one condition on one server: open until the condition ends (resolved); the user may acknowledge it. */
 export const FleetAlert = z.object({
   id: z.string(),
@@ -69,11 +97,16 @@ export const FleetAlert = z.object({
   resolvedAt: z.string().nullable(),
   /** English detail as the notification said it; the page words the rule itself. */
   detail: z.string(),
+  /** GPUs idle on a server whose profile has auto-stop on: when it is stopped and how far that got. */
+  autoStop: AutoStopPlan.nullable().optional(),
 });
 
 export type AlertRule = z.infer<typeof AlertRule>;
 export type AlertThresholds = z.infer<typeof AlertThresholds>;
 export type FleetAlert = z.infer<typeof FleetAlert>;
+export type AutoStopPlan = z.infer<typeof AutoStopPlan>;
+export type AutoStop = z.infer<typeof AutoStop>;
 export type GpuReading = z.infer<typeof GpuReading>;
+export type DiskReading = z.infer<typeof DiskReading>;
 export type GpuSample = z.infer<typeof GpuSample>;
 export type FleetHomeShown = z.infer<typeof FleetHomeShown>;

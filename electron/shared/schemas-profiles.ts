@@ -4,6 +4,7 @@ import { ContainerId, EngineId, ImageRef, NetworkMode, Port, ShmSizeGb, SwarmCon
 import { AbsolutePath, EnvName, HostPath, ProfileId } from './schemas-profile-fields';
 import { SlurmJobOptions } from './schemas-slurm';
 import { SecretId } from './schemas-vault';
+import { AutoStop } from './schemas-fleet';
 import { PortHolder } from './port-holder';
 
 export * from './schemas-training';
@@ -77,6 +78,8 @@ export const ProfileInput = z.object({
    * null: the Slurm engine derives them from the mode, activate line and GPUs above. Other engines ignore it.
    */
   slurm: SlurmJobOptions.nullable().default(null),
+  /** Auto-stop (issue 33, off by default): stop the server once its GPUs-idle alert has held this many more minutes. */
+  autoStop: AutoStop.default({ enabled: false, minutes: 30 }),
 });
 
 export const Profile = ProfileInput.extend({

@@ -1,4 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProfileInput } from '../../electron/shared/schemas-profiles';
 import type { Notifier } from '../../electron/services/notifier';
 import type { AppNotification } from '../../electron/shared/schemas-profiles';
 import { loadTestbed } from '../testbed/testbed';
@@ -59,5 +63,113 @@ describe('the GPUs-idle alert against the nvidia-smi double', () => {
     });
     expect(resolved.resolvedAt).not.toBeNull();
     expect(notifier.shown.filter((n) => n.kind === 'fleet-alert' && n.containerId === containerId && n.engineId === 'local')).toHaveLength(1);
+  }, 150_000);
+});
+
+// GPUs read every 2 s in the tests below (the app's own pace, 10 s shown and 60 s hidden, is gpu-sampling.spec's).
+const FAST = { intervalMs: 2000, hiddenIntervalMs: 2000, maxBackoffMs: 2000 };
+
+// The disk alert: `df -P` of the profile's checkpoint folder, read in the GPU sampler's visit to the host (the double
+// counts one call per visit), with the threshold lowered so this machine's disk is over it.
+describe('the disk alert from df in the GPU visit', () => {
+  const testbed = loadTestbed();
+  const notifier = new RecordingNotifier();
+  let fake: FakeNvidiaSmi;
+  let app: TestApp;
+  let scratch: string;
+  let profileId: string | undefined;
+
+  beforeAll(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'agentswarm-disk-alert-'));
+    fake = await installFakeNvidiaSmi([{ utilizationPct: 90 }]);
+    app = await startTestApp({ monitorIntervalMs: 500, notifier, gpus: { command: fake.command, pace: FAST } });
+  }, 60_000);
+
+  afterAll(async () => {
+    if (profileId) {
+      await app.handlers['profiles:stop']({ profileId }).catch(() => undefined);
+      await app.handlers['profiles:remove']({ profileId }).catch(() => undefined);
+    }
+    await app?.dispose();
+    await fake?.remove();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  it("opens when the checkpoint folder's disk is over the threshold, and resolves when the threshold is raised", async () => {
+    const checkpoints = join(scratch, 'ckpt');
+    const port = await freePort();
+    const added = await app.handlers['profiles:add'](
+      ProfileInput.parse({ label: 'Disk check', engineId: 'local', image: testbed.fakeSwarmImage, port, networkMode: 'host', gpus: { mode: 'none' }, shm: { mode: 'size', gb: 1 }, checkpointsDir: checkpoints }),
+    );
+    profileId = added.profile.id;
+    const { runtime } = await app.handlers['profiles:start']({ profileId, secrets: {}, skipDoctor: true, replaceDrifted: false });
+    const containerId = runtime.container!.id;
+    const sample = await poll('a sample with the folder\'s disk', 60_000, async () => (await app.handlers['gpus:samples']({})).find((s) => s.disks?.some((d) => d.path === checkpoints && d.usedPct !== null)));
+    const used = sample.disks!.find((d) => d.path === checkpoints)!.usedPct!;
+    expect(sample.gpus).toHaveLength(1);
+    // Not over 90 % here (unless this machine's disk is): below the threshold, no alert.
+    if (used <= 90) expect((await app.handlers['alerts:list']({})).filter((a) => a.rule === 'disk')).toEqual([]);
+
+    await app.handlers['alerts:set-thresholds']({ diskPct: Math.max(1, used - 1) });
+    const open = await poll('the disk alert', 30_000, async () => (await app.handlers['alerts:list']({})).find((a) => a.rule === 'disk' && a.containerId === containerId && a.state === 'open'));
+    expect(open.detail).toMatch(new RegExp(`^the disk of ${checkpoints} is \\d+ % full$`));
+    expect(notifier.shown.filter((n) => n.kind === 'fleet-alert' && n.title === 'Disk almost full: "Disk check"')).toHaveLength(1);
+    // One nvidia-smi per visit: the df rode along, it did not add a visit of its own.
+    const calls = (await fake.calls()).length;
+    const samples = await poll('two more visits', 30_000, async () => ((await fake.calls()).length >= calls + 2 ? (await fake.calls()).length : undefined));
+    expect(samples).toBeGreaterThanOrEqual(calls + 2);
+
+    await app.handlers['alerts:set-thresholds']({ diskPct: 100 });
+    const resolved = await poll('the disk alert resolved', 30_000, async () => {
+      const alert = (await app.handlers['alerts:list']({})).find((a) => a.id === open.id);
+      return alert?.state === 'resolved' ? alert : undefined;
+    });
+    expect(resolved.resolvedAt).not.toBeNull();
+  }, 150_000);
+});
+
+// Alerts survive a backend restart: the open episode is read back from the data folder, still open, and its
+// condition holding again after the restart does not tell it a second time.
+describe('the alerts across a backend restart', () => {
+  const testbed = loadTestbed();
+  let fake: FakeNvidiaSmi;
+  let dataDir: string;
+  let app: TestApp | undefined;
+  let containerId: string | undefined;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'agentswarm-alerts-restart-'));
+    fake = await installFakeNvidiaSmi([{ utilizationPct: 2 }]);
+  });
+
+  afterAll(async () => {
+    if (containerId) await app?.handlers['swarm:remove']({ engineId: 'local', containerId }).catch(() => undefined);
+    await app?.dispose();
+    await fake?.remove();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('keeps the open episode and does not tell it again', async () => {
+    const before = new RecordingNotifier();
+    app = await startTestApp({ dataDir, monitorIntervalMs: 500, notifier: before, gpus: { command: fake.command, pace: FAST } });
+    await app.handlers['alerts:set-thresholds']({ idleMinutes: 0 });
+    ({ id: containerId } = await app.handlers['swarm:start']({ engineId: 'local', image: testbed.fakeSwarmImage, port: await freePort(), networkMode: 'host', gpus: false, shmSizeGb: 1 }));
+    const open = await poll('the GPUs-idle alert', 60_000, async () => (await app!.handlers['alerts:list']({})).find((a) => a.rule === 'gpus-idle' && a.containerId === containerId));
+    expect(before.shown.filter((n) => n.kind === 'fleet-alert' && n.containerId === containerId)).toHaveLength(1);
+    // Stop, not dispose: dispose also sweeps the test's containers away, and this one must outlive the backend.
+    await app.stop();
+
+    // The server keeps running while the backend is down; the new backend finds it by its labels.
+    const after = new RecordingNotifier();
+    app = await startTestApp({ dataDir, monitorIntervalMs: 500, notifier: after, gpus: { command: fake.command, pace: FAST } });
+    await poll('the server found again', 30_000, async () => ((await app!.handlers['fleet:states']({})).find((s) => s.containerId === containerId && s.phase !== 'ended') ? true : undefined));
+    const kept = (await app.handlers['alerts:list']({})).find((a) => a.id === open.id);
+    expect(kept).toMatchObject({ state: 'open', openedAt: open.openedAt, rule: 'gpus-idle' });
+    // Several idle samples after the restart (each one a full GPUs-idle verdict at idleMinutes 0): still the one episode, untold.
+    const calls = (await fake.calls()).length;
+    await poll('three samples after the restart', 30_000, async () => ((await fake.calls()).length >= calls + 3 ? true : undefined));
+    const alerts = (await app.handlers['alerts:list']({})).filter((a) => a.rule === 'gpus-idle' && a.containerId === containerId);
+    expect(alerts.map((a) => [a.id, a.state])).toEqual([[open.id, 'open']]);
+    expect(after.shown.filter((n) => n.kind === 'fleet-alert')).toEqual([]);
   }, 150_000);
 });

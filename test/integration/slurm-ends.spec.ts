@@ -147,6 +147,10 @@ describe('how Slurm jobs end, through the app', () => {
     expect(notification.body).toMatch(new RegExp(`^Slurm job ${jobId} \\(profile ${profileId}\\) reaches its time limit in ~\\d+ s: training stops then; save a checkpoint or restart with a longer limit\\.$`));
     const log = await app.handlers['app:log']({ lines: 200 });
     expect(log.lines.join('\n')).toContain(notification.body);
+    // Told as one of the fleet's alerts (issue 33): listed, open, in the notification's words.
+    expect((await app.handlers['alerts:list']({})).filter((a) => a.rule === 'slurm-time-limit' && a.containerId === jobId)).toEqual([
+      expect.objectContaining({ engineId, state: 'open', detail: notification.body }),
+    ]);
 
     const ended = await poll('slurm:jobs to show TIMEOUT', 150_000, async () => {
       const v = await jobView(jobId);
@@ -166,6 +170,12 @@ describe('how Slurm jobs end, through the app', () => {
       return s?.exit ? s : undefined;
     }, 500);
     expect(status).toMatchObject({ connection: 'stopped', exit: { kind: 'time-limit' } });
+    // The job ended: its time-limit alert is resolved, and was told once.
+    const resolved = await poll('the time-limit alert resolved', 60_000, async () => {
+      const alert = (await app.handlers['alerts:list']({})).find((a) => a.rule === 'slurm-time-limit' && a.containerId === jobId);
+      return alert?.state === 'resolved' ? alert : undefined;
+    }, 500);
+    expect(resolved.resolvedAt).not.toBeNull();
     console.log(
       `[slurm timings] start→running ${tRunning - t0} ms; warning seen ${Math.round((tWarned - tRunning) / 1000)} s after running (asked ${60 - warnSeconds} s); TIMEOUT seen ${Math.round((tTimeout - tRunning) / 1000)} s after running (limit 60 s)`,
     );

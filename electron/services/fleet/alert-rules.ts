@@ -1,4 +1,5 @@
 import type { AlertRule, AlertThresholds } from '../../shared/schemas-fleet';
+import type { AppNotification } from '../../shared/schemas-profiles';
 
 /**
  * The fleet alerts' conditions (issue 33), pure: each tracker is fed what was observed with the time it was
@@ -11,9 +12,18 @@ export interface Verdict {
   active: boolean;
   /** English, for the desktop notification and the app log ("4 GPUs under 5 % for 15 min"). */
   detail: string;
+  /**
+   * Not active, yet the condition holds (only not long enough yet: a spell counted anew after a restart), or
+   * cannot be seen now (no sample yet, the host did not answer): an open episode stays open.
+   */
+  holding?: boolean;
+  /** The notification as its source words it (the Slurm time-limit warning keeps its own kind and sentences). */
+  notice?: { kind: AppNotification['kind']; title: string; body: string };
 }
 
 const QUIET: Verdict = { active: false, detail: '' };
+/** The condition holds, or is not known now: an open episode stays open, none opens. */
+const HOLDING: Verdict = { active: false, detail: '', holding: true };
 
 /** GPUs idle: every GPU the server holds under `idlePct` for `idleMinutes`, while it holds them. */
 export class GpuIdleTracker {
@@ -21,14 +31,16 @@ export class GpuIdleTracker {
 
   observe(utilizations: readonly (number | null)[] | null, holding: boolean, now: number, t: AlertThresholds): Verdict {
     const known = (utilizations ?? []).filter((u): u is number => u !== null);
-    const idle = holding && known.length > 0 && known.every((u) => u < t.idlePct);
+    // No reading (none yet, the host did not answer): neither idle nor busy; the spell is neither begun nor broken.
+    if (holding && known.length === 0) return HOLDING;
+    const idle = holding && known.every((u) => u < t.idlePct);
     if (!idle) {
       this.since = null;
       return QUIET;
     }
     this.since ??= now;
     const minutes = (now - this.since) / MINUTE;
-    return minutes >= t.idleMinutes ? { active: true, detail: `${known.length} GPU${known.length === 1 ? '' : 's'} under ${t.idlePct} % for ${Math.floor(minutes)} min` } : QUIET;
+    return minutes >= t.idleMinutes ? { active: true, detail: `${known.length} GPU${known.length === 1 ? '' : 's'} under ${t.idlePct} % for ${Math.floor(minutes)} min` } : HOLDING;
   }
 
   /** When the idle spell began (ms), null while not idle: auto-stop counts from it. */
@@ -49,9 +61,12 @@ export class StallTracker {
   private lastStep: number | null = null;
   private lastStepAt: number | null = null;
   private readonly durations: number[] = [];
+  /** No step change seen since this tracker began (a restart): a stall found before it still holds. */
+  private unchanged = true;
 
   observe(rolling: boolean, step: number | null, now: number, t: AlertThresholds): Verdict {
     if (step !== null && step !== this.lastStep) {
+      if (this.lastStep !== null) this.unchanged = false;
       if (this.lastStep !== null && this.lastStepAt !== null && step === this.lastStep + 1) this.durations.push(now - this.lastStepAt);
       if (this.durations.length > 50) this.durations.shift();
       this.lastStep = step;
@@ -64,7 +79,8 @@ export class StallTracker {
     const typical = median(this.durations);
     const limit = Math.max(t.stallMinMinutes * MINUTE, typical === null ? 0 : t.stallFactor * typical);
     const waited = now - this.lastStepAt;
-    return waited >= limit ? { active: true, detail: `no new step for ${Math.floor(waited / MINUTE)} min after step ${this.lastStep} (a step takes ${typical === null ? 'unknown' : `${Math.round(typical / 1000)} s`})` } : QUIET;
+    if (waited < limit) return this.unchanged ? HOLDING : QUIET;
+    return { active: true, detail: `no new step for ${Math.floor(waited / MINUTE)} min after step ${this.lastStep} (a step takes ${typical === null ? 'unknown' : `${Math.round(typical / 1000)} s`})` };
   }
 
   /** The median step time so far (ms), null before two steps. */
@@ -78,13 +94,14 @@ export class NoClientTracker {
   private since: number | null = null;
 
   observe(rolling: boolean, clients: number | null, now: number, t: AlertThresholds): Verdict {
+    if (rolling && clients === null) return HOLDING;
     if (!rolling || clients === null || clients > 0) {
       this.since = null;
       return QUIET;
     }
     this.since ??= now;
     const minutes = (now - this.since) / MINUTE;
-    return minutes >= t.noClientMinutes ? { active: true, detail: `no active client for ${Math.floor(minutes)} min while the engine is ROLLING` } : QUIET;
+    return minutes >= t.noClientMinutes ? { active: true, detail: `no active client for ${Math.floor(minutes)} min while the engine is ROLLING` } : HOLDING;
   }
 }
 
@@ -101,17 +118,16 @@ export function rewardVerdict(means: readonly (number | null)[], t: AlertThresho
   return drop > t.rewardDropFraction ? { active: true, detail: `the mean reward fell from ${before.toFixed(3)} to ${last.toFixed(3)} over ${t.rewardWindow} steps` } : QUIET;
 }
 
-/** Disk: the folder's file system over `diskPct` full (`df -P` output's capacity column). */
-export function diskVerdict(usedPct: number | null, t: AlertThresholds): Verdict {
-  return usedPct !== null && usedPct > t.diskPct ? { active: true, detail: `the disk is ${usedPct} % full` } : QUIET;
+/** Disk: the folder's file system over `diskPct` full (`df -P` output's capacity column); `path` names the folder. */
+export function diskVerdict(usedPct: number | null, t: AlertThresholds, path?: string): Verdict {
+  // No reading this time (df said nothing, the host did not answer): an open episode is not resolved by silence.
+  if (usedPct === null) return HOLDING;
+  if (usedPct <= t.diskPct) return QUIET;
+  return { active: true, detail: path ? `the disk of ${path} is ${usedPct} % full` : `the disk is ${usedPct} % full` };
 }
 
-/** `df -P <dir>`'s use of the folder's file system, in percent; null when it said nothing readable. */
-export function parseDfPercent(stdout: string): number | null {
-  const line = stdout.trim().split('\n').at(-1) ?? '';
-  const match = /\s(\d{1,3})%\s/.exec(`${line} `);
-  return match ? Number(match[1]) : null;
-}
+// Read where it is run, with the GPUs (gpus/nvidia-smi.ts); kept importable from here, where the disk rule is.
+export { parseDfPercent } from '../gpus/nvidia-smi';
 
 export const RULE_TITLES: Record<AlertRule, string> = {
   'gpus-idle': 'GPUs idle',

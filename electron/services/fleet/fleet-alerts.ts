@@ -4,10 +4,16 @@ import type { ServerState } from '../../shared/server-state';
 import { holdsGpus } from '../gpus/gpu-targets';
 import type { Logger } from '../util/logger';
 import type { AlertBook } from './alert-book';
-import { GpuIdleTracker, NoClientTracker, rewardVerdict, StallTracker } from './alert-rules';
+import type { AutoStopper } from './auto-stop';
+import { diskVerdict, GpuIdleTracker, NoClientTracker, rewardVerdict, StallTracker, type Verdict } from './alert-rules';
 
 /** Time-based conditions (a spell that lasts) are looked at this often besides every new sample and state. */
 const EVALUATE_EVERY_MS = 30_000;
+/**
+ * An episode kept from before a restart whose server the app has not seen again is resolved after this long:
+ * SSH servers and Slurm login nodes reconnect first (resolving it at once would tell it again when it returns).
+ */
+const RESTORED_GRACE_MS = 10 * 60_000;
 const ROLLING = 'ENGINE.ROLLING';
 
 export interface FleetAlertsOptions {
@@ -20,7 +26,11 @@ export interface FleetAlertsOptions {
   thresholds: () => AlertThresholds;
   book: AlertBook;
   nameOf: (state: ServerState) => string;
+  /** The server's checkpoint and experiment folders (their disks come with its host's GPU sample). */
+  folders?: (state: ServerState) => string[];
   logger: Logger;
+  /** Auto-stop, reviewed after each look (it reads the book this look has just fed). */
+  autoStop?: Pick<AutoStopper, 'review' | 'dispose'>;
   now?: () => number;
 }
 
@@ -28,7 +38,8 @@ interface Trackers {
   idle: GpuIdleTracker;
   stall: StallTracker;
   noClient: NoClientTracker;
-  rewardStep: number | null;
+  /** The step the reward means were read at (undefined: not read yet, as after a restart). */
+  rewardStep: number | null | undefined;
   rewardMeans: (number | null)[];
 }
 
@@ -36,6 +47,13 @@ interface Trackers {
 export function sampleOf(state: ServerState, samples: readonly GpuSample[]): GpuSample | undefined {
   if (state.engineKind === 'slurm') return samples.find((s) => s.key === state.key);
   return samples.find((s) => s.containerId === null && s.engineIds.includes(state.engineId));
+}
+
+/** The disk verdict of a server: its fullest folder in its host's newest sample (no reading: no alert). */
+function fullestDisk(sample: GpuSample | undefined, folders: readonly string[], t: AlertThresholds): Verdict {
+  const readings = (sample?.disks ?? []).filter((d) => folders.includes(d.path) && d.usedPct !== null);
+  const fullest = readings.sort((a, b) => b.usedPct! - a.usedPct!)[0];
+  return fullest ? diskVerdict(fullest.usedPct, t, fullest.path) : diskVerdict(null, t);
 }
 
 /**
@@ -48,10 +66,12 @@ export class FleetAlerts {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private again = false;
+  private startedAt = 0;
 
   constructor(private readonly options: FleetAlertsOptions) {}
 
   start(): void {
+    this.startedAt = this.options.now?.() ?? Date.now();
     this.timer = setInterval(() => void this.evaluate(), EVALUATE_EVERY_MS);
     this.timer.unref?.();
     void this.evaluate();
@@ -60,6 +80,7 @@ export class FleetAlerts {
   dispose(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.options.autoStop?.dispose();
   }
 
   /** The idle spell's start of one server (ms), for auto-stop. */
@@ -98,9 +119,14 @@ export class FleetAlerts {
       const [engineId, ...rest] = key.split(':');
       this.options.book.serverGone(engineId!, rest.join(':'));
     }
+    // Episodes of servers that ended while the app was closed, or never came back.
+    for (const server of this.options.book.openServers()) {
+      const state = states.find((s) => s.engineId === server.engineId && s.containerId === server.containerId);
+      if (state ? state.phase === 'ended' : now - this.startedAt >= RESTORED_GRACE_MS) this.options.book.serverGone(server.engineId, server.containerId);
+    }
     for (const state of states) {
       if (state.phase === 'ended') continue;
-      const tr = this.trackers.get(state.key) ?? { idle: new GpuIdleTracker(), stall: new StallTracker(), noClient: new NoClientTracker(), rewardStep: null, rewardMeans: [] };
+      const tr = this.trackers.get(state.key) ?? { idle: new GpuIdleTracker(), stall: new StallTracker(), noClient: new NoClientTracker(), rewardStep: undefined, rewardMeans: [] };
       this.trackers.set(state.key, tr);
       const server = { engineId: state.engineId, containerId: state.containerId, name: this.options.nameOf(state) };
       const sample = sampleOf(state, samples);
@@ -111,12 +137,15 @@ export class FleetAlerts {
       this.options.book.update('training-stalled', server, tr.stall.observe(rolling, step, now, t));
       const view = views.get(state.key);
       this.options.book.update('no-client', server, tr.noClient.observe(rolling, view ? view.activeClients.length : null, now, t));
-      if (step !== null && step !== tr.rewardStep) {
+      // Read at each new step, and once at first (the series is kept on disk: a restart keeps its verdict).
+      if (step !== tr.rewardStep && (step !== null || tr.rewardStep === undefined)) {
         tr.rewardStep = step;
         const series = await this.options.series(state.engineId, state.containerId).catch(() => null);
         tr.rewardMeans = series ? series.points.map((p) => p.rewardMean) : [];
       }
       this.options.book.update('reward', server, rewardVerdict(tr.rewardMeans, t));
+      this.options.book.update('disk', server, fullestDisk(sample, this.options.folders?.(state) ?? [], t));
     }
+    this.options.autoStop?.review(states, views, now);
   }
 }

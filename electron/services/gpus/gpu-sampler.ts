@@ -91,8 +91,8 @@ export class GpuSampler {
     let sample: GpuSample;
     const base = { key: target.key, engineId: target.engineId, engineIds: target.engineIds, containerId: target.containerId, hostLabel: target.hostLabel };
     try {
-      const result = await target.exec(sampleScript(this.options.command ?? 'nvidia-smi', target.containerId), { timeoutMs: GPU_SAMPLE_TIMEOUT_MS });
-      sample = { ...base, at: new Date(this.now()).toISOString(), ...readSample(result) };
+      const result = await target.exec(sampleScript(this.options.command ?? 'nvidia-smi', target.containerId, target.folders), { timeoutMs: GPU_SAMPLE_TIMEOUT_MS });
+      sample = { ...base, at: new Date(this.now()).toISOString(), ...readSample(result, target.folders) };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       sample = { ...base, at: new Date(this.now()).toISOString(), gpus: [], error: { kind: 'unreachable', message } };

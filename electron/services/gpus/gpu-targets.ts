@@ -18,6 +18,8 @@ export interface GpuTarget {
   containerId: string | null;
   hostLabel: string;
   exec: EngineHost['exec'];
+  /** The checkpoint and experiment folders of its servers, whose disks are read in the same visit. */
+  folders: string[];
 }
 
 export type HostExec = (script: string, options?: { timeoutMs?: number }) => Promise<HostExecResult>;
@@ -27,7 +29,7 @@ export type HostExec = (script: string, options?: { timeoutMs?: number }) => Pro
  * it has (local Docker and local Podman share this computer), and every running Slurm job (its GPUs are
  * on a compute node, reached only inside the job). Pure: the states and hosts are given.
  */
-export function gpuTargets(states: readonly ServerState[], hostOf: (engineId: string) => EngineHost | null): GpuTarget[] {
+export function gpuTargets(states: readonly ServerState[], hostOf: (engineId: string) => EngineHost | null, foldersOf: (state: ServerState) => string[] = () => []): GpuTarget[] {
   const byHost = new Map<string, GpuTarget>();
   const jobs: GpuTarget[] = [];
   for (const state of states) {
@@ -36,16 +38,17 @@ export function gpuTargets(states: readonly ServerState[], hostOf: (engineId: st
     const host = hostOf(state.engineId);
     if (!host) continue;
     if (state.engineKind === 'slurm') {
-      jobs.push({ key: state.key, engineId: state.engineId, engineIds: [state.engineId], containerId: state.containerId, hostLabel: host.label, exec: host.exec.bind(host) });
+      jobs.push({ key: state.key, engineId: state.engineId, engineIds: [state.engineId], containerId: state.containerId, hostLabel: host.label, exec: host.exec.bind(host), folders: foldersOf(state) });
       continue;
     }
     const hostId = `${host.kind}:${host.label}`;
     const existing = byHost.get(hostId);
     if (existing) {
       if (!existing.engineIds.includes(state.engineId)) existing.engineIds.push(state.engineId);
+      for (const folder of foldersOf(state)) if (!existing.folders.includes(folder)) existing.folders.push(folder);
       continue;
     }
-    byHost.set(hostId, { key: state.engineId, engineId: state.engineId, engineIds: [state.engineId], containerId: null, hostLabel: host.label, exec: host.exec.bind(host) });
+    byHost.set(hostId, { key: state.engineId, engineId: state.engineId, engineIds: [state.engineId], containerId: null, hostLabel: host.label, exec: host.exec.bind(host), folders: foldersOf(state) });
   }
   return [...byHost.values(), ...jobs];
 }

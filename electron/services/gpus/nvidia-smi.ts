@@ -1,4 +1,5 @@
-import type { GpuReading, GpuSample } from '../../shared/schemas-fleet';
+import type { DiskReading, GpuReading, GpuSample } from '../../shared/schemas-fleet';
+import { hostPathWord } from '../doctor/check-kit';
 import { shellQuote, type HostExecResult } from '../engines/container-engine';
 import { firstSaid } from '../swarm/gpu-verify';
 
@@ -31,19 +32,53 @@ export function parseGpuQuery(stdout: string): GpuReading[] {
   return gpus;
 }
 
+/** Marks where one folder's `df -P` begins in the script's output (nvidia-smi's CSV never holds it). */
+const DF_FENCE = '@@agentswarm-df';
+
+/** A folder as a sh word: `~` and `~/x` from the home folder (a quoted `~` would not expand), anything else quoted. */
+function folderWord(path: string): string {
+  return path === '~' ? '"$HOME"' : hostPathWord(path);
+}
+
 /**
  * The script run on the host (`sh -c`): `nvidia-smi` with the query, or inside a Slurm job's allocation
  * (`srun --jobid=<id> --overlap`: a step that shares the job's GPUs instead of waiting for free ones, so it
  * sees the GPUs the job holds). `command` is `nvidia-smi` unless the caller knows better.
+ *
+ * `folders`: the checkpoint and experiment folders of the servers there, whose disks are read in the same visit
+ * (`df -P` each, after a fence line; issue 33's disk alert costs no extra connection or round trip). The script
+ * still ends with nvidia-smi's exit code, which says whether the GPUs were read. Without folders it is the query alone.
  */
-export function sampleScript(command: string, slurmJobId: string | null): string {
+export function sampleScript(command: string, slurmJobId: string | null, folders: readonly string[] = []): string {
   const query = [command, ...GPU_QUERY_ARGS].map(shellQuote).join(' ');
-  if (slurmJobId === null) return query;
-  return `srun --jobid=${shellQuote(slurmJobId)} --overlap --ntasks=1 --quiet ${query}`;
+  const script = folders.length === 0 ? query : [`${query}`, 'rc=$?', ...folders.map((f, i) => `echo ${DF_FENCE} ${i}; df -P ${folderWord(f)} 2>/dev/null`), 'exit $rc'].join('\n');
+  if (slurmJobId === null) return script;
+  const inside = folders.length === 0 ? script : `sh -c ${shellQuote(script)}`;
+  return `srun --jobid=${shellQuote(slurmJobId)} --overlap --ntasks=1 --quiet ${inside}`;
 }
 
-/** What one run of the script says: the GPUs, or why there are none. */
-export function readSample(result: HostExecResult): Pick<GpuSample, 'gpus' | 'error'> {
+/** The disks of `folders` from the script's output: each folder's `df -P` after its fence, null where it said nothing readable. */
+export function readDisks(stdout: string, folders: readonly string[]): DiskReading[] {
+  const parts = stdout.split(`${DF_FENCE} `).slice(1);
+  const byIndex = new Map(parts.map((part) => [Number(part.slice(0, part.indexOf('\n'))), part.slice(part.indexOf('\n') + 1)]));
+  return folders.map((path, i) => ({ path, usedPct: parseDfPercent(byIndex.get(i) ?? '') }));
+}
+
+/** `df -P <dir>`'s use of the folder's file system, in percent; null when it said nothing readable. */
+export function parseDfPercent(stdout: string): number | null {
+  const line = stdout.trim().split('\n').at(-1) ?? '';
+  const match = /\s(\d{1,3})%\s/.exec(`${line} `);
+  return match ? Number(match[1]) : null;
+}
+
+/** What one run of the script says: the GPUs, or why there are none; and the folders' disks when asked. */
+export function readSample(result: HostExecResult, folders: readonly string[] = []): Pick<GpuSample, 'gpus' | 'error' | 'disks'> {
+  const disks = folders.length > 0 ? { disks: readDisks(result.stdout, folders) } : {};
+  const gpuPart = { ...result, stdout: result.stdout.split(`${DF_FENCE} `)[0] ?? '' };
+  return { ...readGpus(gpuPart), ...disks };
+}
+
+function readGpus(result: HostExecResult): Pick<GpuSample, 'gpus' | 'error'> {
   if (result.code === null) return { gpus: [], error: { kind: 'failed', message: `nvidia-smi did not answer within ${GPU_SAMPLE_TIMEOUT_MS / 1000} s (a hung NVIDIA driver?)` } };
   const said = firstSaid(result);
   if (result.code === 127 || (result.code !== 0 && /not found|no such file/i.test(said))) {

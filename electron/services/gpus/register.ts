@@ -2,8 +2,10 @@ import { PAGE_LEASE_MS } from '../../shared/schemas-watch';
 import { PageLeases } from '../app/page-leases';
 import type { DomainModule, ServiceContext } from '../domain';
 import type { EngineHost } from '../engines/container-engine';
+import type { ServerState } from '../../shared/server-state';
 import type { ServerStateStore } from '../server-state/server-state-store';
 import type { PollPace } from '../swarm/poll-schedule';
+import { serverDiskFolders } from './disk-folders';
 import { GpuSampler } from './gpu-sampler';
 import { gpuTargets } from './gpu-targets';
 
@@ -29,8 +31,10 @@ export function registerGpus(context: ServiceContext, deps: { store: ServerState
   const { engines, events, logger, visibility } = context;
   const home = new PageLeases(PAGE_LEASE_MS);
   const hostOf = (engineId: string): EngineHost | null => (engines.has(engineId) ? engines.get(engineId).host : null);
+  // The disk alert's folders ride along with the GPU reading (same host, same visit, same budget).
+  const foldersOf = (state: ServerState): string[] => serverDiskFolders(() => context.profiles.list(), state);
   const sampler = new GpuSampler({
-    targets: () => gpuTargets(deps.store.all(), hostOf),
+    targets: () => gpuTargets(deps.store.all(), hostOf, foldersOf),
     homeShown: () => home.has(HOME) && visibility.shown(),
     sampled: (sample) => events.emit('gpus:sampled', sample),
     logger,

@@ -19,6 +19,15 @@ export interface SlurmLimitWarningsOptions {
   /** How often a login node without one is asked (default 60 s: a job started elsewhere, or after an app restart). */
   idleIntervalMs?: number;
   now?: () => number;
+  /**
+   * The fleet's alert book (issue 33) tells the warning as one of its alerts (told once, listed, acknowledged,
+   * resolved); without it the warning is notified and logged here, as before the fleet existed.
+   */
+  alerts?: {
+    warned: (view: SlurmJobView, text: { title: string; body: string }) => void;
+    /** The job is no longer listed: its episode ends. */
+    gone: (engineId: string, jobId: string) => void;
+  };
 }
 
 const INTERVAL_MS = 15_000;
@@ -90,7 +99,11 @@ export class SlurmLimitWarnings {
     const running = views.some((v) => v.state === 'RUNNING' || v.state === 'PENDING');
     this.nextAt.set(source.engineId, this.now() + (running ? (this.options.intervalMs ?? INTERVAL_MS) : (this.options.idleIntervalMs ?? IDLE_INTERVAL_MS)));
     const listed = new Set(views.map((v) => `${source.engineId}:${v.id}`));
-    for (const key of [...this.announced]) if (key.startsWith(`${source.engineId}:`) && !listed.has(key)) this.announced.delete(key);
+    for (const key of [...this.announced]) {
+      if (!key.startsWith(`${source.engineId}:`) || listed.has(key)) continue;
+      this.announced.delete(key);
+      this.options.alerts?.gone(source.engineId, key.slice(source.engineId.length + 1));
+    }
     for (const view of views) {
       const key = `${source.engineId}:${view.id}`;
       if (!view.limitWarning || view.state !== 'RUNNING' || this.announced.has(key)) continue;
@@ -101,6 +114,10 @@ export class SlurmLimitWarnings {
 
   private announce(view: SlurmJobView): void {
     const { title, body } = limitWarningText(view, this.now());
+    if (this.options.alerts) {
+      this.options.alerts.warned(view, { title, body });
+      return;
+    }
     this.options.logger.warn(body, { engineId: view.engineId, jobId: view.id });
     const notification: AppNotification = { kind: 'slurm-time-limit', title, body, engineId: view.engineId, containerId: view.id };
     try {

@@ -3,7 +3,7 @@ import type { DomainModule, ServiceContext } from '../domain';
 import { SlurmEngine } from '../engines/slurm/slurm-engine';
 import type { SlurmQueueAnswer } from '../engines/slurm/slurm-queue-watch';
 import { clearEndedJobs } from './clear-jobs';
-import { SlurmLimitWarnings } from './limit-warnings';
+import { SlurmLimitWarnings, type SlurmLimitWarningsOptions } from './limit-warnings';
 
 export type SlurmModule = DomainModule<'slurm'>;
 
@@ -15,16 +15,18 @@ function answerSignature(answer: SlurmQueueAnswer): string {
 
 /**
  * `slurm:*`: what only a Slurm login node has: its queue of the app's jobs (the engines do the rest); and
- * the time-limit warnings of running jobs, told once each as a notification and in the app log. The jobs panel is
+ * the time-limit warnings of running jobs, told once each through the fleet's alert book. The jobs panel is
  * told of changes (`swarm:containers-changed` for the engine, when the queue poll's answer changed what it shows)
  * instead of polling; `slurm:jobs` reads the poll's newest answer, so windows cost the controller nothing.
  */
-export function registerSlurm(context: ServiceContext): SlurmModule {
+export function registerSlurm(context: ServiceContext, deps: { alerts?: SlurmLimitWarningsOptions['alerts'] } = {}): SlurmModule {
   const slurmEngines = () => context.engines.all().filter((e): e is SlurmEngine => e instanceof SlurmEngine);
   const warnings = new SlurmLimitWarnings({
     sources: () => slurmEngines().map((e) => ({ engineId: e.summary.id, jobViews: () => e.jobViews() })),
     notifier: context.notifier,
     logger: context.logger,
+    // The fleet's alert book tells the warning (issue 33): one of its alerts, told once per job.
+    ...(deps.alerts ? { alerts: deps.alerts } : {}),
   });
   const watched = new Map<string, { engine: SlurmEngine; off: () => void }>();
   const follow = () => {

@@ -1,4 +1,5 @@
 import { SWARM_DEFAULT_IMAGE, SWARM_DEFAULT_PORT, SWARM_DEFAULT_SHM_GB } from '../../../electron/shared/defaults';
+import { AutoStop } from '../../../electron/shared/schemas-fleet';
 import { ProfileInput, type Profile } from '../../../electron/shared/schemas-profiles';
 import { emptySlurmDraft, SLURM_FIELD_ORDER, slurmDraftOf, slurmFieldOf, slurmInputOf, type SlurmDraft, type SlurmField } from './profile-form-slurm';
 
@@ -37,6 +38,9 @@ export interface ProfileDraft {
   slurm?: Profile['slurm'];
   /** The Slurm section as typed (used when the profile's engine is a Slurm login node). */
   slurmJob: SlurmDraft;
+  /** Auto-stop (issue 33): off by default; minutes as typed. */
+  autoStopEnabled: boolean;
+  autoStopMinutes: string;
 }
 
 export type ProfileField =
@@ -52,11 +56,12 @@ export type ProfileField =
   | 'env'
   | 'secretEnv'
   | 'nativeActivate'
+  | 'autoStop'
   | SlurmField
   | 'form';
 
 /** The order errors are focused in (the first one after a submit). */
-export const PROFILE_FIELD_ORDER: ProfileField[] = ['label', 'image', 'port', ...SLURM_FIELD_ORDER, 'gpus', 'shm', 'model', 'logDir', 'experimentsDir', 'checkpointsDir', 'env', 'secretEnv', 'nativeActivate', 'form'];
+export const PROFILE_FIELD_ORDER: ProfileField[] = ['label', 'image', 'port', ...SLURM_FIELD_ORDER, 'gpus', 'shm', 'model', 'logDir', 'experimentsDir', 'checkpointsDir', 'env', 'secretEnv', 'nativeActivate', 'autoStop', 'form'];
 
 export function emptyProfileDraft(): ProfileDraft {
   return {
@@ -79,6 +84,8 @@ export function emptyProfileDraft(): ProfileDraft {
     secretRefs: {},
     nativeActivate: '',
     slurmJob: emptySlurmDraft(),
+    autoStopEnabled: false,
+    autoStopMinutes: String(AUTO_STOP_DEFAULT.minutes),
   };
 }
 
@@ -104,6 +111,8 @@ export function draftFromProfile(p: Profile): ProfileDraft {
     nativeActivate: p.nativeActivate ?? '',
     slurm: p.slurm ?? null,
     slurmJob: slurmDraftOf(p),
+    autoStopEnabled: p.autoStop.enabled,
+    autoStopMinutes: String(p.autoStop.minutes),
   };
 }
 
@@ -114,6 +123,17 @@ const list = (text: string) =>
     .filter(Boolean);
 const orNull = (text: string) => (text.trim() === '' ? null : text.trim());
 const num = (text: string) => (/^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN);
+const decimal = (text: string) => (/^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : Number.NaN);
+
+/** A profile's auto-stop as the schema fills it in when the profile has none. */
+const AUTO_STOP_DEFAULT = AutoStop.parse({});
+
+/** The draft's auto-stop: minutes only matter while it is on (a half-typed number under "off" is not an error). */
+function autoStopOfDraft(draft: ProfileDraft): { enabled: boolean; minutes: number } {
+  const minutes = decimal(draft.autoStopMinutes);
+  if (draft.autoStopEnabled) return { enabled: true, minutes };
+  return { enabled: false, minutes: AutoStop.shape.minutes.safeParse(minutes).success ? minutes : AUTO_STOP_DEFAULT.minutes };
+}
 
 /** The secret env names of the draft, as the form lists them (for one vault picker each). */
 export function secretEnvNames(draft: ProfileDraft): string[] {
@@ -164,6 +184,7 @@ export function checkProfileDraft(draft: ProfileDraft, engineId: string, onSlurm
     secretRefs: secretRefsOfDraft(draft),
     nativeActivate: mode === 'native' ? orNull(nativeActivate) : null,
     slurm: onSlurm ? slurmInputOf(job) : (draft.slurm ?? null),
+    autoStop: autoStopOfDraft(draft),
   });
   if (parsed.success) return { errors, profile: parsed.data };
   for (const issue of parsed.error.issues) {

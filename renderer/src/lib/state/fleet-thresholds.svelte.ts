@@ -1,0 +1,59 @@
+import type { ExposedApi } from '../../../../electron/shared/api';
+import type { AppErrorShape } from '../../../../electron/shared/errors';
+import type { AlertThresholds } from '../../../../electron/shared/schemas-fleet';
+import { checkThresholdDraft, draftOf, type ThresholdDraft, type ThresholdError, type ThresholdKey } from '../../pages/fleet/threshold-fields';
+
+/**
+ * The alert thresholds form's state: loaded from `alerts:thresholds`, saved through `alerts:set-thresholds`
+ * (the backend keeps them in fleet-alerts.json and checks them with the same schema).
+ */
+export class FleetThresholdsForm {
+  draft = $state<ThresholdDraft | null>(null);
+  errors = $state<Partial<Record<ThresholdKey, ThresholdError>>>({});
+  /** Errors show after the first Save, not while the user types. */
+  submitted = $state(false);
+  saving = $state(false);
+  /** The last save worked and nothing was typed since. */
+  saved = $state(false);
+  failure = $state<AppErrorShape | null>(null);
+
+  constructor(private readonly api: ExposedApi) {}
+
+  async load(): Promise<void> {
+    const result = await this.api.alerts.thresholds();
+    if (result.ok) this.draft = draftOf(result.value);
+    else this.failure = result.error;
+  }
+
+  edited(): void {
+    this.saved = false;
+    if (this.submitted && this.draft) this.errors = checkThresholdDraft(this.draft).errors;
+  }
+
+  /** Checks and saves; resolves to the field to focus when the draft has errors (null otherwise). */
+  async save(): Promise<ThresholdKey | null> {
+    if (!this.draft || this.saving) return null;
+    this.submitted = true;
+    const { errors, values } = checkThresholdDraft(this.draft);
+    this.errors = errors;
+    if (!values) return (Object.keys(errors)[0] as ThresholdKey | undefined) ?? null;
+    this.saving = true;
+    this.failure = null;
+    try {
+      const result = await this.api.alerts.setThresholds(values);
+      if (!result.ok) {
+        this.failure = result.error;
+        return null;
+      }
+      this.apply(result.value);
+      this.saved = true;
+      return null;
+    } finally {
+      this.saving = false;
+    }
+  }
+
+  private apply(values: AlertThresholds): void {
+    this.draft = draftOf(values);
+  }
+}
