@@ -76,22 +76,37 @@ describe('every run kept: history across a backend restart, compare, the run car
    * yaml_backup.yaml in the experiment folder, written through Docker's archive API by this test.
    */
   async function startRun(yaml: string): Promise<void> {
-    await waitForEvent(app.hub, 'training:changed', (v) => v.containerId === containerId && v.engineStatus === 'ENGINE.OFFLINE', 30_000);
+    await engineIs('ENGINE.OFFLINE');
     expect(await client.post('/sync_train_config', { yaml_as_string: yaml })).toEqual({ success: true });
     expect(await client.post('/start_engine')).toMatchObject({ success: true });
     const dir = (await request(client.url, 'GET', '/get_server_experiment_dir')).json.server_experiment_dir as string;
     await docker.getContainer(containerId).putArchive(tarOf(`${dir.replace(/^\//, '')}/yaml_backup.yaml`, yaml), { path: '/' });
-    await waitForEvent(app.hub, 'training:changed', (v) => v.containerId === containerId && v.engineStatus === 'ENGINE.ROLLING', 30_000);
+    await engineIs('ENGINE.ROLLING');
   }
 
-  /** One step: two episodes of one task, rewards `low` and `high`. */
+  /** The training monitor's view says this status (read, not awaited as an event: it may have come before the wait). */
+  async function engineIs(status: string): Promise<void> {
+    await poll(status, 30_000, async () => ((await app.handlers['training:view']({ engineId: 'local', containerId })).engineStatus === status ? true : undefined));
+  }
+
+  /**
+   * One step: two episodes of one task, rewards `low` and `high`. A third episode is held claimed while the step
+   * closes, so the pool (read every 200 ms while the dashboard's lease is renewed, as a page does) is seen with
+   * the whole batch before the step moves on; then it is aborted.
+   */
   async function playStep(low: number, high: number): Promise<void> {
+    await app.handlers['training:interest']({ pageId: PAGE, engineId: 'local', containerId, shown: true });
     const a = await client.claim();
     const step = (await client.step()) as number;
     const b = await client.claim();
     await client.end(a, `task-${step}`, low);
+    const held = await client.claim();
+    const seen = waitForEvent(app.hub, 'training:changed', (v) => v.containerId === containerId && v.engineStatus === 'ENGINE.ROLLING_POST' && v.runningEpisodes.length > 0, 15_000);
     await client.end(b, `task-${step}`, high);
-    await waitForEvent(app.hub, 'training:changed', (v) => v.containerId === containerId && v.globalStep === step + 1, 15_000);
+    await seen;
+    const next = waitForEvent(app.hub, 'training:changed', (v) => v.containerId === containerId && v.globalStep === step + 1, 15_000);
+    await client.abort(held);
+    await next;
   }
 
   async function endedRuns(count: number): Promise<RunSummary[]> {
@@ -121,7 +136,7 @@ describe('every run kept: history across a backend restart, compare, the run car
     await app.stop();
     app = await startTestApp({ dataDir: app.dataDir, monitorIntervalMs: 100, gpus: { command: fake.command } });
     await app.handlers['training:interest']({ pageId: PAGE, engineId: 'local', containerId, shown: true });
-    await waitForEvent(app.hub, 'training:changed', (v) => v.containerId === containerId && v.engineStatus === 'ENGINE.ROLLING', 30_000);
+    await engineIs('ENGINE.ROLLING');
     await playStep(0, 1);
     expect(await client.post('/stop_engine')).toMatchObject({ success: true });
     const runs = await endedRuns(2);
