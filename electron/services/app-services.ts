@@ -177,6 +177,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     observed,
     jobs: jobs.api,
     handlers: () => handlers,
+    dryRunYaml: () => dryRun.service.syncedYaml(),
     ...(options.monitorIntervalMs !== undefined ? { timing: { refreshMs: Math.max(100, options.monitorIntervalMs * 5) } } : {}),
   });
   const modules: [string, Pick<DomainModule<never>, 'start' | 'dispose'>][] = [

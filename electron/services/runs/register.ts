@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DRY_RUN_ENGINE_ID } from '../../shared/schemas-dryrun';
 import type { DomainModule, ServiceContext } from '../domain';
 import type { ObservableSink } from '../events';
 import type { GpusModule } from '../gpus/register';
@@ -25,6 +26,8 @@ export interface RunsDeps {
   jobs: JobsApi;
   /** The app's handlers (the training monitor's series, the wizard's state), read through their public API. */
   handlers: () => Pick<Handlers, 'training:series' | 'training:views' | 'wizard:state'>;
+  /** The dry run's synced YAML (the app's own server keeps it; it writes no yaml_backup.yaml). */
+  dryRunYaml?: () => string | null;
   /** Tests shorten how long OFFLINE holds before a run ends as the engine's own, and how soon a change is written. */
   timing?: { endGraceMs?: number; refreshMs?: number };
 }
@@ -75,6 +78,7 @@ export function registerRuns(context: ServiceContext, deps: RunsDeps): RunsModul
     wizardFiles: async () => (await deps.handlers()['wizard:state']({})).code?.files ?? [],
     readLocalFile,
     gpuSamples: () => deps.gpus.sampler.samples(),
+    syncedYaml: (engineId) => (engineId === DRY_RUN_ENGINE_ID ? (deps.dryRunYaml?.() ?? null) : null),
   };
 
   let pendingChanged = new Set<string>();

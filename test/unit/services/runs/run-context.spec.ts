@@ -1,10 +1,15 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startDryRunServer } from '../../../../electron/services/dry-run/dry-run-server';
 import { collectScripts, countGpus, readSyncedYaml, type RunContextPorts } from '../../../../electron/services/runs/run-context';
 import type { GpuSample } from '../../../../electron/shared/schemas-fleet';
 import type { ServerState } from '../../../../electron/shared/server-state';
+import { createEchoRelay } from '../../../conformance/support/echo-relay';
+import { request } from '../../../conformance/support/http';
+import { upstreamJob } from '../../../support/job-yaml';
 
 const job = (dir: string, engineId: string, startedAt: string) => ({ kind: 'train' as const, cwd: dir, script: 'agent_roll.py', swarm: { engineId, containerId: 'c1', profileId: null }, startedAt });
 
@@ -66,5 +71,22 @@ describe('what a run keeps of its context', () => {
     expect(countGpus(state('slurm', 'slurm1:41'), undefined, samples)).toEqual({ gpus: 2, source: 'sample' });
     expect(countGpus(state('ssh-docker', 'gpu-box:c1'), undefined, samples)).toEqual({ gpus: null, source: null });
     expect(countGpus(state('dry-run', 'dry-run:x'), undefined, samples)).toEqual({ gpus: 0, source: 'none' });
+  });
+});
+
+describe("the dry run's synced YAML", () => {
+  it('is what the client synced last, as sent; the run keeps it redacted, hashed as sent', async () => {
+    const server = await startDryRunServer({ port: 0, trainer: 'auto', bootDelayMs: 10, trainingStepMs: 10, relay: createEchoRelay() });
+    try {
+      expect(server.syncedYaml()).toBeNull();
+      const yaml = upstreamJob('  data:\n    train_batch_size: 1\n  judge:\n    api_key: sk-dryrun-0123456789abcdefXYZ\n');
+      await request(server.url, 'POST', '/sync_train_config', { json: { yaml_as_string: yaml } });
+      expect(server.syncedYaml()).toBe(yaml);
+      const facts = await readSyncedYaml({ ...ports('/nowhere'), syncedYaml: () => server.syncedYaml() }, state('dry-run', 'dry-run:dry-run'));
+      expect(facts.yaml).toContain('api_key: [REDACTED]');
+      expect(facts.yamlSha256).toBe(createHash('sha256').update(yaml).digest('hex'));
+    } finally {
+      await server.close();
+    }
   });
 });
