@@ -35,6 +35,7 @@ import { registerJobs } from './jobs/register';
 import { registerWizard } from './wizard/register';
 import { registerUpdates, type UpdatesHostOptions } from './updates/register';
 import { registerWorkers } from './workers/register';
+import { registerRuns } from './runs/register';
 import { defaultResourcesDir } from './util/resources-dir';
 import type { KeychainPort } from './secrets/keychain-port';
 import { kindScopedVault, SSH_KINDS, withServerSecretKinds } from './secrets/secret-binding';
@@ -175,6 +176,16 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const wizard = registerWizard(context, { jobs: jobs.api, handlers: () => handlers });
   const updates = registerUpdates(context, { jobs: jobs.api, ...(options.updates ? { host: options.updates } : {}) });
   const workers = registerWorkers(context, { jobs: jobs.api, swarm, servers, handlers: () => handlers });
+  // Every run kept (issue 33): follows the training monitor's views and the server states; reads through their handlers.
+  const runs = registerRuns(context, {
+    store: serverState.store,
+    gpus,
+    observed,
+    jobs: jobs.api,
+    handlers: () => handlers,
+    dryRunYaml: () => dryRun.service.syncedYaml(),
+    ...(options.monitorIntervalMs !== undefined ? { timing: { refreshMs: Math.max(100, options.monitorIntervalMs * 5) } } : {}),
+  });
   const modules: [string, Pick<DomainModule<never>, 'start' | 'dispose'>][] = [
     ['settings', settings],
     // The vault loads before anything that may need a secret (servers, profiles, the dry run).
@@ -198,6 +209,8 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ['jobs', jobs],
     ['slurm', slurm],
     ['wizard', wizard],
+    // After training, server-state, jobs and the wizard: it reads them; disposed before them.
+    ['runs', runs],
     ['updates', updates],
     // After jobs: disposed before the job runner stops its processes, so local workers are marked to start again.
     ['workers', workers],
@@ -218,6 +231,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ...images.handlers,
     ...logs.handlers,
     ...training.handlers,
+    ...runs.handlers,
     ...vault.handlers,
     ...vault.secretHandlers,
     ...dryRun.handlers,

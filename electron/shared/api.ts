@@ -45,6 +45,17 @@ export const apiLayout = {
   images: { pull: 'images:pull', cancelPull: 'images:cancel-pull', pulls: 'images:pulls' },
   logs: { read: 'logs:read', export: 'logs:export', serverLog: 'logs:server-log', heads: 'logs:heads' },
   training: { view: 'training:view', series: 'training:series', views: 'training:views', interest: 'training:interest' },
+  runs: {
+    list: 'runs:list',
+    get: 'runs:get',
+    delete: 'runs:delete',
+    compare: 'runs:compare',
+    settings: 'runs:settings',
+    setRate: 'runs:set-rate',
+    setLimits: 'runs:set-limits',
+    card: 'runs:card',
+    exportCard: 'runs:export-card',
+  },
   vault: {
     state: 'vault:state',
     setup: 'vault:setup',

@@ -75,6 +75,21 @@ import {
   PythonDiscoverRequest,
   PythonDiscovery,
 } from './schemas-jobs';
+import {
+  RunCard,
+  RunCardExport,
+  RunCardExported,
+  RunCompareRequest,
+  RunComparison,
+  RunDetail,
+  RunListRequest,
+  RunRate,
+  RunRef,
+  RunsChanged,
+  RunsLimits,
+  RunsSettings,
+  RunSummary,
+} from './schemas-runs';
 import { SlurmClearRequest, SlurmClearResult, SlurmJobView } from './schemas-slurm';
 import { AppVisibility, PageVisibilityReport, TrainingInterest, TrainingInterestState } from './schemas-watch';
 import {
@@ -185,6 +200,20 @@ export const invokeContract = {
   'training:views': { request: Empty, response: z.array(TrainingView) },
   /** A page shows (or stopped showing) a server's dashboard (renewed while it does): the pool route is asked only then. */
   'training:interest': { request: TrainingInterest, response: TrainingInterestState },
+  // Every run kept (issue 33): one training run on one server, from the first synced job to its end.
+  'runs:list': { request: RunListRequest, response: z.array(RunSummary) },
+  'runs:get': { request: RunRef, response: RunDetail },
+  'runs:delete': { request: RunRef, response: z.object({ removed: z.literal(true) }) },
+  /** 2–5 runs whole, and the first one's YAML beside each other's. */
+  'runs:compare': { request: RunCompareRequest, response: RunComparison },
+  'runs:settings': { request: Empty, response: RunsSettings },
+  /** A GPU-hour rate for one engine (null removes it): every run's cost on it follows. */
+  'runs:set-rate': { request: RunRate, response: RunsSettings },
+  /** How many runs and megabytes are kept (the oldest ended runs are dropped at once). */
+  'runs:set-limits': { request: RunsLimits, response: RunsSettings },
+  'runs:card': { request: RunRef, response: RunCard },
+  /** A run card to a file in the downloads folder (redacted): HTML, or Markdown with a PNG beside it. */
+  'runs:export-card': { request: RunCardExport, response: RunCardExported },
   // Credentials vault (issue 14). No channel returns a secret value.
   'vault:state': { request: Empty, response: VaultState },
   /** First set-up, or a move to another backend (re-wrap; nothing is lost). */
@@ -322,6 +351,8 @@ export const eventContract = {
   'images:pull-progress': PullView,
   'logs:appended': LogAppended,
   'training:changed': TrainingView,
+  /** Invalidation: runs were added, changed or deleted; read `runs:list` again (throttled). */
+  'runs:changed': RunsChanged,
   /** Only the browser host sends it (Electron shows notifications itself): show it with the Notifications API. */
   'app:notification': AppNotification,
   'vault:changed': VaultState,

@@ -274,6 +274,7 @@ describe('browser-host API client', () => {
       'training:views': [
         { engineId: 'local', containerId: '0123456789ab', runId: null, engineStatus: null, statusSince: null, bootingSeconds: null, globalStep: null, modelPath: null, sampleCollectionMethod: null, episodes: null, tasks: null, nonDummyTasks: null, expectedRepeat: null, runningEpisodes: [], taskRewards: [], rewardMean: null, rewardStd: null, activeClients: [], missingRoutes: [], lastError: null, checkedAt: '2026-12-03T00:00:00.000Z' },
       ],
+      'runs:list': [],
       'vault:state': { status: 'locked', backend: 'passphrase', protected: true, persisted: true, available: ['passphrase', 'session'], keychain: null, file: '/x/vault.json', movedAside: null, problem: null, secretCount: 2 },
       'secrets:list': [],
       'dryrun:view': { state: 'stopped', url: null, port: null, portNote: null, config: null, keySource: null, engineStatus: null, globalStep: null, train: null, spend: { calls: 0, promptTokens: 0, completionTokens: 0, maxCalls: 2000, maxTokens: 2000000, stoppedBy: null }, stall: null, startRefusal: null, error: null },

@@ -30,6 +30,8 @@ export interface DryRunServerHandle {
   url: string;
   port: number;
   snapshot(): DryRunServerReading;
+  /** The YAML a client synced last (absent in tests' hand-built parts). */
+  syncedYaml?(): string | null;
   onChange(listener: () => void): () => void;
   close(): Promise<void>;
 }

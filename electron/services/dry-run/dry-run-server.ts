@@ -95,6 +95,8 @@ export interface DryRunServer {
   url: string;
   port: number;
   snapshot(): DryRunSnapshot;
+  /** The YAML a client synced last, as sent (the run store keeps it with the run); null before any sync. */
+  syncedYaml(): string | null;
   /** Status, step, pool or stall changed; called often, so consumers throttle. Returns the unsubscribe. */
   onChange(listener: () => void): () => void;
   close(): Promise<void>;
@@ -181,6 +183,7 @@ export async function startDryRunServer(options: DryRunServerOptions): Promise<D
     url: `http://127.0.0.1:${port}`,
     port,
     snapshot: () => snapshotOf(state, trainer, syncedConfig()),
+    syncedYaml: () => state.trainConfigYaml ?? null,
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -249,6 +249,11 @@ export class DryRunService implements DryRunRunSource {
   }
 
   /** Each completed training step of the running dry run, exactly as its trainer counted it (the training dashboard). */
+  /** The YAML the running dry run's client synced last; null when none runs or nothing was synced. */
+  syncedYaml(): string | null {
+    return this.run?.parts.server.syncedYaml?.() ?? null;
+  }
+
   onStep(listener: (step: ExactStep) => void): () => void {
     this.stepListeners.add(listener);
     return () => this.stepListeners.delete(listener);

@@ -38,6 +38,7 @@ export const pages: readonly PageEntry[] = [
   { id: 'wizard', label: 'nav.wizard', load: () => import('../pages/WizardPage.svelte') },
   { id: 'servers', label: 'nav.servers', load: () => import('../pages/ServersPage.svelte') },
   { id: 'jobs', label: 'nav.jobs', load: () => import('../pages/JobsPage.svelte') },
+  { id: 'runs', label: 'nav.runs', load: () => import('../pages/RunsPage.svelte') },
   { id: 'settings', label: 'nav.settings', load: () => import('../pages/SettingsPage.svelte') },
 ];
 

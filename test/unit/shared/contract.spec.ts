@@ -63,6 +63,7 @@ describe('contract types', () => {
       | 'images:pull-progress'
       | 'logs:appended'
       | 'training:changed'
+      | 'runs:changed'
       | 'app:notification'
       | 'vault:changed'
       | 'secrets:changed'
@@ -150,6 +151,7 @@ describe('engineId in requests', () => {
     'training:view': { engineId: 'local', containerId: 'a1b2c3d4e5f6' },
     'training:series': { engineId: 'local', containerId: 'a1b2c3d4e5f6' },
     'training:interest': { pageId: 'page-1234abcd', engineId: 'local', containerId: 'a1b2c3d4e5f6', shown: true },
+    'runs:set-rate': { engineId: 'local', perGpuHour: 2.5 },
     'slurm:jobs': { engineId: 'ssh-cluster' },
     'slurm:clear': { engineId: 'ssh-cluster', jobIds: ['41'] },
   };

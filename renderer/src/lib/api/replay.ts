@@ -43,6 +43,8 @@ export const replayTable: readonly ReplayRow[] = [
   row('images:pulls', (pulls) => pulls.map((payload): BridgeMessage => ({ channel: 'images:pull-progress', payload }))),
   row('logs:heads', (heads) => heads.map((payload): BridgeMessage => ({ channel: 'logs:appended', payload }))),
   row('training:views', (views) => views.map((payload): BridgeMessage => ({ channel: 'training:changed', payload }))),
+  // Issue 33: kept runs (invalidation: the Runs page reads its list again).
+  row('runs:list', () => [{ channel: 'runs:changed', payload: { runIds: [] } }]),
   // Issue 14: the vault's state (locked after a backend restart) and the secrets' metadata.
   row('vault:state', (payload) => [{ channel: 'vault:changed', payload }]),
   row('secrets:list', (payload) => [{ channel: 'secrets:changed', payload }]),
@@ -75,7 +77,7 @@ export const replayTable: readonly ReplayRow[] = [
  * Replayed events that carry nothing but "read again". On the first open of a page whose calls all
  * waited for that open (shared-reads.ts) they are left out: every read already went out after it.
  */
-export const readAgainEvents: ReadonlySet<EventChannel> = new Set<EventChannel>(['engines:changed', 'swarm:containers-changed', 'dryrun:traces-changed']);
+export const readAgainEvents: ReadonlySet<EventChannel> = new Set<EventChannel>(['engines:changed', 'swarm:containers-changed', 'dryrun:traces-changed', 'runs:changed']);
 
 /**
  * Events that are never replayed: a desktop notification belongs to its moment (shown again after

@@ -19,6 +19,7 @@ import { enBackend } from './en-backend';
 import { enUpdates } from './en-updates';
 import { enWorkers } from './en-workers';
 import { enFleet } from './en-fleet';
+import { enRuns } from './en-runs';
 
 export const en = {
   ...enServers,
@@ -37,6 +38,7 @@ export const en = {
   ...enUpdates,
   ...enWorkers,
   ...enFleet,
+  ...enRuns,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': 'Main navigation',

@@ -15,6 +15,7 @@ import { zhCNBackend } from './zh-CN-backend';
 import { zhCNUpdates } from './zh-CN-updates';
 import { zhCNWorkers } from './zh-CN-workers';
 import { zhCNFleet } from './zh-CN-fleet';
+import { zhCNRuns } from './zh-CN-runs';
 
 /**
  * Simplified Chinese. Typed as a full record of the English keys, so a missing key (or a stray
@@ -39,6 +40,7 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNUpdates,
   ...zhCNWorkers,
   ...zhCNFleet,
+  ...zhCNRuns,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': '主导航',
