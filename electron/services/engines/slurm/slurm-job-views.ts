@@ -22,7 +22,7 @@ export interface SlurmJobViewSources {
   engineId: string;
   /** The queue poll's newest answer (slurm-queue-watch.ts): no squeue of its own. */
   answer: () => Promise<SlurmQueueAnswer>;
-  client: Pick<SlurmClient, 'jobFiles' | 'outputTail'>;
+  client: Pick<SlurmClient, 'jobFiles' | 'outputTail' | 'job'>;
   /** Output tails of badly ended jobs already read, by job id (an ended job's output does not change). */
   tails: Map<string, string[]>;
 }
@@ -49,9 +49,12 @@ export async function slurmJobViews(sources: SlurmJobViewSources): Promise<Slurm
   return [...views, ...remembered.filter((v): v is SlurmJobView => v !== null)];
 }
 
-async function viewOf(sources: SlurmJobViewSources, job: SlurmJob, record: SlurmJobRecord | null, readAt: string): Promise<SlurmJobView> {
+async function viewOf(sources: SlurmJobViewSources, listedJob: SlurmJob, record: SlurmJobRecord | null, readAt: string): Promise<SlurmJobView> {
   const key = record?.key ?? null;
-  const ended = isEndedState(job.state);
+  const ended = isEndedState(listedJob.state);
+  // The queue's format has no exit code: an ended job of ours is asked once with scontrol (kept by the client, shared
+  // with the engine's own ask), so the panel never shows an end without its code while the engine's poll catches up.
+  const job = ended && record && listedJob.exitCode === null ? ((await sources.client.job(listedJob.id).catch(() => null)) ?? listedJob) : listedJob;
   // Only a job on its node can have been warned (a pending one would show the previous job's leftover file).
   const files = key && containerStateOf(job.state) === 'running' ? await sources.client.jobFiles(key).catch(() => null) : null;
   const outputTail = ended && !PLAIN_ENDS.has(job.state) && key ? await endedTail(sources, job.id, job.outputPath ?? slurmOutputPath(key, job.id)) : [];

@@ -19,11 +19,12 @@ function job(over: Partial<SlurmJob>): SlurmJob {
 const record = (jobId: string, key = 'p1'): SlurmJobRecord => ({ jobId, name: `agentswarm-${key}`, key, labels: { 'io.agentswarm.profile': key, 'io.agentswarm.port': '10086' }, image: 'i', createdAt: '2026-12-04T20:00:00Z' });
 
 type Files = Awaited<ReturnType<SlurmClient['jobFiles']>>;
-function sources(jobs: SlurmJob[], records: SlurmJobRecord[], files: Files, tails: Record<string, string[]> = {}) {
+function sources(jobs: SlurmJob[], records: SlurmJobRecord[], files: Files, tails: Record<string, string[]> = {}, scontrol: Record<string, SlurmJob> = {}) {
   const client = {
     jobFiles: () => Promise.resolve(files),
     outputTail: (path: string) => Promise.resolve(Object.entries(tails).find(([id]) => path.endsWith(`/out/${id}.out`))?.[1] ?? null),
-  } as unknown as Pick<SlurmClient, 'jobFiles' | 'outputTail'>;
+    job: (id: string) => Promise.resolve(scontrol[id] ?? null),
+  } as unknown as Pick<SlurmClient, 'jobFiles' | 'outputTail' | 'job'>;
   const answer = () => Promise.resolve({ jobs, records: new Map(records.map((r) => [r.jobId, r])), at: NOW });
   return { engineId: 'ssh-login', answer, client, tails: new Map<string, string[]>() };
 }
@@ -43,6 +44,17 @@ describe('the time-limit warning a job shows', () => {
     const stale = { at: '2026-12-04T20:30:00Z', seconds: 40 };
     const [view] = await slurmJobViews(sources([job({})], [record('10')], { endpoint: null, warning: stale }));
     expect(view?.limitWarning).toBeNull();
+  });
+});
+
+describe('an ended job the queue still lists', () => {
+  it("shows its exit code at once: the queue's format has none, so scontrol's answer (kept by the client) fills it", async () => {
+    const ended = job({ state: 'TIMEOUT', timeLeftSeconds: null, endTime: '2026-12-04T21:00:31Z' });
+    const [view] = await slurmJobViews(sources([ended], [record('10')], { endpoint: null, warning: null }, {}, { '10': { ...ended, exitCode: 0, signal: 15 } }));
+    expect(view).toMatchObject({ id: '10', state: 'TIMEOUT', exitCode: 0, signal: 15, profileId: 'p1' });
+    // Not ours (no record): left as the queue lists it, no scontrol asked for it.
+    const [foreign] = await slurmJobViews(sources([{ ...ended, state: 'RUNNING', endTime: null }], [], { endpoint: null, warning: null }, {}, { '10': { ...ended, exitCode: 0 } }));
+    expect(foreign?.exitCode).toBeNull();
   });
 });
 
