@@ -147,6 +147,8 @@ export class SwarmMonitor {
       return;
     }
     this.ended.delete(key);
+    // It runs again (started outside the app after a stop of yours): its next end is not that stop.
+    this.options.ownStops?.drop(target.engineId, target.containerId);
     const now = Date.now();
     const watch: Watch = {
       key,

@@ -68,4 +68,13 @@ describe('the app\'s own stops, kept across restarts', () => {
     expect(restarted.statuses().map((s) => [s.containerId, s.exit?.kind])).toEqual([['mine', 'stopped'], ['refused', 'stopped-outside'], ['theirs', 'stopped-outside']]);
     restarted.dispose();
   });
+
+  it('a server the app stopped that runs again (docker start in a terminal) is no longer the app\'s stop', async () => {
+    const record = stops();
+    record.add('local', 'again');
+    const monitor = new SwarmMonitor({ events: new EventHub(), intervalMs: 60_000, isContainerRunning: async () => true, ownStops: record });
+    monitor.watch({ engineId: 'local', containerId: 'again', url: 'http://127.0.0.1:1' });
+    expect(await record.has('local', 'again')).toBe(false);
+    monitor.dispose();
+  });
 });
