@@ -214,11 +214,22 @@ export const SwarmChoice = z.discriminatedUnion('kind', [
 
 export const SwarmPhase = z.enum(['idle', 'doctor', 'starting', 'connecting', 'tunnel', 'health', 'ready', 'failed']);
 
+/**
+ * What the start is doing or why it failed, as data for the renderer's words (`wizard.run.say.<key>`
+ * with `params`; `failed` carries the error's code).
+ */
+export const SwarmProgressSay = z.object({
+  key: z.enum(['starting', 'dryRunStarting', 'dryRunRestarting', 'connecting', 'doctor', 'tunnel', 'watching', 'health', 'slurmQueued', 'appStopped', 'dryRunEnded', 'failed']),
+  params: z.record(z.string(), z.union([z.string(), z.number()])),
+});
+
 export const WizardSwarmView = z.object({
   choice: SwarmChoice,
   phase: SwarmPhase,
-  /** What the phase is doing or why it failed, in one line. */
+  /** What the phase is doing or why it failed, in one English line (logs, tests). */
   detail: z.string().nullable(),
+  /** The same as data, worded by the renderer (optional: added after the contract commit). */
+  say: SwarmProgressSay.nullable().optional(),
   engineId: z.string().nullable(),
   containerId: z.string().nullable(),
   /** The local URL (the tunnel's for SSH) once `/health` answered. */

@@ -2,6 +2,7 @@ import { chmod, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Docker from 'dockerode';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../fixtures/fake-llm/fake-llm';
@@ -76,9 +77,17 @@ describe('getting started: a new user from first launch to a dry-run debug episo
     llm = await startFakeLlm({ requireKey: KEY });
     app = await startTestApp({ dataDir, staticDir: rendererDir, monitorIntervalMs: 300 });
     browser = await launchChromium();
+    // A new user has no swarm server: on a test bed shared with other test runs, their swarm containers on the same
+    // Docker would make this app's user a returning one (landing on the fleet home). Wait (bounded) until none is there.
+    const docker = new Docker({ socketPath: loadTestbed().dockerSocket });
+    for (let waited = 0; waited < 180_000; waited += 2_000) {
+      const others = await docker.listContainers({ all: true, filters: { label: ['io.agentswarm.managed=true'] } });
+      if (others.length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
     // The bare address, as a first launch opens it: no page named.
     page = await openAppPage(browser, app.host!.openUrl, pageErrors, null);
-  });
+  }, 300_000);
 
   afterAll(async () => {
     await browser?.close();

@@ -50,6 +50,8 @@ describe('step 2: the training form', () => {
     // A first run's values (issue 32), the real-training ones one click away.
     expect(field('Epochs').value).toBe('3');
     expect(field('Batch size').value).toBe('4');
+    expect(field('GPUs per node').value).toBe('1');
+    expect(text(screen.getByTestId('wizard-code-first-run'))).toContain('batch 4, 3 epochs and 1 GPU per node');
     await fireEvent.click(screen.getByTestId('wizard-code-real-values'));
     expect(field('Epochs').value).toBe('10000');
     expect(field('Batch size').value).toBe('32');

@@ -81,7 +81,7 @@ describe('step 3: the swarm server', () => {
     await waitFor(() => expect(fake.chosen).toEqual([{ kind: 'dry-run' }]));
     await waitFor(() => expect(api.requestsOn('wizard:start-swarm')).toHaveLength(1));
 
-    fake.setSwarm({ phase: 'starting', detail: 'starting the dry run with fake-debug-model', engineId: 'dry-run', containerId: 'dry-run' });
+    fake.setSwarm({ phase: 'starting', detail: 'starting the dry run with fake-debug-model', say: { key: 'dryRunStarting', params: { model: 'fake-debug-model' } }, engineId: 'dry-run', containerId: 'dry-run' });
     await waitFor(() => expect(swarmState()).toBe('Starting'));
     expect(screen.getByTestId('wizard-swarm-detail').textContent).toContain('starting the dry run with fake-debug-model');
     expect(marks()).toEqual(['starting:current', 'health:todo', 'ready:todo']);
@@ -111,10 +111,10 @@ describe('step 3: the swarm server', () => {
 
     const engineId = api.serverViews[0]!.engineId;
     const steps: [Partial<NonNullable<WizardStateData['swarm']>>, string, string[]][] = [
-      [{ phase: 'connecting', detail: 'connecting to gpu-box over SSH', engineId }, 'Connecting', ['connecting:current', 'doctor:todo', 'tunnel:todo', 'health:todo', 'ready:todo']],
-      [{ phase: 'doctor', detail: 'checking "Qwen 72B" (doctor), then starting it' }, 'Doctor', ['connecting:done', 'doctor:current', 'tunnel:todo', 'health:todo', 'ready:todo']],
-      [{ phase: 'tunnel', detail: 'waiting for the tunnel to the swarm port', containerId: 'c0ffee000002' }, 'Tunnel', ['connecting:done', 'doctor:done', 'tunnel:current', 'health:todo', 'ready:todo']],
-      [{ phase: 'health', detail: 'waiting for http://127.0.0.1:10086/health' }, 'Health check', ['connecting:done', 'doctor:done', 'tunnel:done', 'health:current', 'ready:todo']],
+      [{ phase: 'connecting', detail: 'connecting to gpu-box over SSH', say: { key: 'connecting', params: { server: 'gpu-box' } }, engineId }, 'Connecting', ['connecting:current', 'doctor:todo', 'tunnel:todo', 'health:todo', 'ready:todo']],
+      [{ phase: 'doctor', detail: 'checking “Qwen 72B” (doctor), then starting it', say: { key: 'doctor', params: { profile: 'Qwen 72B' } } }, 'Doctor', ['connecting:done', 'doctor:current', 'tunnel:todo', 'health:todo', 'ready:todo']],
+      [{ phase: 'tunnel', detail: 'waiting for the tunnel to the swarm port', say: { key: 'tunnel', params: {} }, containerId: 'c0ffee000002' }, 'Tunnel', ['connecting:done', 'doctor:done', 'tunnel:current', 'health:todo', 'ready:todo']],
+      [{ phase: 'health', detail: 'waiting for http://127.0.0.1:10086/health', say: { key: 'health', params: { url: 'http://127.0.0.1:10086' } } }, 'Health check', ['connecting:done', 'doctor:done', 'tunnel:done', 'health:current', 'ready:todo']],
     ];
     for (const [patch, word, expected] of steps) {
       fake.setSwarm(patch);
@@ -136,7 +136,11 @@ describe('step 3: the swarm server', () => {
     expect(banner.getAttribute('data-error-code')).toBe('PORT_IN_USE');
     expect(banner.textContent).toContain(en['errors.PORT_IN_USE']);
     await waitFor(() => expect(swarmState()).toBe('Failed'));
-    expect(screen.getByTestId('wizard-swarm-detail').textContent).toBe('The start failed: Port 10086 is taken by python3 (pid 4242). Stop it, or choose another port.');
+    // Worded from the error's code; the backend's specifics (English) beside it, marked as such.
+    expect(screen.getByTestId('wizard-swarm-detail').textContent).toBe(`The start failed: ${en['errors.PORT_IN_USE']}`);
+    const specifics = screen.getByTestId('wizard-swarm-failure-detail');
+    expect(specifics.textContent).toBe('Port 10086 is taken by python3 (pid 4242). Stop it, or choose another port.');
+    expect(specifics.getAttribute('lang')).toBe('en');
     // The same choice as the backend's: nothing to choose again.
     expect(fake.chosen).toEqual([]);
 

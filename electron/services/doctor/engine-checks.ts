@@ -23,7 +23,7 @@ export const engineReachable: Check = async (c) => {
     );
   }
   if (health.error?.code === 'ENGINE_PERMISSION_DENIED') {
-    return skip(`${c.engine.wording.product} is there but refuses this user; the socket permission check says what to do.`);
+    return skip(`${c.engine.wording.product} is there but refuses this user; the socket permission check says what to do.`, say('engineRefuses', { product: c.engine.wording.product }));
   }
   return problem(
     'fail',
@@ -38,7 +38,7 @@ export const socketPermission: Check = async (c) => {
   if (c.profile.mode === 'native') return skip(NATIVE_SKIP, NATIVE_SAY);
   const health = await c.health();
   if (health.reachable) return pass(`This user may use ${c.engine.summary.endpoint}.`, say('socketAllowed', { endpoint: c.engine.summary.endpoint }));
-  if (health.error?.code !== 'ENGINE_PERMISSION_DENIED') return skip(`${c.engine.wording.product} does not answer at all (see the first check), so its permissions are unknown.`);
+  if (health.error?.code !== 'ENGINE_PERMISSION_DENIED') return skip(`${c.engine.wording.product} does not answer at all (see the first check), so its permissions are unknown.`, say('permissionUnknown', { product: c.engine.wording.product }));
   // Podman has no group that opens its rootful socket: its wording says what to do instead (the user's own rootless Podman).
   if ((await c.product()) === 'podman') return problem('fail', health.error.message, c.engine.wording.permissionDenied(c.engine.summary.endpoint));
   return problem(
@@ -83,7 +83,7 @@ export const gpuRuntime: Check = async (c) => {
   // `--gpus` also works through the toolkit's prestart hook without a registered runtime.
   if (c.engine.host) {
     const hook = await c.exec('command -v nvidia-container-runtime-hook || command -v nvidia-container-cli', 10_000);
-    if (hook.code === 0 && hook.stdout.trim()) return pass(`The NVIDIA Container Toolkit is installed (${hook.stdout.trim().split('\n')[0]}); ${c.engine.wording.product} uses it for --gpus.`);
+    if (hook.code === 0 && hook.stdout.trim()) return pass(`The NVIDIA Container Toolkit is installed (${hook.stdout.trim().split('\n')[0]}); ${c.engine.wording.product} uses it for --gpus.`, say('nvidiaHook', { path: hook.stdout.trim().split('\n')[0] ?? '', product: c.engine.wording.product }));
   }
   return problem(
     'fail',
@@ -119,7 +119,7 @@ export const diskSpace: Check = async (c) => {
   const why = noHostReason(c);
   if (why) return noHostSkip(c, why);
   const info = await c.info();
-  if (!info.rootDir) return skip(`${c.engine.wording.product} did not say where it keeps its data, so its free disk is unknown.`);
+  if (!info.rootDir) return skip(`${c.engine.wording.product} did not say where it keeps its data, so its free disk is unknown.`, say('diskRootUnknown', { product: c.engine.wording.product }));
   const df = await c.exec(`df -Pk ${hostPathWord(info.rootDir)}`, 10_000);
   const free = df.code === 0 ? availableBytesOf(df.stdout) : null;
   if (free === null) return problem('warn', `Could not read the free disk at ${info.rootDir} on ${c.hostLabel} (${(df.stderr.trim() || df.stdout.trim()).split('\n')[0] ?? ''}).`, 'Check the free disk there by hand.', `df -h ${hostPathWord(info.rootDir)}`, c.where);

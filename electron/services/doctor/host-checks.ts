@@ -168,7 +168,7 @@ export const shm: Check = async (c) => {
     );
   }
   const why = noHostReason(c);
-  if (why) return skip(`IPC host gives the container the host's /dev/shm. ${why}`);
+  if (why) return skip(`IPC host gives the container the host's /dev/shm. ${why}`, say('shmHostNoShell', { endpoint: c.engine.summary.endpoint }));
   const result = await c.exec('df -Pk /dev/shm', 10_000);
   const df = result.code === 0 ? dfBytesOf(result.stdout) : null;
   if (df === null) return problem('warn', `Could not read the size of /dev/shm on ${c.hostLabel}.`, 'Check it by hand.', 'df -h /dev/shm', c.where, say('shmUnknown', { host: hostParam(c) }));
@@ -194,7 +194,7 @@ export const nativeAjet: Check = async (c) => {
   const activate = c.profile.nativeActivate?.trim();
   const result = await c.exec(whichScript(activate ? activate : null, 'ajet-swarm'), 15_000);
   const found = result.stdout.trim().split('\n').slice(-1)[0] ?? '';
-  if (result.code === 0 && found) return pass(`ajet-swarm is at ${found} on ${c.hostLabel}${activate ? ' after the activate line' : ''}.`);
+  if (result.code === 0 && found) return pass(`ajet-swarm is at ${found} on ${c.hostLabel}${activate ? ' after the activate line' : ''}.`, say(activate ? 'ajetFoundActivated' : 'ajetFound', { path: found, host: hostParam(c) }));
   const said = result.stderr.trim().split('\n').slice(-1)[0];
   return problem(
     'fail',

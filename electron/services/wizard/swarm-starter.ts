@@ -8,7 +8,7 @@ import type { ProfileStore } from '../profiles/profile-store';
 import { SwarmHttpClient } from '../swarm/swarm-http-client';
 
 type SwarmView = NonNullable<WizardStateData['swarm']>;
-export type SwarmProgress = Partial<Pick<SwarmView, 'phase' | 'detail' | 'engineId' | 'containerId' | 'url'>>;
+export type SwarmProgress = Partial<Pick<SwarmView, 'phase' | 'detail' | 'say' | 'engineId' | 'containerId' | 'url'>>;
 
 export interface SwarmWaits {
   /** Until the swarm monitor lists the container with a URL (the tunnel's, for SSH). */
@@ -59,7 +59,7 @@ export async function startSwarm(
     containerId = DRY_RUN_CONTAINER_ID;
     const view = await handlers['dryrun:view']({});
     const startOurs = async (): Promise<void> => {
-      await deps.progress({ phase: 'starting', detail: `starting the dry run with ${llm.model}`, engineId, containerId, url: null });
+      await deps.progress({ phase: 'starting', detail: `starting the dry run with ${llm.model}`, say: { key: 'dryRunStarting', params: { model: llm.model } }, engineId, containerId, url: null });
       // The contract's defaults (port, boot delay, spend limits) filled in by its own schema.
       await handlers['dryrun:start'](DryRunStartRequest.parse({ config: { llm: { baseUrl: llm.baseUrl, model: llm.model, secretId: llm.secretId } } }));
     };
@@ -70,7 +70,7 @@ export async function startSwarm(
       // the debug episode would test the wrong endpoint. Stopping it is the user's call ("Restart").
       const differs = llmDifference(view.config?.llm ?? null, llm);
       if (differs !== null && options.restartDryRun) {
-        await deps.progress({ phase: 'starting', detail: 'stopping the dry run that used another LLM', engineId, containerId, url: null });
+        await deps.progress({ phase: 'starting', detail: 'stopping the dry run that used another LLM', say: { key: 'dryRunRestarting', params: {} }, engineId, containerId, url: null });
         await handlers['dryrun:stop']({});
         await startOurs();
       } else if (differs !== null) {
@@ -82,18 +82,20 @@ export async function startSwarm(
     engineId = profile.engineId;
     const server = (await handlers['servers:list']({})).find((s) => s.engineId === profile.engineId);
     if (server && server.state !== 'up') {
-      await deps.progress({ phase: 'connecting', detail: `connecting to ${server.profile.label} over SSH`, engineId, containerId: null, url: null });
+      await deps.progress({ phase: 'connecting', detail: `connecting to ${server.profile.label} over SSH`, say: { key: 'connecting', params: { server: server.profile.label } }, engineId, containerId: null, url: null });
       await handlers['servers:connect']({ serverId: server.profile.id });
     }
-    await deps.progress({ phase: 'doctor', detail: `checking "${profile.label}" (doctor), then starting it`, engineId, containerId: null, url: null });
+    await deps.progress({ phase: 'doctor', detail: `checking "${profile.label}" (doctor), then starting it`, say: { key: 'doctor', params: { profile: profile.label } }, engineId, containerId: null, url: null });
     const started = await handlers['profiles:start'](ProfileStartRequest.parse({ profileId: profile.id }));
     const container = started.runtime.container;
     if (!container) throw new AppError('CONTAINER_START_FAILED', `"${profile.label}" did not report a container after starting. Open the Servers page to see its state and log.`);
     containerId = container.id;
-    await deps.progress({ phase: server ? 'tunnel' : 'starting', detail: server ? 'waiting for the tunnel to the swarm port' : 'waiting for the container to be watched', engineId, containerId });
+    await deps.progress({ phase: server ? 'tunnel' : 'starting', detail: server ? 'waiting for the tunnel to the swarm port' : 'waiting for the container to be watched',
+      say: { key: server ? 'tunnel' : 'watching', params: {} },
+      engineId, containerId });
   }
   const url = await waitForUrl(handlers, engineId, containerId, deps.waits, deps.progress);
-  await deps.progress({ phase: 'health', detail: `waiting for ${url}/health`, url });
+  await deps.progress({ phase: 'health', detail: `waiting for ${url}/health`, say: { key: 'health', params: { url } }, url });
   const watched = async () => (await handlers['swarm:statuses']({})).find((s) => s.engineId === engineId && s.containerId === containerId && s.url === url);
   await waitForHealth(url, deps.waits, watched);
   return { engineId, containerId, url };
@@ -138,7 +140,9 @@ async function waitForUrl(handlers: Handlers, engineId: string, containerId: str
       listedAt = Date.now();
       const queued = (await handlers['swarm:list']({ engineId }).catch(() => [])).find((c) => c.id === containerId && c.state === 'created');
       if (queued && queued.statusText !== queuedSaid) {
-        await progress({ phase: 'starting', detail: `Slurm job ${containerId} ${queued.statusText}: it gets its address once it runs on a node (cancel it on the Servers page to stop waiting)` });
+        await progress({ phase: 'starting', detail: `Slurm job ${containerId} ${queued.statusText}: it gets its address once it runs on a node (cancel it on the Servers page to stop waiting)`,
+          say: { key: 'slurmQueued', params: { jobId: containerId, status: queued.statusText } },
+        });
       }
       queuedSaid = queued?.statusText ?? '';
     }

@@ -27,7 +27,7 @@ export class SwarmSteps {
       // The debug episode ran against the other server: run it again against this one.
       const base = this.wizard.stale(f, ['debug', 'train']);
       return clearStale(
-        { ...base, current: 'swarm', swarm: { choice, phase: 'idle', detail: null, engineId: null, containerId: null, url: null }, swarmReadyAt: null, goneProfile: null },
+        { ...base, current: 'swarm', swarm: { choice, phase: 'idle', detail: null, say: null, engineId: null, containerId: null, url: null }, swarmReadyAt: null, goneProfile: null },
         'swarm',
       );
     });
@@ -53,7 +53,7 @@ export class SwarmSteps {
       ...f,
       current: 'swarm',
       swarmReadyAt: null,
-      swarm: f.swarm ? { ...f.swarm, phase: 'starting', detail: 'starting', url: null } : f.swarm,
+      swarm: f.swarm ? { ...f.swarm, phase: 'starting', detail: 'starting', say: { key: 'starting', params: {} }, url: null } : f.swarm,
     }));
     try {
       const target = await startSwarm(
@@ -64,17 +64,19 @@ export class SwarmSteps {
       );
       return await this.wizard.change((f) => {
         if (!f.swarm || !sameChoice(f.swarm.choice, choice)) return f;
-        return clearStale({ ...f, swarm: { ...f.swarm, ...target, phase: 'ready', detail: null }, swarmReadyAt: new Date().toISOString() }, 'swarm');
+        return clearStale({ ...f, swarm: { ...f.swarm, ...target, phase: 'ready', detail: null, say: null }, swarmReadyAt: new Date().toISOString() }, 'swarm');
       });
     } catch (error) {
       // Another LLM on the running dry run is a question for the user (the step offers "Restart"),
       // said once by the step: nothing started or failed.
       if (isAppError(error) && error.params?.holder === 'wizard-other-llm') {
-        await progress({ phase: 'idle', detail: null }).catch(() => undefined);
+        await progress({ phase: 'idle', detail: null, say: null }).catch(() => undefined);
         throw error;
       }
       const detail = isAppError(error) ? error.message : 'The start failed unexpectedly; the app log has the details.';
-      await progress({ phase: 'failed', detail }).catch(() => undefined);
+      // The error's own params (a port, a holder) word its title too.
+      const say = { key: 'failed' as const, params: isAppError(error) ? { ...error.params, code: error.code } : { code: 'INTERNAL' } };
+      await progress({ phase: 'failed', detail, say }).catch(() => undefined);
       throw error;
     }
   }

@@ -70,7 +70,9 @@ export class WizardService {
     if (facts.swarm && IN_PROGRESS.has(facts.swarm.phase)) {
       await this.store.update((f) => ({
         ...f,
-        swarm: f.swarm ? { ...f.swarm, phase: 'failed' as const, detail: 'The app stopped while the server was starting. Press Start again.' } : null,
+        swarm: f.swarm
+          ? { ...f.swarm, phase: 'failed' as const, detail: 'The app stopped while the server was starting. Press Start again.', say: { key: 'appStopped' as const, params: {} } }
+          : null,
       }));
     } else if (facts.swarm?.choice.kind === 'dry-run' && facts.swarm.phase === 'ready') {
       // The dry run lives inside the backend: it ended with the app. A container (or a native server)
@@ -78,7 +80,9 @@ export class WizardService {
       await this.store.update((f) => ({
         ...f,
         swarmReadyAt: null,
-        swarm: f.swarm ? { ...f.swarm, phase: 'idle' as const, url: null, detail: 'The dry run ended when the app closed. Press Start again.' } : null,
+        swarm: f.swarm
+          ? { ...f.swarm, phase: 'idle' as const, url: null, detail: 'The dry run ended when the app closed. Press Start again.', say: { key: 'dryRunEnded' as const, params: {} } }
+          : null,
       }));
     }
     for (const pending of this.facts().pending) {
@@ -121,7 +125,7 @@ export class WizardService {
         const base = this.stale(f, ['debug', 'train']);
         return {
           ...base,
-          swarm: { ...f.swarm, phase: 'idle', detail: null, engineId: null, containerId: null, url: null },
+          swarm: { ...f.swarm, phase: 'idle', detail: null, say: null, engineId: null, containerId: null, url: null },
           swarmReadyAt: null,
           goneProfile: { id: choice.profileId, label },
         };

@@ -117,7 +117,7 @@ export function installWizardRunFake(api: FakeApi, initial: WizardStateData): Wi
     if (fake.startFailure) {
       const error = fake.startFailure;
       fake.startFailure = null;
-      fake.setSwarm({ phase: 'failed', detail: error.message });
+      fake.setSwarm({ phase: 'failed', detail: error.message, say: { key: 'failed', params: { code: error.code } } });
       throw error;
     }
     const ready = swarm.choice.kind === 'dry-run' ? readyDryRun() : makeSwarmView({ choice: swarm.choice, phase: 'ready', engineId: 'local', containerId: 'c0ffee000001', url: 'http://127.0.0.1:10086' });

@@ -91,20 +91,27 @@ export function draftFromForm(form: TrainingFormData): TrainingDraft {
 }
 
 /**
- * A first run is a debug run (issue 32): a small batch and a few epochs reach a training step in minutes. The schema's
- * defaults are real training's (batch 32, 10,000 epochs), one click away in the form ("Use real-training values").
+ * A first run is a debug run (issue 32): a small batch, a few epochs and one GPU reach a training step in minutes on a
+ * single-GPU server. The schema's defaults are real training's (batch 32, 10,000 epochs, 8 GPUs per node), one click
+ * away in the form ("Use real-training values").
  */
-export const FIRST_RUN_VALUES = { batchSize: 4, epochs: 3 } as const;
-export const REAL_TRAINING_VALUES = { batchSize: shape.batchSize.parse(undefined), epochs: shape.epochs.parse(undefined) } as const;
+export const FIRST_RUN_VALUES = { batchSize: 4, epochs: 3, gpusPerNode: 1 } as const;
+export const REAL_TRAINING_VALUES = {
+  batchSize: shape.batchSize.parse(undefined),
+  epochs: shape.epochs.parse(undefined),
+  gpusPerNode: shape.gpusPerNode.parse(undefined),
+} as const;
 
 /** Whether the draft still holds the first-run values (the form then offers the real-training ones). */
 export function hasFirstRunValues(draft: TrainingDraft): boolean {
-  return draft.batchSize === String(FIRST_RUN_VALUES.batchSize) && draft.epochs === String(FIRST_RUN_VALUES.epochs);
+  return (
+    draft.batchSize === String(FIRST_RUN_VALUES.batchSize) && draft.epochs === String(FIRST_RUN_VALUES.epochs) && draft.gpusPerNode === String(FIRST_RUN_VALUES.gpusPerNode)
+  );
 }
 
-/** The draft with real training's batch size and epochs. */
+/** The draft with real training's batch size, epochs and GPUs per node. */
 export function withRealTrainingValues(draft: TrainingDraft): TrainingDraft {
-  return { ...draft, batchSize: String(REAL_TRAINING_VALUES.batchSize), epochs: String(REAL_TRAINING_VALUES.epochs) };
+  return { ...draft, batchSize: String(REAL_TRAINING_VALUES.batchSize), epochs: String(REAL_TRAINING_VALUES.epochs), gpusPerNode: String(REAL_TRAINING_VALUES.gpusPerNode) };
 }
 
 /** Before any code was generated: the first-run values, the schema's other defaults and what the backend suggests. */
@@ -115,7 +122,7 @@ export function draftFromSuggestion(suggestion: TrainingFormSuggestionData | nul
     grpoN: shape.grpoN.parse(undefined),
     epochs: FIRST_RUN_VALUES.epochs,
     batchSize: FIRST_RUN_VALUES.batchSize,
-    gpusPerNode: shape.gpusPerNode.parse(undefined),
+    gpusPerNode: FIRST_RUN_VALUES.gpusPerNode,
     modelPath: suggestion?.modelPath ?? '',
     discardEpisodeTimeout: shape.discardEpisodeTimeout.parse(undefined),
     sampleCollectionMethod: shape.sampleCollectionMethod.parse(undefined),
