@@ -2,8 +2,8 @@
  * `npm run bench -- workers [--seconds N]`: episodes per minute of a worker pool with 4 local workers
  * against 1, in the same run, on one swarm server (issue 34). The agent spends 200 ms per episode
  * (a sleep) and makes one call to a 20 ms fake LLM (the fake swarm server's chat route, TEST DOUBLE,
- * `llmDelayMs: 20`); each worker runs ONE episode at a time (the agent holds a lock per worker, as a
- * single browser or sandbox per machine would), which is what makes one process unable to fill a batch.
+ * `llmDelayMs: 20`); each worker sleeps for ONE episode at a time (a lock per worker around the sleep, as a
+ * single browser or sandbox per machine would be), which is what makes one process unable to fill a batch.
  * Workers are the app's own: the worker pool with local workers through the job runner, the wizard's
  * generated agent_roll.py, the ajet TEST DOUBLE in a venv (AJET_STUB_TIME_SCALE 0.2: upstream's waits and polls
  * five times faster). Each pool is measured over whole training steps: from a change of the global step to the
@@ -31,13 +31,17 @@ const SECONDS = Number(process.argv[process.argv.indexOf('--seconds') + 1]) || 4
 const TASKS = 16;
 const FORM = TrainingForm.parse({ experimentName: 'bench_workers', modelPath: '/models/debug', grpoN: 2, epochs: 1000, batchSize: TASKS, gpusPerNode: 1, discardEpisodeTimeout: 120 });
 
-/** The sample agent after 200 ms of "work", one episode at a time per worker (its index from the pool's env). */
+/**
+ * The sample agent after 200 ms of "work": the sleep is the worker's one agent slot (a lock per worker, from the
+ * pool's env), the LLM call (the fake's 20 ms) and Python's own start are not, as a browser or sandbox per
+ * machine would be the limit while the LLM serves everyone.
+ */
 const BENCH_AGENT = `import fcntl, os, sys, time
 sys.argv[0] = os.path.join(os.path.dirname(os.path.abspath(__file__)), "agent.py")
-lock = open(os.path.join(os.environ["BENCH_LOCK_DIR"], "worker-%s.lock" % os.environ.get("AGENTSWARM_WORKER_INDEX", "0")), "w")
-fcntl.flock(lock, fcntl.LOCK_EX)
-time.sleep(0.2)
 import agent
+with open(os.path.join(os.environ["BENCH_LOCK_DIR"], "worker-%s.lock" % os.environ.get("AGENTSWARM_WORKER_INDEX", "0")), "w") as lock:
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    time.sleep(0.2)
 agent.main()
 `;
 
