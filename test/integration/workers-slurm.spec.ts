@@ -96,7 +96,14 @@ afterAll(async () => {
 });
 
 describe('rollout workers as a Slurm job array', () => {
+  // In CI's Slurm lane this file follows others whose jobs may still be ending (KillWait) on the one node, whose CPUs
+  // the two tasks need at once.
   it('shows the array script, submits 2 tasks that train to step 3, stops one by hand, is found again after an app restart, and stop all leaves nothing in the queue', async () => {
+    const queue = async () => (await connection.exec(`squeue -h -a -o '%i %u %T %R'`)).stdout.trim();
+    // Earlier files' jobs have ended, so both tasks can run at once (a task left pending would never end episodes).
+    await poll('the Slurm node free of earlier jobs', 120_000, async () => ((await queue()) === '' ? true : undefined), 1000).catch(async (error: Error) => {
+      throw new Error(`${error.message}; the queue: ${await queue()}`);
+    });
     const { workers } = await openApp();
     const stub = relative(layout.buildDir, join(projectDir, 'ajet_stub'));
     const request = PoolStartRequest.parse({
@@ -140,7 +147,11 @@ describe('rollout workers as a Slurm job array', () => {
     expect((await connection.exec(`cat ${runDir}/job.sh`)).stdout).toBe(array!.script);
 
     const view = (): PoolViewData => workers.pool.get(started.poolId);
-    await poll('both array tasks to end episodes', 120_000, async () => (view().workers.every((w) => w.episodes > 0 && w.clientUuid !== null) ? true : undefined), 500);
+    await poll('both array tasks to end episodes', 150_000, async () => (view().workers.every((w) => w.episodes > 0 && w.clientUuid !== null) ? true : undefined), 500).catch(
+      async (error: Error) => {
+        throw new Error(`${error.message}; the queue: ${await queue()}; the workers: ${JSON.stringify(view().workers.map((w) => [w.state, w.episodes, w.lastError]))}`);
+      },
+    );
     expect(view().workers.every((w) => (w.llmCalls ?? 0) > 0)).toBe(true);
     // Each task's env file is gone once it read it.
     expect((await connection.exec(`ls ${runDir}/env.* 2>/dev/null | wc -l`)).stdout.trim()).toBe('0');

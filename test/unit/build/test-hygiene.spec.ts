@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TEST_CONTAINER_FILTER } from '../../support/test-app';
+import { LABEL_APP_VERSION } from '../../../electron/services/engines/container-engine';
 
 const root = resolve(import.meta.dirname, '../../..');
 
@@ -85,10 +85,14 @@ describe('test hygiene', () => {
   });
 
   it('the test bed removes exactly the label the tests put on their containers, on Docker and on Podman', () => {
+    // The tests' app version is 0.0.0-test, or 0.0.0-test.<run> for a named run (test/support/test-app.ts): the scripts
+    // list containers carrying the version label and keep those whose value starts with 0.0.0-test, nothing else.
     for (const file of ['test/testbed/testbed.sh', 'test/testbed/podman.sh']) {
       const script = readFileSync(join(root, file), 'utf8');
       const filters = [...script.matchAll(/--filter label=(\S+)/g)].map((m) => m[1]);
-      expect(filters, file).toEqual([TEST_CONTAINER_FILTER]);
+      expect(filters, file).toEqual([LABEL_APP_VERSION]);
+      const kept = [...script.matchAll(/awk '\$2 ~ \/(\S+)\/ \{ print \$1 \}'/g)].map((m) => m[1]);
+      expect(kept, file).toEqual(['^0\\.0\\.0-test']);
     }
   });
 });

@@ -1,5 +1,6 @@
 import type { ExposedApi } from '../../../../electron/shared/api';
 import type { AppErrorShape } from '../../../../electron/shared/errors';
+import type { EngineSummary } from '../../../../electron/shared/schemas';
 import type { RunCardExported, RunComparison, RunListRequest, RunsSettings, RunSummary } from '../../../../electron/shared/schemas-runs';
 
 /** At most this many runs are compared at once (the backend refuses more). */
@@ -22,6 +23,8 @@ export class RunsState {
   settings = $state<RunsSettings | null>(null);
   error = $state<AppErrorShape | null>(null);
   exported = $state<RunCardExported | null>(null);
+  /** The engines, for the filter and the price forms (read once when the page opens). */
+  engines = $state<EngineSummary[]>([]);
   private reloadTimer: ReturnType<typeof setTimeout> | null = null;
   private seq = 0;
 
@@ -31,6 +34,9 @@ export class RunsState {
     const off = this.api.events.on('runs:changed', () => this.reloadSoon());
     void this.load();
     void this.loadSettings();
+    void this.api.engines.list().then((r) => {
+      if (r.ok) this.engines = r.value;
+    });
     return () => {
       off();
       if (this.reloadTimer) clearTimeout(this.reloadTimer);
