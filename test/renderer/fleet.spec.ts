@@ -39,7 +39,7 @@ describe('fleet numbers', () => {
 
 describe('the fleet home', () => {
   it('shows every engine with its servers: state, engine status, step, clients, reward, GPUs and GPU-hours', async () => {
-    const reports = installFleetFake(api, [makeGpuSample()]);
+    const reports = installFleetFake(api, [makeGpuSample()], [{ engineId: 'local', perGpuHour: 2.5, currency: 'EUR' }]);
     const c = api.makeContainer({ name: 'agentswarm-night-run' });
     api.containers = [c];
     api.statusList = [makeStatus(c.id, { engineStatus: 'ENGINE.ROLLING', globalStep: 12, connection: 'online' })];
@@ -65,6 +65,8 @@ describe('the fleet home', () => {
     expect(Number(within(row).getByTestId('fleet-steps-per-hour').textContent)).toBeCloseTo(60, -1);
     // Two GPUs for two minutes.
     expect(Number(within(row).getByTestId('fleet-gpu-hours').textContent)).toBeCloseTo(0.07, 1);
+    // What they cost at the engine's price per GPU-hour (2.5 EUR): about 0.17 EUR.
+    await waitFor(() => expect(within(row).getByTestId('fleet-cost').textContent).toMatch(/^0\.1[67] EUR$/));
     const gpus = screen.getAllByTestId('fleet-gpu');
     expect(gpus.map((g) => g.textContent?.replace(/\s+/g, ' ').trim())).toEqual(['GPU 0 97 % 40.0 / 80.0 GiB', 'GPU 1 2 % 0.5 / 80.0 GiB']);
     // The backend samples faster while the home is shown; it is told so.
@@ -83,6 +85,8 @@ describe('the fleet home', () => {
     await fireEvent.click(await screen.findByTestId('nav-fleet'));
     await screen.findByTestId('fleet-server');
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('总览');
+    // No price set for this engine: no cost shown.
+    expect(screen.queryByTestId('fleet-cost')).toBeNull();
     api.emit('gpus:sampled', makeGpuSample({ gpus: [], error: { kind: 'no-nvidia-smi', message: 'sh: nvidia-smi: not found' } }));
     await waitFor(() => expect(screen.getByTestId('fleet-gpus-error').textContent).toBe('this computer 上没有 nvidia-smi：那里没有 NVIDIA 驱动，或不在其 PATH 中。'));
   });

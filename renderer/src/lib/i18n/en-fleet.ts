@@ -21,6 +21,8 @@ export const enFleet = {
   'fleet.server.clients': 'Active clients',
   'fleet.server.timeLeft': 'Time left',
   'fleet.server.gpuHours': 'GPU-hours so far',
+  'fleet.server.cost': 'Cost so far',
+  'fleet.server.costValue': '{amount} {currency}',
   'fleet.unknown': '—',
   'fleet.hms': '{h} h {m} min {s} s',
   'fleet.gpu.name': 'GPU {index}',

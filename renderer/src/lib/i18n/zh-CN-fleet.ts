@@ -22,6 +22,8 @@ export const zhCNFleet: Record<keyof typeof enFleet, string> = {
   'fleet.server.clients': '活跃客户端',
   'fleet.server.timeLeft': '剩余时间',
   'fleet.server.gpuHours': '已用 GPU 小时',
+  'fleet.server.cost': '已用费用',
+  'fleet.server.costValue': '{amount} {currency}',
   'fleet.unknown': '—',
   'fleet.hms': '{h} 小时 {m} 分 {s} 秒',
   'fleet.gpu.name': 'GPU {index}',

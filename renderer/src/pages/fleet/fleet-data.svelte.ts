@@ -23,6 +23,8 @@ export class FleetData {
   views = $state<Record<string, TrainingView>>({});
   series = $state<Record<string, TrainingPoint[]>>({});
   slurmJobs = $state<Record<string, SlurmJobView>>({});
+  /** The price per GPU-hour the user set for an engine on the Runs page (by engine id), read when the home opens. */
+  rates = $state<Record<string, { perGpuHour: number; currency: string }>>({});
   // Bookkeeping only (nothing renders from them): plain records, not state.
   private readonly seriesSteps: Record<string, number | null> = {};
   private readonly slurmReadAt: Record<string, number> = {};
@@ -45,6 +47,9 @@ export class FleetData {
     });
     void this.api.training.views().then((r) => {
       if (r.ok) for (const view of r.value) this.putView(view);
+    });
+    void this.api.runs.settings().then((r) => {
+      if (r.ok) this.rates = Object.fromEntries(r.value.rates.map((rate) => [rate.engineId, { perGpuHour: rate.perGpuHour, currency: rate.currency }]));
     });
     for (const state of Object.values(this.statuses.servers)) this.stateChanged(state);
     const stopShown = this.reportShown();
