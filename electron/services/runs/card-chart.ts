@@ -1,4 +1,5 @@
 import type { TrainingPoint } from '../../shared/schemas-training';
+import { ticks } from '../../shared/chart-ticks';
 
 export const CHART_WIDTH = 720;
 export const CHART_HEIGHT = 300;
@@ -8,17 +9,7 @@ export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-/** About `count` round tick values from `min` to `max` (1, 2 or 5 times a power of ten apart). */
-export function ticks(min: number, max: number, count = 5): number[] {
-  if (!Number.isFinite(min) || !Number.isFinite(max)) return [];
-  if (min === max) return [min];
-  const raw = (max - min) / count;
-  const power = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? raw;
-  const out: number[] = [];
-  for (let v = Math.ceil(min / step) * step; v <= max + step * 1e-9; v += step) out.push(Number(v.toPrecision(10)));
-  return out;
-}
+export { ticks };
 
 const fmt = (n: number): string => (Math.abs(n) >= 1000 || Number.isInteger(n) ? String(Math.round(n)) : n.toFixed(Math.abs(n) < 1 ? 2 : 1));
 

@@ -1,5 +1,6 @@
 import type { RunDetail, RunSummary } from '../../../../electron/shared/schemas-runs';
 import { t } from '../../lib/i18n';
+import { ticks } from '../../../../electron/shared/chart-ticks';
 
 /** Five lines told apart by colour and by dash (readable without colour), dark enough on white (≥ 3:1). */
 export const SERIES_STYLES = [
@@ -64,17 +65,7 @@ export function seriesOf(runs: readonly RunDetail[], axis: Axis): ChartSeries[] 
   });
 }
 
-/** About `count` round tick values from `min` to `max`. */
-export function ticks(min: number, max: number, count = 5): number[] {
-  if (!Number.isFinite(min) || !Number.isFinite(max)) return [];
-  if (min === max) return [min];
-  const raw = (max - min) / count;
-  const power = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? raw;
-  const out: number[] = [];
-  for (let v = Math.ceil(min / step) * step; v <= max + step * 1e-9; v += step) out.push(Number(v.toPrecision(10)));
-  return out;
-}
+export { ticks };
 
 export interface Frame {
   x0: number;
