@@ -17,23 +17,46 @@ export class SwarmStatuses {
 
   constructor(private readonly api: ExposedApi) {}
 
-  /** Loads the snapshot and subscribes to updates; returns the unsubscribe for teardown. */
+  /**
+   * Loads the snapshot and subscribes to updates; returns the unsubscribe for teardown. In the browser
+   * host the list comes over HTTP and events over the socket, so an event may arrive before a list
+   * that was taken earlier: what an event said while the list was on its way wins over the list (a
+   * dry run's first "online" was once dropped by a late list that did not have it yet, and nothing
+   * changed after to bring it back).
+   */
   start(): () => void {
+    let listing = true;
+    const changedMeanwhile = new Set<string>();
+    const removedMeanwhile = new Set<string>();
     const offs = [
-      this.api.events.on('fleet:state-changed', (state) => this.putServer(state)),
-      this.api.events.on('fleet:state-removed', ({ key }) => delete this.servers[key]),
+      this.api.events.on('fleet:state-changed', (state) => {
+        if (listing) {
+          changedMeanwhile.add(state.key);
+          removedMeanwhile.delete(state.key);
+        }
+        this.putServer(state);
+      }),
+      this.api.events.on('fleet:state-removed', ({ key }) => {
+        if (listing) {
+          removedMeanwhile.add(key);
+          changedMeanwhile.delete(key);
+        }
+        delete this.servers[key];
+      }),
     ];
     void this.api.fleet.states().then((result) => {
+      listing = false;
       if (!result.ok) {
         this.loadFailed = true;
         return;
       }
       this.serversLoaded = true;
       this.loadFailed = false;
-      // The list is the whole truth at its moment: servers it lacks are gone (removed while the page was away).
-      const listed = result.value.map((s) => s.key);
-      for (const key of Object.keys(this.servers)) if (!listed.includes(key)) delete this.servers[key];
-      for (const state of result.value) this.putServer(state);
+      // The list is the whole truth at its moment: servers it lacks are gone (removed while the page was away),
+      // unless an event told of them since.
+      const listed = new Set(result.value.map((s) => s.key));
+      for (const key of Object.keys(this.servers)) if (!listed.has(key) && !changedMeanwhile.has(key)) delete this.servers[key];
+      for (const state of result.value) if (!removedMeanwhile.has(state.key)) this.putServer(state);
     });
     return () => {
       for (const off of offs) off();
