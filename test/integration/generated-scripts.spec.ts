@@ -5,6 +5,8 @@
 // LLM; the swarm is the app's dry run (through startTestApp's handlers) and the TEST DOUBLE fake swarm server
 // reached through an SSH tunnel over the test bed's sshd. Needs the test bed (sshd) for the last part.
 import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -237,5 +239,56 @@ describe('the roll scripts against the fake swarm through an SSH tunnel', () => 
     expect(train.result).toMatchObject({ episodes: 0, failed_episodes: 8, stopped: expect.stringContaining('none of the 8 episodes gave a reward') });
     expect(train.stderr).toContain("no item 'missing-q1' in dataset.jsonl");
     expect(swarm!.state.globalStep).toBe(step);
+  }, 180_000);
+});
+
+describe('the roll script as one of many clients', () => {
+  let swarm: FakeSwarmHandle | null = null;
+  let proxy: Server | null = null;
+  afterAll(async () => {
+    await new Promise((resolve) => (proxy ? proxy.close(resolve) : resolve(undefined)));
+    await swarm?.close();
+  });
+
+  // A worker pool starts its clients together: each may see OFFLINE, and all but the first then get the
+  // server's 400 ("Engine is already started…"). That race is a few milliseconds wide on loopback, so this
+  // test widens it: a proxy in front of the TEST DOUBLE fake swarm holds the first sync 3 s (the others see
+  // OFFLINE meanwhile and sync too), and every later sync until the first client's start left OFFLINE.
+  it('three clients started at once against an OFFLINE engine: one starts it, the others join it, all train', async () => {
+    swarm = await startFakeSwarmServer({ port: 0, bootDelayMs: 300, weightSyncDelayMs: 200, rollingPostMaxMs: 500, quiet: true });
+    const upstream = swarm;
+    let syncs = 0;
+    proxy = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', async () => {
+        if (request.url === '/sync_train_config' && ++syncs === 1) {
+          // The first sync waits until the others had time to see OFFLINE too (they start together).
+          await new Promise((resolve) => setTimeout(resolve, 3_000));
+        } else if (request.url === '/sync_train_config') {
+          await poll('the first client to start the engine', 30_000, async () => (upstream.state.status !== 'ENGINE.OFFLINE' ? true : undefined));
+        }
+        const answer = await fetch(`${upstream.url}${request.url}`, {
+          method: request.method,
+          headers: Object.fromEntries(Object.entries(request.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name)) as [string, string][]),
+          ...(request.method === 'GET' ? {} : { body: Buffer.concat(chunks) }),
+        });
+        response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+        response.end(Buffer.from(await answer.arrayBuffer()));
+      });
+    });
+    await new Promise<void>((resolve) => proxy!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+
+    const runs = await Promise.all([0, 1, 2].map(() => runScript(join(native.buildDir, 'agent_roll.py'), [], native.buildDir, runnerEnv(url))));
+    for (const run of runs) {
+      expect(run.code, explain(run)).toBe(0);
+      expect(run.result).toMatchObject({ episodes: 8, failed_episodes: 0 });
+    }
+    // At least one client lost the race (a third may already see BOOTING and just wait); each loser said so.
+    expect(syncs).toBeGreaterThanOrEqual(2);
+    expect(runs.filter((run) => run.stderr.includes('another client started the engine first'))).toHaveLength(syncs - 1);
+    // Started once, never restarted: the clients that lost the race joined the winner's engine.
+    expect(upstream.state.statusHistory.filter((status) => status === 'ENGINE.BOOTING')).toHaveLength(1);
   }, 180_000);
 });

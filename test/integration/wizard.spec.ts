@@ -140,7 +140,7 @@ describe('wizard steps 0–2 through the app', () => {
     expect(roll.content).toContain('GRPO_N = 2');
     expect(roll.content).toContain('MODEL_PATH = "/models/debug"');
     // Without forceRestart the script joins the server's training; it never restarts the engine.
-    expect(roll.content).toContain('swarm_worker.auto_sync_train_config_and_start_engine(ajet_job)\n');
+    expect(roll.content).toContain('    join_or_start_engine(swarm_worker, ajet_job)\n');
     expect(roll.content).not.toContain('force_restart=True');
     const generated = await call(app, 'wizard:generate-code', { form, overwrite: [] });
     expect(generated.code?.compiledAt).toEqual(expect.any(String));

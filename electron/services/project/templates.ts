@@ -189,7 +189,7 @@ export async function renderTrainingCode(resourcesDir: string, vars: TrainingCod
         '    # The training form asked to restart the engine first: this ENDS THE TRAINING OF EVERY CLIENT of this server.',
         `    swarm_worker.auto_sync_train_config_and_start_engine(ajet_job, ${'force_restart'}=True)`,
       ]
-    : ['    # Joins the running training, or syncs this job and starts the engine when the server is OFFLINE.', '    swarm_worker.auto_sync_train_config_and_start_engine(ajet_job)'];
+    : ['    join_or_start_engine(swarm_worker, ajet_job)'];
   return {
     'agent_roll.py': await renderTemplate(resourcesDir, 'agent_roll.py.tmpl', { ...common, ENGINE_START: engineStart.join('\n') }),
     'agent_roll_one_episode_debug.py': await renderTemplate(resourcesDir, 'agent_roll_one_episode_debug.py.tmpl', common),
