@@ -11,11 +11,18 @@ export class FleetAlerts {
 
   constructor(private readonly api: ExposedApi) {}
 
-  /** Subscribes, then loads (an event sent meanwhile is not lost); returns the unsubscribe. */
+  /**
+   * Subscribes, then loads; returns the unsubscribe. An event carries the whole list, and in the browser
+   * host it may arrive before an older list answered over HTTP: once an event came, the list is not taken.
+   */
   start(): () => void {
-    const off = this.api.events.on('alerts:changed', (list) => (this.alerts = list));
+    let eventCame = false;
+    const off = this.api.events.on('alerts:changed', (list) => {
+      eventCame = true;
+      this.alerts = list;
+    });
     void this.api.alerts.list().then((r) => {
-      if (r.ok) this.alerts = r.value;
+      if (r.ok && !eventCame) this.alerts = r.value;
     });
     return off;
   }
