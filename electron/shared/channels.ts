@@ -152,6 +152,7 @@ export const EVENT_CHANNELS = [
   'workers:log-appended',
   'gpus:sampled',
   'alerts:changed',
+  'alerts:thresholds-changed',
 ] as const;
 
 export type InvokeChannel = (typeof INVOKE_CHANNELS)[number];

@@ -375,6 +375,8 @@ export const eventContract = {
   'gpus:sampled': GpuSample,
   /** A snapshot of the fleet's alerts after each change. */
   'alerts:changed': z.array(FleetAlert),
+  /** All the alert thresholds after a save, so a second window's form shows them too. */
+  'alerts:thresholds-changed': AlertThresholds,
 } as const satisfies Record<EventChannel, z.ZodType>;
 
 /** What a caller may send (defaults still optional). */

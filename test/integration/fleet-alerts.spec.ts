@@ -33,7 +33,12 @@ describe('the GPUs-idle alert against the nvidia-smi double', () => {
     fake = await installFakeNvidiaSmi([{ utilizationPct: 1 }, { utilizationPct: 0 }]);
     app = await startTestApp({ monitorIntervalMs: 500, notifier, gpus: { command: fake.command } });
     // Idle at once (0 min) instead of after 15 min, and samples every 10 s (the home is shown).
+    const told: unknown[] = [];
+    const stopListening = app.hub.subscribe((channel, payload) => void (channel === 'alerts:thresholds-changed' && told.push(payload)));
     await app.handlers['alerts:set-thresholds']({ idleMinutes: 0 });
+    stopListening();
+    // Every window's form hears of the save (the one that saved gets the same values as its answer).
+    expect(told).toEqual([expect.objectContaining({ idleMinutes: 0, diskPct: 90 })]);
     await app.handlers['app:visibility']({ pageId: PAGE, shown: true });
     await app.handlers['gpus:home-shown']({ pageId: PAGE, shown: true });
     const port = await freePort();

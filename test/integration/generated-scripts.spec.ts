@@ -261,7 +261,8 @@ describe('the roll script as one of many clients', () => {
     proxy = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', async () => {
+      request.on('end', () => void forward());
+      const forward = async (): Promise<void> => {
         if (request.url === '/sync_train_config' && ++syncs === 1) {
           // The first sync waits until the others had time to see OFFLINE too (they start together).
           await new Promise((resolve) => setTimeout(resolve, 3_000));
@@ -275,7 +276,7 @@ describe('the roll script as one of many clients', () => {
         });
         response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
         response.end(Buffer.from(await answer.arrayBuffer()));
-      });
+      };
     });
     await new Promise<void>((resolve) => proxy!.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;

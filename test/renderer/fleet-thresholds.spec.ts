@@ -63,6 +63,19 @@ describe('the alert thresholds form', () => {
     expect((within(form).getByTestId('fleet-threshold-idleMinutes') as HTMLInputElement).value).toBe('30');
   });
 
+  it('shows a save made in another window, unless the user is typing (their draft stays)', async () => {
+    const form = await openForm();
+    const idle = within(form).getByTestId('fleet-threshold-idleMinutes') as HTMLInputElement;
+    expect(idle.value).toBe('15');
+    api.emit('alerts:thresholds-changed', { ...AlertThresholds.parse({}), idleMinutes: 45 });
+    await waitFor(() => expect(idle.value).toBe('45'));
+
+    await fireEvent.input(idle, { target: { value: '20' } });
+    api.emit('alerts:thresholds-changed', { ...AlertThresholds.parse({}), idleMinutes: 60 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(idle.value).toBe('20');
+  });
+
   it('names a wrong field in the page language, focuses it and saves nothing (zh-CN)', async () => {
     api.settingsValue.language = 'zh-CN';
     const form = await openForm();

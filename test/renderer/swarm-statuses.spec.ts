@@ -40,7 +40,7 @@ describe('SwarmStatuses: a list that arrives after newer events', () => {
     const statuses = new SwarmStatuses(api);
     statuses.start();
 
-    api.emit('fleet:state-removed', { key: 'local:gone' });
+    api.emit('fleet:state-removed', { key: 'local:gone', engineId: 'local', containerId: 'gone' });
     release();
     await waitFor(() => expect(statuses.serversLoaded).toBe(true));
     expect(statuses.server('local', 'gone')).toBeUndefined();

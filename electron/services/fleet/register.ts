@@ -106,6 +106,7 @@ export function registerAlerts(
         thresholds = AlertThresholds.parse({ ...thresholds, ...patch });
         await writeFileAtomic(file, JSON.stringify(thresholds, null, 2));
         void alerts.evaluate();
+        context.events.emit('alerts:thresholds-changed', thresholds);
         return thresholds;
       },
     },

@@ -77,6 +77,7 @@ describe('contract types', () => {
       | 'workers:log-appended'
       | 'gpus:sampled'
       | 'alerts:changed'
+      | 'alerts:thresholds-changed'
     >();
   });
 

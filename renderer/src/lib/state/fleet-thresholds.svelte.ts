@@ -16,16 +16,31 @@ export class FleetThresholdsForm {
   /** The last save worked and nothing was typed since. */
   saved = $state(false);
   failure = $state<AppErrorShape | null>(null);
+  /** Typed into since the last load or save: a save elsewhere must not overwrite what the user is typing. */
+  private typed = false;
 
   constructor(private readonly api: ExposedApi) {}
 
+  /**
+   * Loads the thresholds and follows saves made in another window (`alerts:thresholds-changed`); returns the
+   * unsubscribe. A form being typed into keeps its draft (its Save sends what the user typed).
+   */
+  start(): { loaded: Promise<void>; stop: () => void } {
+    const stop = this.api.events.on('alerts:thresholds-changed', (values) => {
+      if (!this.typed && !this.saving) this.apply(values);
+    });
+    return { loaded: this.load(), stop };
+  }
+
   async load(): Promise<void> {
     const result = await this.api.alerts.thresholds();
-    if (result.ok) this.draft = draftOf(result.value);
-    else this.failure = result.error;
+    if (result.ok) {
+      if (!this.typed) this.draft = draftOf(result.value);
+    } else this.failure = result.error;
   }
 
   edited(): void {
+    this.typed = true;
     this.saved = false;
     if (this.submitted && this.draft) this.errors = checkThresholdDraft(this.draft).errors;
   }
@@ -45,6 +60,7 @@ export class FleetThresholdsForm {
         this.failure = result.error;
         return null;
       }
+      this.typed = false;
       this.apply(result.value);
       this.saved = true;
       return null;

@@ -26,20 +26,21 @@ export class SwarmStatuses {
    */
   start(): () => void {
     let listing = true;
-    const changedMeanwhile = new Set<string>();
-    const removedMeanwhile = new Set<string>();
+    // Keys, not reactive state: plain records (a handful of entries while one request is on its way).
+    const changedMeanwhile: Record<string, true> = {};
+    const removedMeanwhile: Record<string, true> = {};
     const offs = [
       this.api.events.on('fleet:state-changed', (state) => {
         if (listing) {
-          changedMeanwhile.add(state.key);
-          removedMeanwhile.delete(state.key);
+          changedMeanwhile[state.key] = true;
+          delete removedMeanwhile[state.key];
         }
         this.putServer(state);
       }),
       this.api.events.on('fleet:state-removed', ({ key }) => {
         if (listing) {
-          removedMeanwhile.add(key);
-          changedMeanwhile.delete(key);
+          removedMeanwhile[key] = true;
+          delete changedMeanwhile[key];
         }
         delete this.servers[key];
       }),
@@ -54,9 +55,9 @@ export class SwarmStatuses {
       this.loadFailed = false;
       // The list is the whole truth at its moment: servers it lacks are gone (removed while the page was away),
       // unless an event told of them since.
-      const listed = new Set(result.value.map((s) => s.key));
-      for (const key of Object.keys(this.servers)) if (!listed.has(key) && !changedMeanwhile.has(key)) delete this.servers[key];
-      for (const state of result.value) if (!removedMeanwhile.has(state.key)) this.putServer(state);
+      const listed = result.value.map((s) => s.key);
+      for (const key of Object.keys(this.servers)) if (!listed.includes(key) && !changedMeanwhile[key]) delete this.servers[key];
+      for (const state of result.value) if (!removedMeanwhile[state.key]) this.putServer(state);
     });
     return () => {
       for (const off of offs) off();
