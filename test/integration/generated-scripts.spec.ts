@@ -284,7 +284,11 @@ describe('the roll script as one of many clients', () => {
     const runs = await Promise.all([0, 1, 2].map(() => runScript(join(native.buildDir, 'agent_roll.py'), [], native.buildDir, runnerEnv(url))));
     for (const run of runs) {
       expect(run.code, explain(run)).toBe(0);
-      expect(run.result).toMatchObject({ episodes: 8, failed_episodes: 0 });
+      // Three clients share one engine's steps: an episode may be dropped by a weight sync (upstream's client
+      // gives it back), so each ran its 8 but not always 8 with a reward.
+      expect(run.result).toMatchObject({ episodes: expect.any(Number), failed_episodes: expect.any(Number) });
+      expect((run.result!.episodes as number) + (run.result!.failed_episodes as number), explain(run)).toBe(8);
+      expect(run.result!.episodes as number).toBeGreaterThan(0);
     }
     // At least one client lost the race (a third may already see BOOTING and just wait); each loser said so.
     expect(syncs).toBeGreaterThanOrEqual(2);
