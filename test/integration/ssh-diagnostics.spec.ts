@@ -93,6 +93,11 @@ describe('runDiagnostics against the test bed', () => {
     expect(gpus.error?.message).toBe(`nvidia-smi is not installed on ${TARGET}: no NVIDIA driver was found, so containers there get no GPU.`);
     expect(gpus.fix).toMatch(/NVIDIA Container Toolkit/);
     for (const s of report.stages.filter((s) => s.status === 'pass')) expect([s.error, s.fix]).toEqual([null, null]);
+    // Issue 32: the same facts as data, for the renderer's words in the user's language.
+    expect(report.stages.filter((s) => s.status !== 'skipped').map((s) => s.say?.key)).toEqual(['tcpAnswered', 'banner', 'hostKey', 'authKey', 'versionSocket', 'socketOk', 'noNvidiaSmi']);
+    expect(stage(report, 'auth').say?.params).toEqual({ path: tb.ssh.plainKeyPath });
+    expect(stage(report, 'docker-version').say?.params).toMatchObject({ product: 'Docker', path: '/var/run/docker.sock', configured: 'Docker' });
+    expect(gpus.sayFix?.key).toBe('installNvidia');
   });
 
   it('uses dial-stdio when the profile says so', async () => {

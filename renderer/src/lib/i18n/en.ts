@@ -20,6 +20,7 @@ import { enUpdates } from './en-updates';
 import { enWorkers } from './en-workers';
 import { enFleet } from './en-fleet';
 import { enRuns } from './en-runs';
+import { enDiagnostics } from './en-diagnostics';
 
 export const en = {
   ...enServers,
@@ -39,6 +40,7 @@ export const en = {
   ...enWorkers,
   ...enFleet,
   ...enRuns,
+  ...enDiagnostics,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': 'Main navigation',

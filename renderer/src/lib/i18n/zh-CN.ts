@@ -16,6 +16,7 @@ import { zhCNUpdates } from './zh-CN-updates';
 import { zhCNWorkers } from './zh-CN-workers';
 import { zhCNFleet } from './zh-CN-fleet';
 import { zhCNRuns } from './zh-CN-runs';
+import { zhCNDiagnostics } from './zh-CN-diagnostics';
 
 /**
  * Simplified Chinese. Typed as a full record of the English keys, so a missing key (or a stray
@@ -41,6 +42,7 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNWorkers,
   ...zhCNFleet,
   ...zhCNRuns,
+  ...zhCNDiagnostics,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': '主导航',

@@ -31,6 +31,7 @@ describe('gpuResult (nvidia-smi -L)', () => {
     expect(gpuResult({ stdout, stderr: '', code: 0 }, HOST)).toEqual({
       status: 'pass',
       detail: '2 GPUs: NVIDIA A100-SXM4-80GB, NVIDIA A100-SXM4-80GB',
+      say: { key: 'gpus', params: { n: 2, names: 'NVIDIA A100-SXM4-80GB, NVIDIA A100-SXM4-80GB' } },
     });
   });
 
@@ -53,6 +54,7 @@ describe('socketAccessResult', () => {
     expect(check(['ok', 'alice docker', 'root:docker 660'])).toEqual({
       status: 'pass',
       detail: 'alice may use /var/run/docker.sock (root:docker 660; groups: alice docker)',
+      say: { key: 'socketOk', params: { path: '/var/run/docker.sock', user: 'alice', host: HOST, owner: 'root:docker 660', groups: 'alice docker' } },
     });
   });
 
