@@ -21,6 +21,7 @@ import { enWorkers } from './en-workers';
 import { enFleet } from './en-fleet';
 import { enRuns } from './en-runs';
 import { enDiagnostics } from './en-diagnostics';
+import { enDoctorEngines } from './en-doctor-engines';
 
 export const en = {
   ...enServers,
@@ -41,6 +42,7 @@ export const en = {
   ...enFleet,
   ...enRuns,
   ...enDiagnostics,
+  ...enDoctorEngines,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': 'Main navigation',

@@ -17,6 +17,7 @@ import { zhCNWorkers } from './zh-CN-workers';
 import { zhCNFleet } from './zh-CN-fleet';
 import { zhCNRuns } from './zh-CN-runs';
 import { zhCNDiagnostics } from './zh-CN-diagnostics';
+import { zhCNDoctorEngines } from './zh-CN-doctor-engines';
 
 /**
  * Simplified Chinese. Typed as a full record of the English keys, so a missing key (or a stray
@@ -43,6 +44,7 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNFleet,
   ...zhCNRuns,
   ...zhCNDiagnostics,
+  ...zhCNDoctorEngines,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': '主导航',
