@@ -22,6 +22,7 @@ import { enFleet } from './en-fleet';
 import { enRuns } from './en-runs';
 import { enDiagnostics } from './en-diagnostics';
 import { enDoctorEngines } from './en-doctor-engines';
+import { enFleetAlerts } from './en-fleet-alerts';
 
 export const en = {
   ...enServers,
@@ -43,6 +44,7 @@ export const en = {
   ...enRuns,
   ...enDiagnostics,
   ...enDoctorEngines,
+  ...enFleetAlerts,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': 'Main navigation',

@@ -18,6 +18,7 @@ import { zhCNFleet } from './zh-CN-fleet';
 import { zhCNRuns } from './zh-CN-runs';
 import { zhCNDiagnostics } from './zh-CN-diagnostics';
 import { zhCNDoctorEngines } from './zh-CN-doctor-engines';
+import { zhCNFleetAlerts } from './zh-CN-fleet-alerts';
 
 /**
  * Simplified Chinese. Typed as a full record of the English keys, so a missing key (or a stray
@@ -45,6 +46,7 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNRuns,
   ...zhCNDiagnostics,
   ...zhCNDoctorEngines,
+  ...zhCNFleetAlerts,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': '主导航',
