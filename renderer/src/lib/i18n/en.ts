@@ -23,6 +23,7 @@ import { enRuns } from './en-runs';
 import { enDiagnostics } from './en-diagnostics';
 import { enDoctorEngines } from './en-doctor-engines';
 import { enFleetAlerts } from './en-fleet-alerts';
+import { enWorkerNotes } from './en-worker-notes';
 
 export const en = {
   ...enServers,
@@ -45,6 +46,7 @@ export const en = {
   ...enDiagnostics,
   ...enDoctorEngines,
   ...enFleetAlerts,
+  ...enWorkerNotes,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': 'Main navigation',

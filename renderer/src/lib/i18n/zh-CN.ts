@@ -19,6 +19,7 @@ import { zhCNRuns } from './zh-CN-runs';
 import { zhCNDiagnostics } from './zh-CN-diagnostics';
 import { zhCNDoctorEngines } from './zh-CN-doctor-engines';
 import { zhCNFleetAlerts } from './zh-CN-fleet-alerts';
+import { zhCNWorkerNotes } from './zh-CN-worker-notes';
 
 /**
  * Simplified Chinese. Typed as a full record of the English keys, so a missing key (or a stray
@@ -47,6 +48,7 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNDiagnostics,
   ...zhCNDoctorEngines,
   ...zhCNFleetAlerts,
+  ...zhCNWorkerNotes,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': '主导航',
