@@ -114,6 +114,7 @@ describe('runDiagnostics against the test bed', () => {
       tcp: 'fail', handshake: 'skipped', 'host-key': 'skipped', auth: 'skipped', 'docker-version': 'skipped', 'docker-permission': 'skipped', gpus: 'skipped',
     });
     expect(stage(report, 'tcp').error).toEqual({ code: 'SSH_UNREACHABLE', message: `Cannot open a TCP connection to 127.0.0.1:${port}: connection refused: nothing listens on that port.` });
+    expect(stage(report, 'tcp').say).toEqual({ key: 'tcpRefused', params: { endpoint: `127.0.0.1:${port}`, host: '127.0.0.1' } });
     expect(stage(report, 'tcp').fix).toMatch(/that sshd runs there/);
   });
 

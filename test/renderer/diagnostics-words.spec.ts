@@ -102,4 +102,25 @@ describe('the connection test worded from data', () => {
     const zh = render(DiagnosticsView, { report: failed });
     expect(within(zh.getByTestId('diag-stage-auth')).getByTestId('diag-fix-worded').textContent).toContain('未尝试：ssh-agent（未设置 SSH_AUTH_SOCK');
   });
+
+  it('words a refused TCP connection from the error’s facts, with no English left in the stage', () => {
+    setLocale('zh-CN');
+    const refused: DiagnosticsReport = {
+      ...report(),
+      stages: [
+        stage({
+          stage: 'tcp',
+          status: 'fail',
+          error: { code: 'SSH_UNREACHABLE', message: 'Cannot open a TCP connection to 10.0.0.5:22: connection refused: nothing listens on that port.' },
+          fix: 'Check the host name and port, that sshd runs there, and that no firewall blocks the port.',
+          say: { key: 'tcpRefused', params: { endpoint: '10.0.0.5:22', host: '10.0.0.5' } },
+          sayFix: { key: 'tcp', params: {} },
+        }),
+      ],
+    };
+    const row = render(DiagnosticsView, { report: refused }).getByTestId('diag-stage-tcp');
+    expect(within(row).getByTestId('diag-detail-worded').textContent).toBe('10.0.0.5:22 上没有程序监听：连接被拒绝。');
+    expect(row.querySelectorAll('[lang="en"]')).toHaveLength(0);
+    expect(row.textContent).not.toContain('refused');
+  });
 });

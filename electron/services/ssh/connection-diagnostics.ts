@@ -54,7 +54,7 @@ function tcpConnect(host: string, port: number, timeoutMs: number): Promise<net.
     const socket = net.connect({ host, port });
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new AppError('SSH_TIMEOUT', `No TCP answer from ${host}:${port} within ${Math.round(timeoutMs / 1000)} s.`));
+      reject(new AppError('SSH_TIMEOUT', `No TCP answer from ${host}:${port} within ${Math.round(timeoutMs / 1000)} s.`, { params: { diag: 'tcpTimeout', endpoint: `${host}:${port}`, seconds: Math.round(timeoutMs / 1000) } }));
     }, timeoutMs);
     socket.once('connect', () => {
       clearTimeout(timer);
@@ -63,7 +63,9 @@ function tcpConnect(host: string, port: number, timeoutMs: number): Promise<net.
     socket.once('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       const why = error.code === 'ECONNREFUSED' ? 'connection refused: nothing listens on that port' : error.code === 'ENOTFOUND' ? 'the host name is unknown' : (error.code ?? error.message);
-      reject(new AppError('SSH_UNREACHABLE', `Cannot open a TCP connection to ${host}:${port}: ${why}.`, { cause: error }));
+      // The same as data for the stage's words: which of the three, and the system's own code otherwise.
+      const diag = error.code === 'ECONNREFUSED' ? 'tcpRefused' : error.code === 'ENOTFOUND' ? 'tcpUnknownHost' : 'tcpFailed';
+      reject(new AppError('SSH_UNREACHABLE', `Cannot open a TCP connection to ${host}:${port}: ${why}.`, { cause: error, params: { diag, endpoint: `${host}:${port}`, host, ...(diag === 'tcpFailed' ? { said: error.code ?? error.message } : {}) } }));
     });
   });
 }
@@ -84,10 +86,14 @@ export function readBanner(stream: Duplex, timeoutMs: number): Promise<string> {
     const onData = (chunk: Buffer): void => {
       seen += chunk.toString('latin1');
       for (const line of seen.split(/\r?\n/).slice(0, -1)) if (line.startsWith('SSH-')) return done(null, line.trim());
-      if (seen.length > 8192) done(new AppError('SSH_DISCONNECTED', `The server sent no SSH identification line (it began with "${seen.slice(0, 40)}…"): is this port an SSH server?`));
+      if (seen.length > 8192) {
+        done(new AppError('SSH_DISCONNECTED', `The server sent no SSH identification line (it began with "${seen.slice(0, 40)}…"): is this port an SSH server?`, { params: { diag: 'bannerNotSsh', said: seen.slice(0, 40) } }));
+      }
     };
-    const onEnd = (): void => done(new AppError('SSH_DISCONNECTED', 'The server closed the connection before sending its SSH identification line (sshd refused it: MaxStartups, tcp wrappers, or not an SSH server).'));
-    const timer = setTimeout(() => done(new AppError('SSH_TIMEOUT', `The server sent no SSH identification line within ${Math.round(timeoutMs / 1000)} s: is this port an SSH server?`)), timeoutMs);
+    const onEnd = (): void =>
+      done(new AppError('SSH_DISCONNECTED', 'The server closed the connection before sending its SSH identification line (sshd refused it: MaxStartups, tcp wrappers, or not an SSH server).', { params: { diag: 'bannerClosed' } }));
+    const seconds = Math.round(timeoutMs / 1000);
+    const timer = setTimeout(() => done(new AppError('SSH_TIMEOUT', `The server sent no SSH identification line within ${seconds} s: is this port an SSH server?`, { params: { diag: 'bannerTimeout', seconds } })), timeoutMs);
     stream.on('data', onData);
     stream.once('end', onEnd);
     stream.once('error', onEnd);
@@ -177,10 +183,13 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
     });
     return result.status !== 'fail';
   };
-  // The error is the SSH layer's (its own English text, titled by its code in the renderer); the fix is ours to word.
+  // The error is the SSH layer's (its own English text, titled by its code in the renderer), worded here
+  // when it says what it was as data (`params.diag`: the TCP and banner failures of this file); the fix is ours.
   const fail = (stage: StageName, started: number, error: unknown, fix: string, sayFix: DiagnosticSay): false => {
     const app = error instanceof AppError ? error : new AppError('SSH_DISCONNECTED', String((error as Error)?.message ?? error));
-    return record(stage, started, { status: 'fail', detail: null, error: { code: app.code, message: app.message }, fix, sayFix }) as false;
+    const { diag, ...facts } = app.params ?? {};
+    const say = typeof diag === 'string' ? words(diag, facts) : undefined;
+    return record(stage, started, { status: 'fail', detail: null, error: { code: app.code, message: app.message }, fix, sayFix, ...(say ? { say } : {}) }) as false;
   };
 
   /** tcp → handshake → host-key → auth for hop `index`; false when one failed (then `target` names that hop). */

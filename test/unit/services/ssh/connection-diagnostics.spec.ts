@@ -19,9 +19,14 @@ describe('readBanner', () => {
     const closed = new PassThrough();
     const early = readBanner(closed, 1_000);
     closed.end('HTTP/1.1 400 Bad Request\r\n');
-    expect(((await early.catch((e: unknown) => e)) as AppError).code).toBe('SSH_DISCONNECTED');
+    const closedEarly = (await early.catch((e: unknown) => e)) as AppError;
+    expect(closedEarly.code).toBe('SSH_DISCONNECTED');
+    expect(closedEarly.params).toEqual({ diag: 'bannerClosed' });
     const silent = readBanner(new PassThrough(), 50);
-    expect(((await silent.catch((e: unknown) => e)) as AppError).code).toBe('SSH_TIMEOUT');
+    const timedOut = (await silent.catch((e: unknown) => e)) as AppError;
+    expect(timedOut.code).toBe('SSH_TIMEOUT');
+    // What it was, as data for the stage's words (issue 32).
+    expect(timedOut.params).toEqual({ diag: 'bannerTimeout', seconds: 0 });
   });
 });
 

@@ -100,6 +100,8 @@ describe('the keys the connection stages send', () => {
       const source = await readFile(new URL(`../../../../electron/services/ssh/${file}`, import.meta.url), 'utf8');
       for (const m of source.matchAll(/words\(\s*'([a-zA-Z-]+)'/g)) keys.add(m[1]!);
       for (const m of source.matchAll(/\? '([a-z][a-zA-Z-]*)' : /g)) keys.add(m[1]!);
+      // The TCP and banner failures name their words in the error's params (`diag`).
+      for (const m of source.matchAll(/'((?:tcp|banner)[A-Z][a-zA-Z]*)'/g)) keys.add(m[1]!);
     }
     // Built from parts: the engine's answer through each transport, and when it is not the product set up.
     for (const place of ['Socket', 'DialStdio', 'UserSocket']) for (const differs of ['', 'Differs']) keys.add(`version${place}${differs}`);
