@@ -62,7 +62,7 @@ describe('the connection test worded from data', () => {
     setLocale('zh-CN');
     const view = render(DiagnosticsView, { report: report() });
     const row = (name: string) => view.getByTestId(`diag-stage-${name}`);
-    expect(within(row('tcp')).getByTestId('diag-detail-worded').textContent).toBe('10.0.0.5:22 在 4 ms 内应答。');
+    expect(within(row('tcp')).getByTestId('diag-detail-worded').textContent).toBe('10.0.0.5:22 在 4 毫秒内应答。');
     expect(within(row('handshake')).getByTestId('diag-detail-worded').textContent).toBe('SSH 服务器的标识为 OpenSSH_9.2p1 Debian-2');
     expect(within(row('handshake')).getByText('OpenSSH_9.2p1 Debian-2').tagName).toBe('CODE');
     expect(within(row('auth')).getByTestId('diag-detail-worded').textContent).toBe('已用密钥文件 /home/a/.ssh/id_ed25519 登录。');

@@ -3,8 +3,8 @@ import type { enDiagnostics } from './en-diagnostics';
 /** Simplified Chinese of `en-diagnostics.ts`: the same keys (checked by type). */
 export const zhCNDiagnostics: Record<keyof typeof enDiagnostics, string> = {
   'diag.said': '它的输出：',
-  'diag.say.tcpAnswered': '{endpoint} 在 {ms} ms 内应答。',
-  'diag.say.tcpAnsweredVia': '{endpoint} 经由 {via} 在 {ms} ms 内应答。',
+  'diag.say.tcpAnswered': '{endpoint} 在 {ms} 毫秒内应答。',
+  'diag.say.tcpAnsweredVia': '{endpoint} 经由 {via} 在 {ms} 毫秒内应答。',
   'diag.say.tcpProxy': '{endpoint}，经由其 ProxyCommand。',
   'diag.say.tcpRefused': '{endpoint} 上没有程序监听：连接被拒绝。',
   'diag.say.tcpUnknownHost': '主机名 {host} 未知（DNS 中没有它的地址）。',
