@@ -84,6 +84,12 @@ export const AutoStop = z.object({
   minutes: z.number().min(0.1).max(7 * 24 * 60).default(30),
 });
 
+/**
+ * An alert's detail as data (issue 32), the doctor's shape: the renderer words it with `fleet.say.<key>`
+ * from `params` in the user's language.
+ */
+export const FleetAlertSay = z.object({ key: z.string().regex(/^[a-z][a-zA-Z-]*$/), params: z.record(z.string(), z.union([z.string(), z.number()])) });
+
 /** One episode of one condition on one server: open until the condition ends (resolved); the user may acknowledge it. */
 export const FleetAlert = z.object({
   id: z.string(),
@@ -95,8 +101,10 @@ export const FleetAlert = z.object({
   state: z.enum(['open', 'acknowledged', 'resolved']),
   openedAt: z.string(),
   resolvedAt: z.string().nullable(),
-  /** English detail as the notification said it; the page words the rule itself. */
+  /** English detail as the notification said it (the app log, the desktop notification); the page words `say`. */
   detail: z.string(),
+  /** The same detail as data (absent in a book kept from before it existed: the page shows `detail` then). */
+  say: FleetAlertSay.nullable().optional(),
   /** GPUs idle on a server whose profile has auto-stop on: when it is stopped and how far that got. */
   autoStop: AutoStopPlan.nullable().optional(),
 });
@@ -104,6 +112,7 @@ export const FleetAlert = z.object({
 export type AlertRule = z.infer<typeof AlertRule>;
 export type AlertThresholds = z.infer<typeof AlertThresholds>;
 export type FleetAlert = z.infer<typeof FleetAlert>;
+export type FleetAlertSay = z.infer<typeof FleetAlertSay>;
 export type AutoStopPlan = z.infer<typeof AutoStopPlan>;
 export type AutoStop = z.infer<typeof AutoStop>;
 export type GpuReading = z.infer<typeof GpuReading>;

@@ -280,6 +280,13 @@ export const HostKeyDecision = z.object({
 });
 
 /** One stage of "Test connection", in order; stages after a failure are `skipped`. */
+/**
+ * A stage's words as data (issue 32), the same shape as DoctorCheck.say: the renderer words what was
+ * seen with `diag.say.<key>` (a failure's specifics too, in place of its English error message) and
+ * the fix with `diag.sayFix.<key>`, both from `params`; `said` is a program's own output, quoted as is.
+ */
+export const DiagnosticSay = z.object({ key: z.string().regex(/^[a-z][a-zA-Z-]*$/), params: z.record(z.string(), z.union([z.string(), z.number()])) });
+
 export const DiagnosticStage = z.object({
   /** `slurm` (Slurm login nodes only, in place of the three engine stages): sinfo's version, partitions and GPUs. */
   stage: z.enum(['tcp', 'handshake', 'host-key', 'auth', 'docker-version', 'docker-permission', 'gpus', 'slurm']),
@@ -290,6 +297,13 @@ export const DiagnosticStage = z.object({
   /** What to do about a fail or warn; a command when one helps. */
   fix: z.string().nullable(),
   durationMs: z.number().min(0),
+  /** `detail` (or the error's specifics) as data; absent where the words come from elsewhere (an SSH error's own text). */
+  say: DiagnosticSay.optional(),
+  /**
+   * `fix` as data. Its own field, unlike the doctor's one `say`: a stage may take its fix from
+   * another stage (the engine's version stage shows the socket stage's fix).
+   */
+  sayFix: DiagnosticSay.optional(),
 });
 
 export const DiagnosticsReport = z.object({
@@ -329,6 +343,7 @@ export type LinkHealth = z.infer<typeof LinkHealth>;
 export type TunnelView = z.infer<typeof TunnelView>;
 export type ServerView = z.infer<typeof ServerView>;
 export type DiagnosticStage = z.infer<typeof DiagnosticStage>;
+export type DiagnosticSay = z.infer<typeof DiagnosticSay>;
 export type DiagnosticsReport = z.infer<typeof DiagnosticsReport>;
 export type SshConfigHost = z.infer<typeof SshConfigHost>;
 export type SshConfigListing = z.infer<typeof SshConfigListing>;

@@ -69,6 +69,15 @@ export const WorkerPlacement = z.discriminatedUnion('kind', [
  */
 export const WorkerState = z.enum(['starting', 'running', 'exited', 'failed', 'stopped']);
 
+/**
+ * One thing to know about a worker's start, as data (issue 32): why it (re)started, the share it keeps,
+ * the reverse tunnel's cost, the project copy, its Slurm array task. Worded by the renderer.
+ */
+export const WorkerNote = z.object({
+  key: z.enum(['resumed', 'restarted', 'reshared', 'keepsShare', 'reverseTunnel', 'projectThere', 'projectSent', 'slurmTask']),
+  params: z.record(z.string(), z.union([z.string(), z.number()])),
+});
+
 export const WorkerView = z.object({
   index: z.number().int().nonnegative(),
   placement: WorkerPlacement,
@@ -101,8 +110,10 @@ export const WorkerView = z.object({
   endedAt: z.string().nullable(),
   /** Lines of its log so far. */
   logLines: z.number().int().nonnegative(),
-  /** Something the user should know about this worker's start (the tunnel's cost, a share from an older split). */
+  /** Something the user should know about this worker's start (the tunnel's cost, a share from an older split), in English. */
   note: z.string().nullable(),
+  /** The same as data, for the renderer's words (`workers.noteSay.<key>`); empty: nothing to tell. */
+  notes: z.array(WorkerNote).default([]),
 });
 
 export const PoolSplit = z.object({
@@ -207,6 +218,7 @@ export type PoolIdText = z.infer<typeof PoolId>;
 export type WorkerPlacementData = z.infer<typeof WorkerPlacement>;
 export type WorkerStateName = z.infer<typeof WorkerState>;
 export type WorkerViewData = z.infer<typeof WorkerView>;
+export type WorkerNote = z.infer<typeof WorkerNote>;
 export type PoolViewData = z.infer<typeof PoolView>;
 export type PoolStart = z.infer<typeof PoolStartRequest>;
 export type PoolStartInput = z.input<typeof PoolStartRequest>;

@@ -144,6 +144,39 @@ describe('SSH servers end to end (Chromium + browser host + real sshd + real Doc
     await saveScreenshot(page, 'ssh-server-diagnostics');
     expect(reports, reports.join('\n\n')).toEqual([]);
   });
+
+  it('says the connection test in Chinese (issue 32): no English word outside commands, paths, names and program output', async () => {
+    const switchTo = async (language: 'zh-CN' | 'en', servers: string): Promise<void> => {
+      await page.getByTestId('nav-settings').click();
+      await page.getByTestId('settings-language-select').selectOption(language);
+      await expect.poll(async () => (await page.getByTestId('nav-servers').textContent())?.trim()).toBe(servers);
+      await page.getByTestId('nav-servers').click();
+    };
+    await switchTo('zh-CN', '服务器');
+    try {
+      const card = page.getByTestId('server-card');
+      await card.getByTestId('server-test').click();
+      const diagnostics = card.getByTestId('diagnostics');
+      await diagnostics.getByTestId('diag-stage-gpus').waitFor({ timeout: 60_000 });
+      // Every stage, folded or not: open the fold so the check reads what a user would.
+      const fold = diagnostics.getByTestId('diag-passed');
+      if (await fold.count()) await fold.locator('summary').click();
+      const words = await diagnostics.evaluate((el) => {
+        const clone = el.cloneNode(true) as HTMLElement;
+        for (const code of clone.querySelectorAll('code, pre')) code.remove();
+        const tokens = (clone.innerText || clone.textContent || '').split(/[\s，。、：；（）「」《》“”]+/);
+        // Identifiers, paths, endpoints, fingerprints and versions are not words of a sentence.
+        return tokens.map((t) => t.replace(/^[("'‘“[{«<]+|[)"'’”\]}»>,.;:!?…]+$/g, '')).filter((t) => /^[A-Za-z]{2,}$/.test(t));
+      });
+      // Product and protocol names (as zh-cn-complete.spec.ts allows them), the test bed's user name, the owner group.
+      const allowed = new Set(['ssh', 'tcp', 'docker', 'gpu', 'gpus', 'api', 'socket', 'ms', 'nvidia', 'container', 'toolkit', 'openssh', 'swarm', testbed.ssh.user.toLowerCase()]);
+      expect(words.filter((w) => !allowed.has(w.toLowerCase()))).toEqual([]);
+      expect(await diagnostics.locator('[lang="en"]').count()).toBe(0);
+      await saveScreenshot(page, 'ssh-server-diagnostics-zh-cn');
+    } finally {
+      await switchTo('en', 'Servers');
+    }
+  });
   it('adds a server from the ssh config, through its ProxyJump host: both host keys asked for in turn, then up', async () => {
     // The app's ssh config (startTestApp keeps it in the data folder, never ~/.ssh). The target is
     // named `localhost` so it is another known_hosts entry than the first test's 127.0.0.1: the app

@@ -53,7 +53,7 @@ describe('the GPUs-idle alert against the nvidia-smi double', () => {
 
   it('opens while the GPUs idle, tells it once, is acknowledged, and resolves when they work', async () => {
     const open = await poll('the GPUs-idle alert', 60_000, async () => (await app.handlers['alerts:list']({})).find((a) => a.rule === 'gpus-idle' && a.containerId === containerId && a.engineId === 'local'));
-    expect(open).toMatchObject({ state: 'open', detail: '2 GPUs under 5 % for 0 min' });
+    expect(open).toMatchObject({ state: 'open', detail: '2 GPUs under 5 % for 0 min', say: { key: 'gpusIdle', params: { n: 2, pct: 5, minutes: 0 } } });
     // Another sample (10 s later) of the same idle GPUs: still one episode, told once.
     await poll('a second idle sample', 30_000, async () => ((await fake.calls()).length >= 3 ? true : undefined));
     const told = notifier.shown.filter((n) => n.kind === 'fleet-alert' && n.containerId === containerId && n.engineId === 'local');
@@ -118,6 +118,7 @@ describe('the disk alert from df in the GPU visit', () => {
     await app.handlers['alerts:set-thresholds']({ diskPct: Math.max(1, used - 1) });
     const open = await poll('the disk alert', 30_000, async () => (await app.handlers['alerts:list']({})).find((a) => a.rule === 'disk' && a.containerId === containerId && a.state === 'open'));
     expect(open.detail).toMatch(new RegExp(`^the disk of ${checkpoints} is \\d+ % full$`));
+    expect(open.say).toMatchObject({ key: 'diskOf', params: { path: checkpoints } });
     expect(notifier.shown.filter((n) => n.kind === 'fleet-alert' && n.title === 'Disk almost full: "Disk check"')).toHaveLength(1);
     // One nvidia-smi per visit: the df rode along, it did not add a visit of its own.
     const calls = (await fake.calls()).length;

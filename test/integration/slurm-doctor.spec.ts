@@ -53,6 +53,8 @@ describe('the doctor on a Slurm login node', () => {
     expect(checks['slurm-submit']?.detail).toMatch(/it would start at \S+ \S+ on vm in partition debug \(sbatch --test-only; nothing was submitted\)\.$/);
     expect(checks['slurm-home']?.status).toBe('pass');
     expect(report.verdict).toBe('pass');
+    // Issue 32: every finding also as data, for the renderer's words.
+    expect(report.checks.map((c) => c.say?.key)).toEqual(['slurmAnswers', 'slurmPartitionUp', 'slurmGpusFit', 'slurmTimeOkAny', 'slurmAccepted', 'slurmHomeOk']);
     // --test-only submitted nothing: no job of the test user is in the queue.
     expect((await conn.exec('squeue -h -u "$USER" -o %i', { timeoutMs: 20_000 })).stdout.trim()).toBe('');
   });
@@ -63,6 +65,8 @@ describe('the doctor on a Slurm login node', () => {
     expect(checks['slurm-gpus']).toMatchObject({ status: 'fail', detail: 'The job asks for 3 GPUs, but the nodes of debug have at most 2: it could never start.', fix: expect.stringContaining('at most 2 GPUs') });
     expect(checks['slurm-submit']).toMatchObject({ status: 'fail', detail: expect.stringContaining('Requested node configuration is not available') });
     expect(report.verdict).toBe('fail');
+    // Slurm's own refusal keeps its text; the words say the GPU problem and the fix.
+    expect([checks['slurm-gpus']?.say?.key, checks['slurm-submit']?.say?.key]).toEqual(['slurmTooManyGpus', 'slurmRefused']);
   });
 
   it('a GPU type no node has, a partition that does not exist, no time limit: each said plainly', async () => {

@@ -77,7 +77,7 @@ describe('SshConnection against the test bed sshd', () => {
     try {
       expect(conn.hostKey.fingerprint).toBe(tb.ssh.hostKeyFingerprint);
       expect(conn.hostKey.keyType).toBe(hostPub[0]);
-      expect(conn.authOutcomes).toEqual([{ attempt: 'agent', result: 'tried', detail: `ssh-agent at ${agentSock}` }]);
+      expect(conn.authOutcomes).toEqual([{ attempt: 'agent', result: 'tried', detail: `ssh-agent at ${agentSock}`, where: agentSock }]);
       expect(await conn.exec('whoami')).toEqual({ stdout: `${tb.ssh.user}\n`, stderr: '', code: 0, signal: null });
       expect(await conn.exec('echo out; echo err >&2; exit 3')).toEqual({ stdout: 'out\n', stderr: 'err\n', code: 3, signal: null });
       // Several channels at once on the one connection.

@@ -93,6 +93,11 @@ describe('runDiagnostics against the test bed', () => {
     expect(gpus.error?.message).toBe(`nvidia-smi is not installed on ${TARGET}: no NVIDIA driver was found, so containers there get no GPU.`);
     expect(gpus.fix).toMatch(/NVIDIA Container Toolkit/);
     for (const s of report.stages.filter((s) => s.status === 'pass')) expect([s.error, s.fix]).toEqual([null, null]);
+    // Issue 32: the same facts as data, for the renderer's words in the user's language.
+    expect(report.stages.filter((s) => s.status !== 'skipped').map((s) => s.say?.key)).toEqual(['tcpAnswered', 'banner', 'hostKey', 'authKey', 'versionSocket', 'socketOk', 'noNvidiaSmi']);
+    expect(stage(report, 'auth').say?.params).toEqual({ path: tb.ssh.plainKeyPath });
+    expect(stage(report, 'docker-version').say?.params).toMatchObject({ product: 'Docker', path: '/var/run/docker.sock', configured: 'Docker' });
+    expect(gpus.sayFix?.key).toBe('installNvidia');
   });
 
   it('uses dial-stdio when the profile says so', async () => {
@@ -109,6 +114,7 @@ describe('runDiagnostics against the test bed', () => {
       tcp: 'fail', handshake: 'skipped', 'host-key': 'skipped', auth: 'skipped', 'docker-version': 'skipped', 'docker-permission': 'skipped', gpus: 'skipped',
     });
     expect(stage(report, 'tcp').error).toEqual({ code: 'SSH_UNREACHABLE', message: `Cannot open a TCP connection to 127.0.0.1:${port}: connection refused: nothing listens on that port.` });
+    expect(stage(report, 'tcp').say).toEqual({ key: 'tcpRefused', params: { endpoint: `127.0.0.1:${port}`, host: '127.0.0.1' } });
     expect(stage(report, 'tcp').fix).toMatch(/that sshd runs there/);
   });
 

@@ -17,7 +17,7 @@ function worker(index: number, overrides: Partial<WorkerViewData> = {}): WorkerV
   return {
     index, placement: { kind: 'local' }, where: 'this computer', state: 'running', exitCode: null, signal: null, pid: 100 + index, jobId: null,
     batchShare: 2, parallelEpisodes: 4, clientUuid: `uuid-${index}`, episodes: 10 * (index + 1), failedEpisodes: 0, episodesPerMinute: 6, llmCalls: 12, lastError: null,
-    startedAt: '2026-12-05T00:00:00Z', endedAt: null, logLines: 0, note: null, ...overrides,
+    startedAt: '2026-12-05T00:00:00Z', endedAt: null, logLines: 0, note: null, notes: [], ...overrides,
   };
 }
 

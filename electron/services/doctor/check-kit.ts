@@ -116,6 +116,7 @@ export async function withTimeout(id: DoctorCheckId, work: () => Promise<Finding
           fix: 'Run the doctor again; if it keeps timing out, the engine or its host is overloaded or a command there hangs.',
           command: null,
           commandWhere: null,
+          say: say('timedOut', { seconds: Math.round(timeoutMs / 1000) }),
         }),
       timeoutMs,
     );
@@ -129,6 +130,8 @@ export async function withTimeout(id: DoctorCheckId, work: () => Promise<Finding
           fix: 'Run the doctor again once the engine and its host answer.',
           command: null,
           commandWhere: null,
+          // What went wrong is the failing call's own text: quoted as it is after the words.
+          say: say('couldNotRun', { said: (error as Error)?.message ?? String(error) }),
         }),
       ),
       timeout,

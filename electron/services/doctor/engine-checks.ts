@@ -13,6 +13,19 @@ const NATIVE_SAY = say('nativeNoContainers');
 const RELOGIN =
   'A new group membership only applies to new logins: log out and in (for a server over SSH, disconnect and reconnect it here so the app logs in again).';
 
+/**
+ * Which engine's own fix a finding names, as part of a key (`doctor.sayFix.unreachable<Which>`):
+ * the product, where it runs and, for Podman, rootful or not. Null for an engine the renderer has
+ * no words for (its English fix is shown then).
+ */
+async function engineFixWhich(c: CheckContext): Promise<string | null> {
+  const product = (await c.product()) ?? (c.engine.wording.product === 'Docker' ? 'docker' : c.engine.wording.product === 'Podman' ? 'podman' : null);
+  const place = c.where === 'local' ? 'Local' : 'Server';
+  if (product === 'docker') return `Docker${place}`;
+  if (product !== 'podman') return null;
+  return `Podman${place}${(await c.rootless()) === false ? 'Rootful' : ''}`;
+}
+
 export const engineReachable: Check = async (c) => {
   if (c.profile.mode === 'native') return skip(NATIVE_SKIP, NATIVE_SAY);
   const health = await c.health();
@@ -25,12 +38,15 @@ export const engineReachable: Check = async (c) => {
   if (health.error?.code === 'ENGINE_PERMISSION_DENIED') {
     return skip(`${c.engine.wording.product} is there but refuses this user; the socket permission check says what to do.`, say('engineRefuses', { product: c.engine.wording.product }));
   }
+  // The engine's own error text stays in `detail` (logs); the words say what it means and the engine's fix.
+  const which = await engineFixWhich(c);
   return problem(
     'fail',
     health.error?.message ?? `${c.engine.wording.product} at ${c.engine.summary.endpoint} does not answer.`,
     c.engine.wording.unreachable(c.engine.summary.endpoint),
     `${cli(c)} version`,
     c.where,
+    which ? say(`unreachable${which}`, { product: c.engine.wording.product, endpoint: c.engine.summary.endpoint, host: hostParam(c) }) : undefined,
   );
 };
 
@@ -39,8 +55,10 @@ export const socketPermission: Check = async (c) => {
   const health = await c.health();
   if (health.reachable) return pass(`This user may use ${c.engine.summary.endpoint}.`, say('socketAllowed', { endpoint: c.engine.summary.endpoint }));
   if (health.error?.code !== 'ENGINE_PERMISSION_DENIED') return skip(`${c.engine.wording.product} does not answer at all (see the first check), so its permissions are unknown.`, say('permissionUnknown', { product: c.engine.wording.product }));
+  const which = await engineFixWhich(c);
+  const words = which ? say(`denied${which}`, { endpoint: c.engine.summary.endpoint, host: hostParam(c) }) : undefined;
   // Podman has no group that opens its rootful socket: its wording says what to do instead (the user's own rootless Podman).
-  if ((await c.product()) === 'podman') return problem('fail', health.error.message, c.engine.wording.permissionDenied(c.engine.summary.endpoint));
+  if ((await c.product()) === 'podman') return problem('fail', health.error.message, c.engine.wording.permissionDenied(c.engine.summary.endpoint), null, null, words);
   return problem(
     'fail',
     health.error.message,
@@ -48,6 +66,7 @@ export const socketPermission: Check = async (c) => {
     // Docker's own group, as its wording names the product.
     `sudo usermod -aG ${cli(c)} "$USER"`,
     c.where,
+    words,
   );
 };
 
@@ -122,7 +141,10 @@ export const diskSpace: Check = async (c) => {
   if (!info.rootDir) return skip(`${c.engine.wording.product} did not say where it keeps its data, so its free disk is unknown.`, say('diskRootUnknown', { product: c.engine.wording.product }));
   const df = await c.exec(`df -Pk ${hostPathWord(info.rootDir)}`, 10_000);
   const free = df.code === 0 ? availableBytesOf(df.stdout) : null;
-  if (free === null) return problem('warn', `Could not read the free disk at ${info.rootDir} on ${c.hostLabel} (${(df.stderr.trim() || df.stdout.trim()).split('\n')[0] ?? ''}).`, 'Check the free disk there by hand.', `df -h ${hostPathWord(info.rootDir)}`, c.where);
+  if (free === null) {
+    const said = (df.stderr.trim() || df.stdout.trim()).split('\n')[0] ?? '';
+    return problem('warn', `Could not read the free disk at ${info.rootDir} on ${c.hostLabel} (${said}).`, 'Check the free disk there by hand.', `df -h ${hostPathWord(info.rootDir)}`, c.where, say('diskUnreadable', { dir: info.rootDir, host: hostParam(c), said }));
+  }
   const image = await c.image();
   const command = `${cli(c)} system df`;
   const words = (key: string, more: Record<string, string> = {}) => say(key, { free: gib(free), dir: info.rootDir, host: hostParam(c), product: c.engine.wording.product, cli: cli(c), ...more });

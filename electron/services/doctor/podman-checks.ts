@@ -1,5 +1,5 @@
 import { shellQuote } from '../engines/container-engine';
-import { noHostReason, pass, problem, skip, type Check, type CheckContext, type Finding } from './check-kit';
+import { hostParam, noHostReason, noHostSkip, pass, problem, say, skip, type Check, type CheckContext, type Finding } from './check-kit';
 import { effectiveInitPath, parseCdiScan, parseInitScan, versionAtLeast, type InitScan } from './podman-parsers';
 
 /**
@@ -38,8 +38,10 @@ function missingIds(c: CheckContext, devices: string[]): string[] {
   return c.profile.gpus.ids.filter((id) => !names.has(id));
 }
 
-function devicesFinding(c: CheckContext, devices: string[], source: string): Finding {
+/** `from`: who listed the devices, Podman itself ('Engine') or nvidia-ctk on the host ('Ctk'), part of the words' key. */
+function devicesFinding(c: CheckContext, devices: string[], source: string, from: 'Engine' | 'Ctk'): Finding {
   const missing = missingIds(c, devices);
+  const facts = { host: hostParam(c), devices: devices.join(', ') };
   if (missing.length > 0) {
     return problem(
       'fail',
@@ -47,24 +49,29 @@ function devicesFinding(c: CheckContext, devices: string[], source: string): Fin
       'Choose GPUs by a name the spec has (the index or UUID nvidia-smi -L shows), or generate the spec again if GPUs were added or the driver changed since.',
       CDI_GENERATE,
       c.where,
+      say(`cdiNoSuchGpu${from}`, { ...facts, missing: missing.join(', ') }),
     );
   }
-  return pass(`Podman can give the NVIDIA GPUs to containers through CDI (${source}: ${devices.join(', ')}).`);
+  return pass(`Podman can give the NVIDIA GPUs to containers through CDI (${source}: ${devices.join(', ')}).`, say(`cdiDevices${from}`, facts));
 }
 
 export const podmanCdi: Check = async (c) => {
-  if (c.profile.gpus.mode === 'none') return skip('The profile asks for no GPUs.');
+  if (c.profile.gpus.mode === 'none') return skip('The profile asks for no GPUs.', say('noGpus'));
   const health = await c.health();
   const fromEngine = health.reachable ? ((await c.info().catch(() => null))?.cdiDevices.filter(isNvidiaDevice) ?? []) : [];
-  if (fromEngine.length > 0) return devicesFinding(c, fromEngine, 'devices Podman reports');
+  if (fromEngine.length > 0) return devicesFinding(c, fromEngine, 'devices Podman reports', 'Engine');
   const why = noHostReason(c);
-  if (why) return skip(why);
+  if (why) return noHostSkip(c, why);
   const scan = parseCdiScan((await c.exec(CDI_SCAN_SCRIPT, 15_000)).stdout);
-  if (scan.ctkDevices.length > 0) return devicesFinding(c, scan.ctkDevices, `nvidia-ctk cdi list on ${c.hostLabel}`);
+  if (scan.ctkDevices.length > 0) return devicesFinding(c, scan.ctkDevices, `nvidia-ctk cdi list on ${c.hostLabel}`, 'Ctk');
   if (scan.specFiles.length > 0) {
     // Without nvidia-ctk the device names inside are not listed; Podman reads the files themselves.
     const ids = c.profile.gpus.mode === 'ids' ? ` Whether it names GPU ${c.profile.gpus.ids.join(', ')} is checked when the server starts.` : '';
-    return pass(`A CDI spec for NVIDIA GPUs is on ${c.hostLabel} (${scan.specFiles.join(', ')}): Podman gives the GPUs to containers through it.${ids}`);
+    const facts = { host: hostParam(c), files: scan.specFiles.join(', ') };
+    return pass(
+      `A CDI spec for NVIDIA GPUs is on ${c.hostLabel} (${scan.specFiles.join(', ')}): Podman gives the GPUs to containers through it.${ids}`,
+      c.profile.gpus.mode === 'ids' ? say('cdiSpecFilesIds', { ...facts, ids: c.profile.gpus.ids.join(', ') }) : say('cdiSpecFiles', facts),
+    );
   }
   const looked = scan.ctkListed
     ? 'nvidia-ctk cdi list names no NVIDIA device, and no file in /etc/cdi or /var/run/cdi names nvidia.com/gpu'
@@ -75,12 +82,15 @@ export const podmanCdi: Check = async (c) => {
       : versionAtLeast(scan.ctkVersion, CDI_MIN_TOOLKIT)
         ? `Generate the spec on ${c.hostLabel} with the NVIDIA Container Toolkit (nvidia-ctk ${scan.ctkVersion} is there)`
         : `Update the NVIDIA Container Toolkit on ${c.hostLabel} to ${CDI_MIN_TOOLKIT} or newer (nvidia-ctk ${scan.ctkVersion} cannot generate CDI specs), then generate the spec`;
+  // The words' key: which toolkit is there (none, one that can generate specs, one too old to).
+  const toolkitKey = scan.ctkVersion === null ? 'cdiNoSpecNoToolkit' : versionAtLeast(scan.ctkVersion, CDI_MIN_TOOLKIT) ? 'cdiNoSpec' : 'cdiNoSpecOldToolkit';
   return problem(
     'fail',
     `Podman gives GPUs to containers only through CDI, and ${c.hostLabel} has no CDI spec for NVIDIA GPUs (${looked}). Started anyway, the swarm server would get no GPU.`,
     `${toolkit} with the command below, and again after every NVIDIA driver update (the spec names the driver's files); or set GPUs to "none".`,
     CDI_GENERATE,
     c.where,
+    say(toolkitKey, { host: hostParam(c), version: scan.ctkVersion ?? '', min: CDI_MIN_TOOLKIT }),
   );
 };
 
@@ -134,21 +144,23 @@ function initPathCommand(scan: InitScan, rootless: boolean | null, init: string)
 
 export const podmanInit: Check = async (c) => {
   const why = noHostReason(c);
-  if (why) return skip(why);
+  if (why) return noHostSkip(c, why);
+  const host = hostParam(c);
   const scan = parseInitScan((await c.exec(INIT_SCAN_SCRIPT, 10_000)).stdout);
   const set = effectiveInitPath(scan);
   if (set) {
     const there = await c.exec(`if [ -x ${shellQuote(set.path)} ]; then echo '#init-ok'; fi`, 10_000);
-    if (there.stdout.includes('#init-ok')) return pass(`init_path = "${set.path}" (set in ${set.file}) is there on ${c.hostLabel}: Podman runs it as the swarm server's init, so Stop takes milliseconds.`);
+    if (there.stdout.includes('#init-ok')) return pass(`init_path = "${set.path}" (set in ${set.file}) is there on ${c.hostLabel}: Podman runs it as the swarm server's init, so Stop takes milliseconds.`, say('initPathOk', { path: set.path, file: set.file, host }));
     return problem(
       'fail',
       `init_path in ${set.file} on ${c.hostLabel} names ${set.path}, which is not there or not executable, so Podman cannot start the swarm server with an init (${STOP_FAST}).`,
       `Install catatonit (then remove the init_path line, or point it at ${PODMAN_DEFAULT_INIT}), or point init_path at an init that is there, e.g. /usr/bin/tini-static.`,
       installCommand(scan.packageManager, 'catatonit'),
       c.where,
+      say('initPathMissing', { path: set.path, file: set.file, host, default: PODMAN_DEFAULT_INIT }),
     );
   }
-  if (scan.libexecCatatonit) return pass(`catatonit is at ${PODMAN_DEFAULT_INIT} on ${c.hostLabel}: Podman runs it as the swarm server's init, so Stop takes milliseconds.`);
+  if (scan.libexecCatatonit) return pass(`catatonit is at ${PODMAN_DEFAULT_INIT} on ${c.hostLabel}: Podman runs it as the swarm server's init, so Stop takes milliseconds.`, say('catatonitDefault', { path: PODMAN_DEFAULT_INIT, host }));
   const rootless = await c.rootless();
   if (scan.otherCatatonit) {
     const version = (await c.health()).version;
@@ -163,6 +175,8 @@ export const podmanInit: Check = async (c) => {
       `Set init_path = "${scan.otherCatatonit}" in the [containers] table of ${confFor(rootless)} (${where}).`,
       command,
       c.where,
+      // Key: an old Podman fails without it (else warns); a file to write with the command, or one to edit by hand.
+      say(`catatonitElsewhere${old ? 'Old' : ''}${command ? '' : 'Edit'}`, { path: scan.otherCatatonit, host, podman: version ? `Podman ${version}` : 'Podman', default: PODMAN_DEFAULT_INIT, conf: confFor(rootless) }),
     );
   }
   const alternative = `Or, with another init installed (e.g. tini), set init_path = "/usr/bin/tini-static" in the [containers] table of ${confFor(rootless)}.`;
@@ -173,5 +187,6 @@ export const podmanInit: Check = async (c) => {
     `Install catatonit on ${c.hostLabel}${otherPm}. ${alternative}`,
     installCommand(scan.packageManager, 'catatonit'),
     c.where,
+    say(scan.packageManager === null ? 'catatonitMissingNoPm' : 'catatonitMissing', { host, conf: confFor(rootless) }),
   );
 };

@@ -1,6 +1,6 @@
 import { shellQuote } from '../engines/container-engine';
 import { installCommand, PACKAGE_MANAGER_SCRIPT } from './podman-checks';
-import { noHostReason, pass, problem, skip, type Check, type CheckContext } from './check-kit';
+import { hostParam, noHostReason, noHostSkip, pass, problem, say, skip, type Check, type CheckContext, type Finding } from './check-kit';
 import { parseGraphDriver, parseLinger, parseNetworkProbe, parseSessionProbe } from './podman-parsers';
 
 /**
@@ -9,9 +9,14 @@ import { parseGraphDriver, parseLinger, parseNetworkProbe, parseSessionProbe } f
  * whose Podman it is.
  */
 
-/** A check's answer when it turns out Podman runs as root after all (the plan lists these checks when it is not known). */
-async function rootfulSkip(c: CheckContext): Promise<string | null> {
-  return (await c.rootless()) === false ? 'Podman runs as root here: this applies to rootless Podman only.' : null;
+/**
+ * A check's skip when there is no shell on the engine's host, or when it turns out Podman runs as
+ * root after all (the plan lists these checks when it is not known); null when the check applies.
+ */
+async function notHereSkip(c: CheckContext): Promise<Finding | null> {
+  const why = noHostReason(c);
+  if (why) return noHostSkip(c, why);
+  return (await c.rootless()) === false ? skip('Podman runs as root here: this applies to rootless Podman only.', say('rootfulPodman')) : null;
 }
 
 /** "the app's SSH session on gpu-1 (…)" or "the app's session on this computer". */
@@ -27,17 +32,18 @@ export const LINGER_SCRIPT = [
 ].join('\n');
 
 export const podmanLinger: Check = async (c) => {
-  const why = noHostReason(c) ?? (await rootfulSkip(c));
-  if (why) return skip(why);
+  const notHere = await notHereSkip(c);
+  if (notHere) return notHere;
   const result = await c.exec(LINGER_SCRIPT, 10_000);
   const lines = result.stdout.split('\n');
   const user = lines.find((l) => l.startsWith('#user '))?.slice('#user '.length).trim() || 'this user';
   const code = Number.parseInt(lines.find((l) => l.startsWith('#rc '))?.slice('#rc '.length) ?? '', 10);
   const linger = parseLinger(lines.filter((l) => !l.startsWith('#')).join('\n'), Number.isFinite(code) ? code : null);
   const enable = `sudo loginctl enable-linger ${shellQuote(user)}`;
+  const facts = { user, host: hostParam(c), said: 'reason' in linger ? linger.reason : '' };
   switch (linger.state) {
     case 'yes':
-      return pass(`Lingering is on for ${user} on ${c.hostLabel}: the Podman service and its containers outlive ${user}'s logins.`);
+      return pass(`Lingering is on for ${user} on ${c.hostLabel}: the Podman service and its containers outlive ${user}'s logins.`, say('lingerOn', facts));
     case 'no':
       return problem(
         'warn',
@@ -45,6 +51,7 @@ export const podmanLinger: Check = async (c) => {
         `Turn lingering on for ${user} (needs an administrator of ${c.hostLabel}):`,
         enable,
         c.where,
+        say('lingerOff', facts),
       );
     case 'unavailable':
       return problem(
@@ -53,6 +60,7 @@ export const podmanLinger: Check = async (c) => {
         `Where systemd runs, turn lingering on with "${enable}". Without systemd, start the Podman service so that it outlives your login (for example from cron with @reboot podman system service --time=0), and keep the app connected while the server runs.`,
         null,
         null,
+        say('lingerUnavailable', { ...facts, enable }),
       );
     default:
       return problem(
@@ -61,6 +69,7 @@ export const podmanLinger: Check = async (c) => {
         `Check with loginctl, and turn lingering on if it is off:`,
         enable,
         c.where,
+        say('lingerUnknown', facts),
       );
   }
 };
@@ -74,12 +83,13 @@ export const SESSION_SCRIPT = [
 ].join('\n');
 
 export const podmanRuntimeDir: Check = async (c) => {
-  const why = noHostReason(c) ?? (await rootfulSkip(c));
-  if (why) return skip(why);
+  const notHere = await notHereSkip(c);
+  if (notHere) return notHere;
   const probe = parseSessionProbe((await c.exec(SESSION_SCRIPT, 10_000)).stdout);
-  if (probe.runtimeDir) return pass(`XDG_RUNTIME_DIR is ${probe.runtimeDir} in ${session(c)}: rootless Podman keeps its socket and runtime files there.`);
+  if (probe.runtimeDir) return pass(`XDG_RUNTIME_DIR is ${probe.runtimeDir} in ${session(c)}: rootless Podman keeps its socket and runtime files there.`, say('runtimeDirSet', { dir: probe.runtimeDir, host: hostParam(c) }));
   const user = probe.user || 'this user';
   const dir = `/run/user/${probe.uid ?? '<uid>'}`;
+  const facts = { user: probe.user || '?', dir, host: hostParam(c), uid: probe.uid ?? '<uid>' };
   const create = probe.uid === null ? null : `sudo install -d -m 0700 -o ${shellQuote(user)} ${shellQuote(dir)}`;
   const whyUnset = c.engine.host?.kind === 'ssh' ? ' (no systemd login session there sets it)' : '';
   const because = `XDG_RUNTIME_DIR is not set in ${session(c)}${whyUnset}. Rootless Podman keeps its socket and runtime files there; without it, Podman and the app use ${dir} when it belongs to ${user}`;
@@ -92,9 +102,10 @@ export const podmanRuntimeDir: Check = async (c) => {
         `Nothing to do if the Podman service was started with XDG_RUNTIME_DIR=${dir} (its socket is then ${dir}/podman/podman.sock). ${systemd}`,
         null,
         null,
+        say('runtimeDirFallbackOwned', facts),
       );
     case 'other':
-      return problem('warn', `${because}, but it belongs to another user, so Podman cannot use it for ${user}.`, `Have ${dir} given to ${user} (mode 0700). ${systemd}`, `ls -ld ${shellQuote(dir)}`, c.where);
+      return problem('warn', `${because}, but it belongs to another user, so Podman cannot use it for ${user}.`, `Have ${dir} given to ${user} (mode 0700). ${systemd}`, `ls -ld ${shellQuote(dir)}`, c.where, say('runtimeDirFallbackOther', facts));
     default:
       return problem(
         'warn',
@@ -102,6 +113,7 @@ export const podmanRuntimeDir: Check = async (c) => {
         `Have ${dir} made for ${user} (made by hand, it is gone after a reboot), and start the Podman service with XDG_RUNTIME_DIR=${dir}. ${systemd}`,
         create,
         create === null ? null : c.where,
+        say('runtimeDirMissing', facts),
       );
   }
 };
@@ -117,16 +129,23 @@ export const STORAGE_SCRIPT = [
 const WRITE_STORAGE_CONF = `mkdir -p "$HOME"/.config/containers && printf '[storage]\\ndriver = "overlay"\\n' > "$HOME"/.config/containers/storage.conf && podman system reset`;
 
 export const podmanStorage: Check = async (c) => {
-  const why = noHostReason(c) ?? (await rootfulSkip(c));
-  if (why) return skip(why);
+  const notHere = await notHereSkip(c);
+  if (notHere) return notHere;
   const result = await c.exec(STORAGE_SCRIPT, 15_000);
   const out = result.stdout.split('\n');
   const driver = parseGraphDriver(out.filter((l) => !l.startsWith('#')).join('\n'));
   if (driver === null) {
     const said = out.find((l) => l.trim() !== '' && !l.startsWith('#'))?.trim() ?? '';
-    return problem('warn', `Could not read rootless Podman's storage driver on ${c.hostLabel}${said ? ` (${said})` : ''}.`, 'Check it by hand:', `podman info --format ${shellQuote(GRAPH_DRIVER_FORMAT)}`, c.where);
+    return problem(
+      'warn',
+      `Could not read rootless Podman's storage driver on ${c.hostLabel}${said ? ` (${said})` : ''}.`,
+      'Check it by hand:',
+      `podman info --format ${shellQuote(GRAPH_DRIVER_FORMAT)}`,
+      c.where,
+      say(said ? 'storageUnknownSaid' : 'storageUnknown', { host: hostParam(c), said }),
+    );
   }
-  if (driver !== 'vfs') return pass(`Rootless Podman on ${c.hostLabel} stores images with the ${driver} driver.`);
+  if (driver !== 'vfs') return pass(`Rootless Podman on ${c.hostLabel} stores images with the ${driver} driver.`, say('storageDriver', { host: hostParam(c), driver }));
   const exists = out.some((l) => l.trim() === '#storage-conf');
   return problem(
     'warn',
@@ -136,6 +155,7 @@ export const podmanStorage: Check = async (c) => {
       'On kernels older than 5.13, rootless overlay also needs fuse-overlayfs installed.',
     exists ? 'podman system reset' : WRITE_STORAGE_CONF,
     c.where,
+    say(exists ? 'storageVfsEdit' : 'storageVfs', { host: hostParam(c) }),
   );
 };
 
@@ -150,10 +170,10 @@ export const NETWORK_SCRIPT = [
 
 export const podmanNetwork: Check = async (c) => {
   if (c.profile.networkMode === 'host') {
-    return pass('The profile uses host networking: rootless Podman needs neither slirp4netns nor /dev/net/tun for it.');
+    return pass('The profile uses host networking: rootless Podman needs neither slirp4netns nor /dev/net/tun for it.', say('networkHost'));
   }
-  const why = noHostReason(c) ?? (await rootfulSkip(c));
-  if (why) return skip(why);
+  const notHere = await notHereSkip(c);
+  if (notHere) return notHere;
   const probe = parseNetworkProbe((await c.exec(NETWORK_SCRIPT, 10_000)).stdout);
   // AgentJet's server listens on 0.0.0.0 (agentjet-swarm.md §1): with host networking on every
   // interface of the host, with no authentication, not only on the loopback the app's tunnel uses.
@@ -161,8 +181,16 @@ export const podmanNetwork: Check = async (c) => {
     `Or switch the profile's network to "host": the swarm server then listens on port ${c.profile.port} of ${c.hostLabel} itself and the app still reaches it` +
     `${c.engine.host?.kind === 'ssh' ? " on the server's loopback, through its SSH tunnel" : ' on the loopback'}. But AgentJet's server listens on all interfaces (0.0.0.0), so anyone who can reach ${c.hostLabel} on that port can use it, and it has no password: block the port with a firewall if the network is not yours alone.`;
   const plain = `Rootless Podman publishes ports through a user-mode network helper (slirp4netns or pasta) that needs /dev/net/tun`;
+  const facts = { host: hostParam(c), port: c.profile.port, tools: probe.tools.join(', '), mode: probe.tunMode ?? '–' };
   if (probe.tools.length === 0) {
-    return problem('fail', `${plain}, and neither slirp4netns nor pasta is installed on ${c.hostLabel}, so a server with a published port cannot start.`, `Install slirp4netns on ${c.hostLabel}. ${fallback}`, installCommand(probe.packageManager, 'slirp4netns'), c.where);
+    return problem(
+      'fail',
+      `${plain}, and neither slirp4netns nor pasta is installed on ${c.hostLabel}, so a server with a published port cannot start.`,
+      `Install slirp4netns on ${c.hostLabel}. ${fallback}`,
+      installCommand(probe.packageManager, 'slirp4netns'),
+      c.where,
+      say('networkNoHelper', facts),
+    );
   }
   if (probe.tun !== 'ok') {
     const state = probe.tun === 'missing' ? 'does not exist' : `cannot be opened by this user (${probe.tunMode ?? 'no read and write permission'})`;
@@ -172,7 +200,8 @@ export const podmanNetwork: Check = async (c) => {
       `${probe.tun === 'missing' ? 'Load the tun module (sudo modprobe tun)' : 'Ask an administrator to make /dev/net/tun usable (most distributions ship it with mode 0666)'}. ${fallback}`,
       probe.tun === 'missing' ? 'sudo modprobe tun' : 'sudo chmod 0666 /dev/net/tun',
       c.where,
+      say(probe.tun === 'missing' ? 'networkNoTun' : 'networkTunDenied', facts),
     );
   }
-  return pass(`Published ports work for rootless Podman on ${c.hostLabel}: ${probe.tools.join(' and ')} installed, /dev/net/tun usable.`);
+  return pass(`Published ports work for rootless Podman on ${c.hostLabel}: ${probe.tools.join(' and ')} installed, /dev/net/tun usable.`, say('networkOk', facts));
 };

@@ -67,7 +67,7 @@ export class AlertBook {
     const open = this.current(rule, server.engineId, server.containerId);
     const now = this.nowIso();
     if (verdict.active && !open) {
-      const alert: FleetAlert = { id: `a${++this.seq}-${Date.now().toString(36)}`, rule, engineId: server.engineId, containerId: server.containerId, name: server.name, state: 'open', openedAt: now, resolvedAt: null, detail: verdict.detail };
+      const alert: FleetAlert = { id: `a${++this.seq}-${Date.now().toString(36)}`, rule, engineId: server.engineId, containerId: server.containerId, name: server.name, state: 'open', openedAt: now, resolvedAt: null, detail: verdict.detail, say: verdict.say ?? null };
       this.alerts.push(alert);
       this.tell(alert, verdict.notice);
       this.changed();

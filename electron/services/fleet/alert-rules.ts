@@ -1,4 +1,4 @@
-import type { AlertRule, AlertThresholds } from '../../shared/schemas-fleet';
+import type { AlertRule, AlertThresholds, FleetAlertSay } from '../../shared/schemas-fleet';
 import type { AppNotification } from '../../shared/schemas-profiles';
 
 /**
@@ -12,6 +12,8 @@ export interface Verdict {
   active: boolean;
   /** English, for the desktop notification and the app log ("4 GPUs under 5 % for 15 min"). */
   detail: string;
+  /** The same as data, for the page's words (`fleet.say.<key>`); set whenever `active`. */
+  say?: FleetAlertSay;
   /**
    * Not active, yet the condition holds (only not long enough yet: a spell counted anew after a restart), or
    * cannot be seen now (no sample yet, the host did not answer): an open episode stays open.
@@ -22,6 +24,10 @@ export interface Verdict {
 }
 
 const QUIET: Verdict = { active: false, detail: '' };
+
+function say(key: string, params: FleetAlertSay['params']): FleetAlertSay {
+  return { key, params };
+}
 /** The condition holds, or is not known now: an open episode stays open, none opens. */
 const HOLDING: Verdict = { active: false, detail: '', holding: true };
 
@@ -40,7 +46,8 @@ export class GpuIdleTracker {
     }
     this.since ??= now;
     const minutes = (now - this.since) / MINUTE;
-    return minutes >= t.idleMinutes ? { active: true, detail: `${known.length} GPU${known.length === 1 ? '' : 's'} under ${t.idlePct} % for ${Math.floor(minutes)} min` } : HOLDING;
+    if (minutes < t.idleMinutes) return HOLDING;
+    return { active: true, detail: `${known.length} GPU${known.length === 1 ? '' : 's'} under ${t.idlePct} % for ${Math.floor(minutes)} min`, say: say('gpusIdle', { n: known.length, pct: t.idlePct, minutes: Math.floor(minutes) }) };
   }
 
   /** When the idle spell began (ms), null while not idle: auto-stop counts from it. */
@@ -80,7 +87,12 @@ export class StallTracker {
     const limit = Math.max(t.stallMinMinutes * MINUTE, typical === null ? 0 : t.stallFactor * typical);
     const waited = now - this.lastStepAt;
     if (waited < limit) return this.unchanged ? HOLDING : QUIET;
-    return { active: true, detail: `no new step for ${Math.floor(waited / MINUTE)} min after step ${this.lastStep} (a step takes ${typical === null ? 'unknown' : `${Math.round(typical / 1000)} s`})` };
+    const facts = { minutes: Math.floor(waited / MINUTE), step: this.lastStep ?? '?', seconds: typical === null ? '' : Math.round(typical / 1000) };
+    return {
+      active: true,
+      detail: `no new step for ${facts.minutes} min after step ${this.lastStep} (a step takes ${typical === null ? 'unknown' : `${facts.seconds} s`})`,
+      say: say(typical === null ? 'stalledStepTimeUnknown' : 'stalled', facts),
+    };
   }
 
   /** The median step time so far (ms), null before two steps. */
@@ -101,7 +113,8 @@ export class NoClientTracker {
     }
     this.since ??= now;
     const minutes = (now - this.since) / MINUTE;
-    return minutes >= t.noClientMinutes ? { active: true, detail: `no active client for ${Math.floor(minutes)} min while the engine is ROLLING` } : HOLDING;
+    if (minutes < t.noClientMinutes) return HOLDING;
+    return { active: true, detail: `no active client for ${Math.floor(minutes)} min while the engine is ROLLING`, say: say('noClient', { minutes: Math.floor(minutes) }) };
   }
 }
 
@@ -110,12 +123,17 @@ export function rewardVerdict(means: readonly (number | null)[], t: AlertThresho
   const recent = means.filter((m): m is number => m !== null);
   if (recent.length === 0) return QUIET;
   const last = recent.at(-1)!;
-  if (!Number.isFinite(last)) return { active: true, detail: `the mean reward is not a number (${String(last)})` };
+  if (!Number.isFinite(last)) return { active: true, detail: `the mean reward is not a number (${String(last)})`, say: say('rewardNotANumber', { value: String(last) }) };
   if (recent.length <= t.rewardWindow) return QUIET;
   const before = recent[recent.length - 1 - t.rewardWindow]!;
   if (!Number.isFinite(before) || before <= 0) return QUIET;
   const drop = (before - last) / before;
-  return drop > t.rewardDropFraction ? { active: true, detail: `the mean reward fell from ${before.toFixed(3)} to ${last.toFixed(3)} over ${t.rewardWindow} steps` } : QUIET;
+  if (drop <= t.rewardDropFraction) return QUIET;
+  return {
+    active: true,
+    detail: `the mean reward fell from ${before.toFixed(3)} to ${last.toFixed(3)} over ${t.rewardWindow} steps`,
+    say: say('rewardDrop', { from: before.toFixed(3), to: last.toFixed(3), steps: t.rewardWindow }),
+  };
 }
 
 /** Disk: the folder's file system over `diskPct` full (`df -P` output's capacity column); `path` names the folder. */
@@ -123,7 +141,11 @@ export function diskVerdict(usedPct: number | null, t: AlertThresholds, path?: s
   // No reading this time (df said nothing, the host did not answer): an open episode is not resolved by silence.
   if (usedPct === null) return HOLDING;
   if (usedPct <= t.diskPct) return QUIET;
-  return { active: true, detail: path ? `the disk of ${path} is ${usedPct} % full` : `the disk is ${usedPct} % full` };
+  return {
+    active: true,
+    detail: path ? `the disk of ${path} is ${usedPct} % full` : `the disk is ${usedPct} % full`,
+    say: path ? say('diskOf', { path, pct: usedPct }) : say('disk', { pct: usedPct }),
+  };
 }
 
 // Read where it is run, with the GPUs (gpus/nvidia-smi.ts); kept importable from here, where the disk rule is.

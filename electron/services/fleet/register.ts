@@ -91,7 +91,7 @@ export function registerAlerts(
   return {
     alerts,
     timeLimit: {
-      warned: (view, { title, body }) => book.update('slurm-time-limit', serverOf(view.engineId, view.id), { active: true, detail: body, notice: { kind: 'slurm-time-limit', title, body } }),
+      warned: (view, { title, body, say }) => book.update('slurm-time-limit', serverOf(view.engineId, view.id), { active: true, detail: body, say, notice: { kind: 'slurm-time-limit', title, body } }),
       gone: (engineId, jobId) => book.update('slurm-time-limit', serverOf(engineId, jobId), { active: false, detail: '' }),
     },
     handlers: {

@@ -24,7 +24,8 @@ export interface SlurmLimitWarningsOptions {
    * resolved); without it the warning is notified and logged here, as before the fleet existed.
    */
   alerts?: {
-    warned: (view: SlurmJobView, text: { title: string; body: string }) => void;
+    /** `say`: the same warning as data, for the fleet page's words. */
+    warned: (view: SlurmJobView, text: { title: string; body: string; say: ReturnType<typeof limitWarningSay> }) => void;
     /** The job is no longer listed: its episode ends. */
     gone: (engineId: string, jobId: string) => void;
   };
@@ -41,6 +42,12 @@ export function secondsToLimit(view: Pick<SlurmJobView, 'timeLeftSeconds' | 'lim
 }
 
 /** "Slurm job 12 reaches its time limit in ~40 s: training stops then; save a checkpoint or restart with a longer limit." */
+/** The same warning as data, for the fleet page's words (`fleet.say.<key>`). */
+export function limitWarningSay(view: SlurmJobView, now: number): { key: string; params: Record<string, string | number> } {
+  const left = secondsToLimit(view, now);
+  return left === null ? { key: 'slurmLimitSoon', params: { job: view.id } } : { key: 'slurmLimitIn', params: { job: view.id, seconds: left } };
+}
+
 export function limitWarningText(view: SlurmJobView, now: number): { title: string; body: string } {
   const left = secondsToLimit(view, now);
   const when = left === null ? 'soon' : `in ~${left} s`;
@@ -115,7 +122,7 @@ export class SlurmLimitWarnings {
   private announce(view: SlurmJobView): void {
     const { title, body } = limitWarningText(view, this.now());
     if (this.options.alerts) {
-      this.options.alerts.warned(view, { title, body });
+      this.options.alerts.warned(view, { title, body, say: limitWarningSay(view, this.now()) });
       return;
     }
     this.options.logger.warn(body, { engineId: view.engineId, jobId: view.id });

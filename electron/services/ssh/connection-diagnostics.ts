@@ -2,7 +2,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import Docker from 'dockerode';
 import { AppError, type ErrorCode } from '../../shared/errors';
-import type { DiagnosticsReport, DiagnosticStage } from '../../shared/schemas-servers';
+import type { DiagnosticSay, DiagnosticsReport, DiagnosticStage } from '../../shared/schemas-servers';
 import { productOfVersion, type VersionBody } from '../engines/engine-product';
 import { missingUserSocketDetail } from '../engines/podman-socket';
 import { rootlessServiceDown } from '../engines/podman-wording';
@@ -13,6 +13,10 @@ import type { HostKeyInfo, SshConnection } from './ssh-connection';
 import { ProxyCommandProcess, proxyCommandError } from './proxy-command';
 import { checkDockerAccess, checkGpus } from './remote-checks';
 import { checkSlurm } from './slurm-check';
+import { SKIPPED_AGENT_IDENTITIES_ONLY, SKIPPED_AGENT_NO_SOCKET, SKIPPED_KEY_FILE_PREFIX } from './profile-hops';
+import { words, type StageResult } from './stage-result';
+
+export type { StageResult } from './stage-result';
 
 type StageName = DiagnosticStage['stage'];
 const STAGES: StageName[] = ['tcp', 'handshake', 'host-key', 'auth', 'docker-version', 'docker-permission', 'gpus'];
@@ -34,14 +38,6 @@ export interface DiagnosticsOptions {
   memory?: SecretMemory;
 }
 
-/** What a stage found: pass with a detail, or a problem with its error and fix. */
-export interface StageResult {
-  status: 'pass' | 'warn' | 'fail';
-  detail: string | null;
-  error?: { code: ErrorCode; message: string } | null;
-  fix?: string | null;
-}
-
 export class StageFailure extends Error {
   constructor(
     readonly code: ErrorCode,
@@ -58,7 +54,7 @@ function tcpConnect(host: string, port: number, timeoutMs: number): Promise<net.
     const socket = net.connect({ host, port });
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new AppError('SSH_TIMEOUT', `No TCP answer from ${host}:${port} within ${Math.round(timeoutMs / 1000)} s.`));
+      reject(new AppError('SSH_TIMEOUT', `No TCP answer from ${host}:${port} within ${Math.round(timeoutMs / 1000)} s.`, { params: { diag: 'tcpTimeout', endpoint: `${host}:${port}`, seconds: Math.round(timeoutMs / 1000) } }));
     }, timeoutMs);
     socket.once('connect', () => {
       clearTimeout(timer);
@@ -67,7 +63,9 @@ function tcpConnect(host: string, port: number, timeoutMs: number): Promise<net.
     socket.once('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       const why = error.code === 'ECONNREFUSED' ? 'connection refused: nothing listens on that port' : error.code === 'ENOTFOUND' ? 'the host name is unknown' : (error.code ?? error.message);
-      reject(new AppError('SSH_UNREACHABLE', `Cannot open a TCP connection to ${host}:${port}: ${why}.`, { cause: error }));
+      // The same as data for the stage's words: which of the three, and the system's own code otherwise.
+      const diag = error.code === 'ECONNREFUSED' ? 'tcpRefused' : error.code === 'ENOTFOUND' ? 'tcpUnknownHost' : 'tcpFailed';
+      reject(new AppError('SSH_UNREACHABLE', `Cannot open a TCP connection to ${host}:${port}: ${why}.`, { cause: error, params: { diag, endpoint: `${host}:${port}`, host, ...(diag === 'tcpFailed' ? { said: error.code ?? error.message } : {}) } }));
     });
   });
 }
@@ -88,15 +86,33 @@ export function readBanner(stream: Duplex, timeoutMs: number): Promise<string> {
     const onData = (chunk: Buffer): void => {
       seen += chunk.toString('latin1');
       for (const line of seen.split(/\r?\n/).slice(0, -1)) if (line.startsWith('SSH-')) return done(null, line.trim());
-      if (seen.length > 8192) done(new AppError('SSH_DISCONNECTED', `The server sent no SSH identification line (it began with "${seen.slice(0, 40)}…"): is this port an SSH server?`));
+      if (seen.length > 8192) {
+        done(new AppError('SSH_DISCONNECTED', `The server sent no SSH identification line (it began with "${seen.slice(0, 40)}…"): is this port an SSH server?`, { params: { diag: 'bannerNotSsh', said: seen.slice(0, 40) } }));
+      }
     };
-    const onEnd = (): void => done(new AppError('SSH_DISCONNECTED', 'The server closed the connection before sending its SSH identification line (sshd refused it: MaxStartups, tcp wrappers, or not an SSH server).'));
-    const timer = setTimeout(() => done(new AppError('SSH_TIMEOUT', `The server sent no SSH identification line within ${Math.round(timeoutMs / 1000)} s: is this port an SSH server?`)), timeoutMs);
+    const onEnd = (): void =>
+      done(new AppError('SSH_DISCONNECTED', 'The server closed the connection before sending its SSH identification line (sshd refused it: MaxStartups, tcp wrappers, or not an SSH server).', { params: { diag: 'bannerClosed' } }));
+    const seconds = Math.round(timeoutMs / 1000);
+    const timer = setTimeout(() => done(new AppError('SSH_TIMEOUT', `The server sent no SSH identification line within ${seconds} s: is this port an SSH server?`, { params: { diag: 'bannerTimeout', seconds } })), timeoutMs);
     stream.on('data', onData);
     stream.once('end', onEnd);
     stream.once('error', onEnd);
   });
 }
+
+/** The words of each fix below, as a key of the renderer's (`diag.sayFix.<key>`). */
+const HOST_KEY_FIX_KEY: Partial<Record<ErrorCode, string>> = {
+  SSH_HOST_KEY_UNKNOWN: 'hostKeyUnknown',
+  SSH_HOST_KEY_CHANGED: 'hostKeyChanged',
+  SSH_HOST_KEY_REVOKED: 'hostKeyRevoked',
+  SSH_HOST_KEY_REJECTED: 'hostKeyRejected',
+};
+const AUTH_FIX_KEY: Partial<Record<ErrorCode, string>> = {
+  SSH_AUTH_FAILED: 'authFailed',
+  SSH_PASSPHRASE_NEEDED: 'passphraseNeeded',
+  SSH_PASSPHRASE_WRONG: 'passphraseWrong',
+  SSH_TIMEOUT: 'authTimeout',
+};
 
 const HOST_KEY_FIX: Partial<Record<ErrorCode, string>> = {
   SSH_HOST_KEY_UNKNOWN: 'Compare the fingerprint with `ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub` run on the server, then trust the key.',
@@ -115,6 +131,28 @@ const AUTH_FIX: Partial<Record<ErrorCode, string>> = {
 function authDetail(outcomes: readonly SshAuthOutcome[]): string {
   const used = [...outcomes].reverse().find((o) => o.result === 'tried');
   return used ? `${used.attempt} (${used.detail})` : 'logged in';
+}
+
+/** The same as data: which method logged in, and with which agent socket or key file. */
+function authWords(outcomes: readonly SshAuthOutcome[]): DiagnosticSay {
+  const used = [...outcomes].reverse().find((o) => o.result === 'tried');
+  if (!used) return words('authDone');
+  if (used.attempt === 'agent') return words('authAgent', { socket: used.where ?? '' });
+  if (used.attempt === 'key') return words('authKey', { path: used.where ?? '' });
+  return words(used.attempt === 'password' ? 'authPassword' : 'authKeyboard');
+}
+
+/**
+ * The auth methods a hop did not offer (profile-hops' reasons), as codes the renderer words
+ * (`diag.notTried.<code>`), comma-separated: a parameter is a string or a number.
+ */
+function notTriedCodes(skipped: readonly string[] | undefined): string {
+  return (skipped ?? [])
+    .map((reason) =>
+      reason === SKIPPED_AGENT_NO_SOCKET ? 'agentNoSocket' : reason === SKIPPED_AGENT_IDENTITIES_ONLY ? 'agentIdentitiesOnly' : reason.startsWith(SKIPPED_KEY_FILE_PREFIX) ? 'noKeyFile' : null,
+    )
+    .filter((code) => code !== null)
+    .join(',');
 }
 
 /**
@@ -140,12 +178,18 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
       error: result.error ?? null,
       fix: result.fix ?? null,
       durationMs: Math.max(0, ended - started),
+      ...(result.say ? { say: result.say } : {}),
+      ...(result.sayFix ? { sayFix: result.sayFix } : {}),
     });
     return result.status !== 'fail';
   };
-  const fail = (stage: StageName, started: number, error: unknown, fix: string): false => {
+  // The error is the SSH layer's (its own English text, titled by its code in the renderer), worded here
+  // when it says what it was as data (`params.diag`: the TCP and banner failures of this file); the fix is ours.
+  const fail = (stage: StageName, started: number, error: unknown, fix: string, sayFix: DiagnosticSay): false => {
     const app = error instanceof AppError ? error : new AppError('SSH_DISCONNECTED', String((error as Error)?.message ?? error));
-    return record(stage, started, { status: 'fail', detail: null, error: { code: app.code, message: app.message }, fix }) as false;
+    const { diag, ...facts } = app.params ?? {};
+    const say = typeof diag === 'string' ? words(diag, facts) : undefined;
+    return record(stage, started, { status: 'fail', detail: null, error: { code: app.code, message: app.message }, fix, sayFix, ...(say ? { say } : {}) }) as false;
   };
 
   /** tcp → handshake → host-key → auth for hop `index`; false when one failed (then `target` names that hop). */
@@ -162,17 +206,23 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
     try {
       probe = proxy ? proxy.stream : previous ? await streamToHop(previous, hops, index) : await tcpConnect(hop.host, hop.port, timeoutMs);
     } catch (error) {
-      return fail('tcp', t, hopError(error, index, hops), `Check the host name and port${previous ? ` as seen from ${previous.target}` : ''}, that sshd runs there, and that no firewall blocks the port.`);
+      return fail('tcp', t, hopError(error, index, hops), `Check the host name and port${previous ? ` as seen from ${previous.target}` : ''}, that sshd runs there, and that no firewall blocks the port.`, previous ? words('tcpVia', { via: previous.target }) : words('tcp'));
     }
-    record('tcp', t, { status: 'pass', detail: proxy ? `${hop.host}:${hop.port} through its ProxyCommand` : `${hop.host}:${hop.port} answered in ${Date.now() - t} ms${via}` });
+    const endpoint = `${hop.host}:${hop.port}`;
+    const ms = Date.now() - t;
+    record('tcp', t, {
+      status: 'pass',
+      detail: proxy ? `${endpoint} through its ProxyCommand` : `${endpoint} answered in ${ms} ms${via}`,
+      say: proxy ? words('tcpProxy', { endpoint }) : previous ? words('tcpAnsweredVia', { endpoint, ms, via: previous.target }) : words('tcpAnswered', { endpoint, ms }),
+    });
     t = Date.now();
     try {
       const banner = await readBanner(probe, timeoutMs);
-      record('handshake', t, { status: 'pass', detail: banner.replace(/^SSH-2\.0-/, '') });
+      record('handshake', t, { status: 'pass', detail: banner.replace(/^SSH-2\.0-/, ''), say: words('banner', { said: banner.replace(/^SSH-2\.0-/, '') }) });
     } catch (error) {
       const exit = proxy ? await proxy.exitedWithin(2000) : null;
-      if (exit) return fail('handshake', t, hopError(proxyCommandError(exit, hopTarget(hop)), index, hops), 'Fix the ProxyCommand in the server settings; run it in a terminal with %h and %p filled in to see why it stops.');
-      return fail('handshake', t, hopError(error, index, hops), 'Check that this port is an SSH server (sshd) and that it accepts more connections (MaxStartups).');
+      if (exit) return fail('handshake', t, hopError(proxyCommandError(exit, hopTarget(hop)), index, hops), 'Fix the ProxyCommand in the server settings; run it in a terminal with %h and %p filled in to see why it stops.', words('proxyCommand'));
+      return fail('handshake', t, hopError(error, index, hops), 'Check that this port is an SSH server (sshd) and that it accepts more connections (MaxStartups).', words('handshake'));
     } finally {
       probe.destroy();
       proxy?.stop();
@@ -205,18 +255,20 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
       );
       connections.push(connection);
       const key = connection.hostKey;
-      record('host-key', t, { status: 'pass', detail: `${key.keyType} ${key.fingerprint}` }, authStarted || undefined);
-      record('auth', authStarted || t, { status: 'pass', detail: authDetail(connection.authOutcomes) });
+      record('host-key', t, { status: 'pass', detail: `${key.keyType} ${key.fingerprint}`, say: words('hostKey', { keyType: key.keyType, fingerprint: key.fingerprint }) }, authStarted || undefined);
+      record('auth', authStarted || t, { status: 'pass', detail: authDetail(connection.authOutcomes), say: authWords(connection.authOutcomes) });
       return true;
     } catch (error) {
       const app = hopError(error, index, hops);
       const seen = keySeen as HostKeyInfo | null;
       if (!seen || !keyAccepted) {
-        return fail('host-key', t, app, HOST_KEY_FIX[app.code] ?? 'The SSH handshake did not finish: check that the server is an OpenSSH server and the network between you.');
+        const fix = HOST_KEY_FIX[app.code] ?? 'The SSH handshake did not finish: check that the server is an OpenSSH server and the network between you.';
+        return fail('host-key', t, app, fix, words(HOST_KEY_FIX_KEY[app.code] ?? 'handshakeUnfinished'));
       }
-      record('host-key', t, { status: 'pass', detail: `${seen.keyType} ${seen.fingerprint}` }, authStarted);
+      record('host-key', t, { status: 'pass', detail: `${seen.keyType} ${seen.fingerprint}`, say: words('hostKey', { keyType: seen.keyType, fingerprint: seen.fingerprint }) }, authStarted);
       const skipped = hop.skippedAuth?.length ? ` Not tried: ${hop.skippedAuth.join('; ')}.` : '';
-      return fail('auth', authStarted, app, (AUTH_FIX[app.code] ?? 'Check the login settings of this server.') + skipped);
+      const notTried = notTriedCodes(hop.skippedAuth);
+      return fail('auth', authStarted, app, (AUTH_FIX[app.code] ?? 'Check the login settings of this server.') + skipped, words(AUTH_FIX_KEY[app.code] ?? 'authOther', notTried ? { notTried } : {}));
     }
   };
 
@@ -234,10 +286,11 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
       let t = Date.now();
       const podman = engine === 'podman';
       const version = await dockerVersion(server, docker, user, timeoutMs).then(
-        (detail): StageResult => ({ status: 'pass', detail }),
+        ({ detail, say }): StageResult => ({ status: 'pass', detail, say }),
         (error: unknown): StageResult => {
           const app = error instanceof AppError ? error : new AppError('ENGINE_UNREACHABLE', String(error));
-          return { status: 'fail', detail: null, error: { code: app.code, message: app.message }, fix: `See the ${podman ? '' : 'Docker '}socket permission stage below for the cause.` };
+          const fix = `See the ${podman ? '' : 'Docker '}socket permission stage below for the cause.`;
+          return { status: 'fail', detail: null, error: { code: app.code, message: app.message }, fix, sayFix: words('seePermission') };
         },
       );
       record('docker-version', t, version);
@@ -246,13 +299,19 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
       record('docker-permission', t, access);
       if (version.status === 'fail' && access.status === 'pass') {
         // The socket is there and ours to use, yet the engine did not answer: the service itself is the problem.
-        results.get('docker-version')!.fix = podman
-          ? options.docker.transport === 'user-socket'
+        const stage = results.get('docker-version')!;
+        const rootless = podman && options.docker.transport === 'user-socket';
+        stage.fix = podman
+          ? rootless
             ? rootlessServiceDown(server.target, user)
             : `Podman's API service does not answer on ${server.target}: check it with \`sudo systemctl status podman.socket\` there.`
           : `Docker does not answer on ${server.target}: check it with \`sudo systemctl status docker\` there.`;
+        stage.sayFix = words(rootless ? 'rootlessDown' : podman ? 'podmanServiceDown' : 'dockerServiceDown', { host: server.target, user });
       } else if (version.status === 'fail' && access.fix) {
-        results.get('docker-version')!.fix = access.fix;
+        const stage = results.get('docker-version')!;
+        stage.fix = access.fix;
+        if (access.sayFix) stage.sayFix = access.sayFix;
+        else delete stage.sayFix;
       }
       if (version.status !== 'fail' && access.status !== 'fail') {
         t = Date.now();
@@ -275,7 +334,7 @@ export async function runDiagnostics(options: DiagnosticsOptions): Promise<Diagn
  * rootless Podman socket, or dial-stdio), naming the product that answered: a server set up as
  * Docker that answers as Podman is reported as Podman (the app treats it so).
  */
-async function dockerVersion(server: SshConnection, docker: DiagnosticsOptions['docker'], user: string, timeoutMs: number): Promise<string> {
+async function dockerVersion(server: SshConnection, docker: DiagnosticsOptions['docker'], user: string, timeoutMs: number): Promise<{ detail: string; say: DiagnosticSay }> {
   const transport = transportOfAccess(docker);
   const where = transport.kind === 'dial-stdio' ? '`docker system dial-stdio`' : transportPlace(transport, user);
   const said = docker.engine === 'podman' ? 'Podman' : 'Docker';
@@ -288,7 +347,10 @@ async function dockerVersion(server: SshConnection, docker: DiagnosticsOptions['
     const v = (await client.version()) as Docker.DockerVersion & VersionBody;
     const answered = productOfVersion(v) === 'podman' ? 'Podman' : 'Docker';
     const differs = answered === said ? '' : `; the server is set up as ${said}, but ${answered} answers: the app treats it as ${answered}`;
-    return `${answered} ${v.Version} (API ${v.ApiVersion}) through ${where}${differs}`;
+    // The place as data: the socket's path, dial-stdio, or the user's rootless socket (worded by the renderer).
+    const place = transport.kind === 'socket' ? 'Socket' : transport.kind === 'dial-stdio' ? 'DialStdio' : 'UserSocket';
+    const facts = { product: answered, version: v.Version, apiVersion: v.ApiVersion, path: transport.kind === 'socket' ? transport.path : '', user, configured: said };
+    return { detail: `${answered} ${v.Version} (API ${v.ApiVersion}) through ${where}${differs}`, say: words(`version${place}${differs ? 'Differs' : ''}`, facts) };
   } catch (error) {
     if (error instanceof AppError) throw error;
     throw describeFailure((error as Error).message);

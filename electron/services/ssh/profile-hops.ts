@@ -26,10 +26,15 @@ export function expandHome(path: string, homeDir: string): string {
  * Where ssh-agent is: SSH_AUTH_SOCK; on Windows without it, the OpenSSH agent's pipe when it exists,
  * else Pageant (ssh2 talks to both). Null with a reason when there is none.
  */
+/** Why an auth method was not offered, as data (the connection test's fix says it in the user's language). */
+export const SKIPPED_AGENT_NO_SOCKET = 'ssh-agent: skipped, SSH_AUTH_SOCK is not set (no agent running for this app)';
+export const SKIPPED_AGENT_IDENTITIES_ONLY = 'ssh-agent: skipped, IdentitiesOnly is set, so only the listed key files are offered';
+export const SKIPPED_KEY_FILE_PREFIX = 'key file: skipped';
+
 function agentSocket(env: NodeJS.ProcessEnv, platform: NodeJS.Platform, exists: (path: string) => boolean): { socket: string } | { reason: string } {
   if (env.SSH_AUTH_SOCK) return { socket: env.SSH_AUTH_SOCK };
   if (platform === 'win32') return { socket: exists(WINDOWS_OPENSSH_AGENT_PIPE) ? WINDOWS_OPENSSH_AGENT_PIPE : 'pageant' };
-  return { reason: 'ssh-agent: skipped, SSH_AUTH_SOCK is not set (no agent running for this app)' };
+  return { reason: SKIPPED_AGENT_NO_SOCKET };
 }
 
 interface HopKeys {
@@ -57,7 +62,7 @@ function attemptsFor(
     switch (method) {
       case 'agent': {
         if (keys.identitiesOnly && keys.identityFiles.length > 0) {
-          skippedAuth.push('ssh-agent: skipped, IdentitiesOnly is set, so only the listed key files are offered');
+          skippedAuth.push(SKIPPED_AGENT_IDENTITIES_ONLY);
           break;
         }
         const agent = agentSocket(env, platform, exists);
@@ -68,7 +73,7 @@ function attemptsFor(
       case 'key': {
         const listed = keys.identityFiles.map((f) => expandHome(f, homeDir));
         const files = listed.length > 0 ? listed : DEFAULT_IDENTITY_FILES.map((f) => expandHome(f, homeDir)).filter((f) => exists(f));
-        if (files.length === 0) skippedAuth.push(`key file: skipped, none listed and none of ${DEFAULT_IDENTITY_FILES.join(', ')} exists`);
+        if (files.length === 0) skippedAuth.push(`${SKIPPED_KEY_FILE_PREFIX}, none listed and none of ${DEFAULT_IDENTITY_FILES.join(', ')} exists`);
         // A listed file that is missing stays in: trying it gives the typed "Cannot read the key file" error.
         for (const path of files) auth.push({ kind: 'key', path });
         break;

@@ -1,7 +1,8 @@
 import { AppError } from '../../shared/errors';
 import { mapSlurmError } from '../engines/slurm/slurm-errors';
-import type { StageResult } from './connection-diagnostics';
+import type { DiagnosticSay } from '../../shared/schemas-servers';
 import type { SshConnection } from './ssh-connection';
+import { words, type StageResult } from './stage-result';
 
 /**
  * "Test connection" for a Slurm login node: one stage that asks the login node what a job submitted
@@ -67,8 +68,29 @@ export function describePartitions(lines: readonly SlurmPartitionLine[]): string
     .join(', ');
 }
 
-function failure(error: AppError, fix: string): StageResult {
-  return { status: 'fail', detail: null, error: { code: error.code, message: error.message }, fix };
+/**
+ * The partitions in a form without words, for the renderer to quote in any language: sinfo's own
+ * names, states and GRES ("debug* 1×idle gpu:fake:2; cpu 2×mix –; old 1×down (drain) –").
+ */
+export function partitionFacts(lines: readonly SlurmPartitionLine[]): string {
+  const byPartition = new Map<string, SlurmPartitionLine[]>();
+  for (const line of lines) byPartition.set(line.partition, [...(byPartition.get(line.partition) ?? []), line]);
+  return [...byPartition.entries()]
+    .map(([name, rows]) => {
+      const states = rows.map((r) => `${r.nodes}×${r.state}`).join(',');
+      const gres = [...new Set(rows.map((r) => r.gres).filter((g): g is string => g !== null))];
+      const down = rows.every((r) => r.available !== 'up') ? ` (${rows[0]!.available})` : '';
+      return `${name}${rows[0]!.isDefault ? '*' : ''} ${states}${down} ${gres.length > 0 ? gres.join(' ') : '–'}`;
+    })
+    .join('; ');
+}
+
+/**
+ * A failure: `say` words the specifics when the error is ours (absent: the error is Slurm's or the
+ * SSH layer's own text, shown as it is), `sayFix` the fix.
+ */
+function failure(error: AppError, fix: string, sayFix: DiagnosticSay, say?: DiagnosticSay): StageResult {
+  return { status: 'fail', detail: null, error: { code: error.code, message: error.message }, fix, sayFix, ...(say ? { say } : {}) };
 }
 
 /** The stage from the check script's output (pure: unit-tested with the texts measured on the test bed). */
@@ -90,23 +112,39 @@ export function slurmStageResult(stdout: string, host: string, user: string): St
     return failure(
       new AppError('ENGINE_UNREACHABLE', `Not a Slurm login node: sinfo is not found on ${host} (not on the PATH of a non-interactive SSH session of ${user}).`),
       `Check with \`ssh ${host} sinfo --version\`. If this is the cluster's login node and Slurm comes from \`module load slurm\`, load it in ~/.bashrc before its "interactive only" return, or ask the admins for the folder of Slurm's commands; otherwise add this server with the Docker or Podman engine.`,
+      words('slurmMissing', { host }),
+      words('slurmMissing', { host, user }),
     );
   }
   if (noConf !== null) {
     return failure(
       new AppError('ENGINE_UNREACHABLE', `SLURM_CONF on ${host} names ${noConf}, which ${user} cannot read: Slurm's commands there find no configuration.`),
       `Fix or unset SLURM_CONF for SSH sessions on ${host} (\`ssh ${host} 'echo $SLURM_CONF'\` shows it), or ask the cluster's admins where slurm.conf is.`,
+      words('slurmNoConf', { host }),
+      words('slurmNoConf', { host, user, path: noConf }),
     );
   }
   const version = sections.get('version');
   const partitions = sections.get('partitions');
   const result = (section: { rc: number; text: string }) => ({ code: section.rc, stdout: '', stderr: section.text });
   if (!version || !partitions) {
-    return failure(new AppError('INTERNAL', `The Slurm check on ${host} printed no answer (${stdout.trim().slice(0, 120) || 'nothing'}).`), `Run \`sinfo --version\` and \`sinfo\` on ${host} to see why.`);
+    const said = stdout.trim().slice(0, 120);
+    return failure(
+      new AppError('INTERNAL', `The Slurm check on ${host} printed no answer (${said || 'nothing'}).`),
+      `Run \`sinfo --version\` and \`sinfo\` on ${host} to see why.`,
+      words('slurmRunBoth', { host }),
+      words(said ? 'slurmNoAnswerSaid' : 'slurmNoAnswer', { host, said }),
+    );
   }
   if (version.rc !== 0) {
-    const error = version.rc === 124 ? new AppError('ENGINE_UNREACHABLE', `sinfo --version on ${host} did not answer within ${VERSION_SECONDS} s.`) : mapSlurmError('sinfo', result(version), host);
-    return failure(error, `Run \`sinfo --version\` on ${host}: Slurm's commands must work there for ${user}.`);
+    const timedOut = version.rc === 124;
+    const error = timedOut ? new AppError('ENGINE_UNREACHABLE', `sinfo --version on ${host} did not answer within ${VERSION_SECONDS} s.`) : mapSlurmError('sinfo', result(version), host);
+    return failure(
+      error,
+      `Run \`sinfo --version\` on ${host}: Slurm's commands must work there for ${user}.`,
+      words('slurmVersion', { host, user }),
+      timedOut ? words('slurmVersionTimeout', { host, seconds: VERSION_SECONDS }) : undefined,
+    );
   }
   const versionText = version.text.trim().replace(/^slurm(-wlm)?\s+/i, '');
   if (partitions.rc !== 0) {
@@ -114,7 +152,12 @@ export function slurmStageResult(stdout: string, host: string, user: string): St
       partitions.rc === 124
         ? new AppError('ENGINE_UNREACHABLE', `Slurm ${versionText} is installed on ${host}, but its controller did not answer sinfo within ${PARTITIONS_SECONDS} s.`)
         : mapSlurmError('sinfo', result(partitions), host);
-    return failure(error, `Slurm ${versionText} is installed, but slurmctld does not answer: \`scontrol ping\` on ${host} tells whether it is down; tell the cluster's admins if it is.`);
+    return failure(
+      error,
+      `Slurm ${versionText} is installed, but slurmctld does not answer: \`scontrol ping\` on ${host} tells whether it is down; tell the cluster's admins if it is.`,
+      words('slurmCtld', { version: versionText, host }),
+      partitions.rc === 124 ? words('slurmCtldTimeout', { version: versionText, host, seconds: PARTITIONS_SECONDS }) : undefined,
+    );
   }
   const lines = parsePartitionLines(partitions.text);
   if (lines.length === 0) {
@@ -123,18 +166,23 @@ export function slurmStageResult(stdout: string, host: string, user: string): St
       detail: `Slurm ${versionText}; no partition is visible to ${user}`,
       error: { code: 'SCHEDULER_REJECTED', message: `Slurm on ${host} shows ${user} no partition: jobs from this login node cannot run.` },
       fix: `Ask the cluster's admins which partition ${user} may use (\`sinfo -a\` lists hidden ones).`,
+      say: words('slurmNoPartition', { version: versionText, user, host }),
+      sayFix: words('slurmNoPartition', { user }),
     };
   }
   const detail = `Slurm ${versionText}; partitions: ${describePartitions(lines)}`;
+  const facts = { version: versionText, host, said: partitionFacts(lines) };
   if (!lines.some((l) => l.gres !== null && /(^|,)gpu(:|\(|$)/.test(l.gres))) {
     return {
       status: 'warn',
       detail,
       error: { code: 'GPU_UNAVAILABLE', message: `No partition on ${host} offers GPUs (no gpu GRES in sinfo): the swarm server would train without them.` },
       fix: `Check with \`sinfo -o '%P %G'\` on ${host}; ask the admins for a GPU partition, or start without GPUs.`,
+      say: words('slurmNoGpu', facts),
+      sayFix: words('slurmNoGpu', { host }),
     };
   }
-  return { status: 'pass', detail };
+  return { status: 'pass', detail, say: words('slurmOk', facts) };
 }
 
 /** Runs the check on the login node's connection. */
@@ -144,6 +192,6 @@ export async function checkSlurm(server: SshConnection, user: string): Promise<S
     return slurmStageResult(result.stdout, server.target, user);
   } catch (error) {
     const app = error instanceof AppError ? error : new AppError('SSH_DISCONNECTED', String((error as Error)?.message ?? error));
-    return failure(app, `Run \`sinfo\` on ${server.target} to see why it hangs.`);
+    return failure(app, `Run \`sinfo\` on ${server.target} to see why it hangs.`, words('slurmHangs', { host: server.target }));
   }
 }

@@ -28,6 +28,8 @@ export interface SshAuthOutcome {
   attempt: SshAuthAttempt['kind'];
   detail: string;
   result: 'tried' | 'skipped';
+  /** The agent's socket or the key file's path, for words of the renderer's (the connection test's login line). */
+  where?: string;
 }
 
 /** The usual order, like OpenSSH: agent first, then the key file, then typed secrets. */
@@ -239,7 +241,8 @@ export class AuthPlan {
   };
 
   private record(attempt: SshAuthAttempt, result: SshAuthOutcome['result'], detail: string): void {
-    const outcome = { attempt: attempt.kind, result, detail };
+    const where = attempt.kind === 'agent' ? attempt.socket : attempt.kind === 'key' ? attempt.path : undefined;
+    const outcome: SshAuthOutcome = { attempt: attempt.kind, result, detail, ...(where !== undefined ? { where } : {}) };
     this.outcomes.push(outcome);
     this.options.onAttempt?.(outcome);
   }

@@ -57,7 +57,8 @@ export class HopError extends AppError {
     readonly hopCount: number,
     readonly hopTarget: string,
   ) {
-    super(error.code, hopMessage(error.message, hop, hopCount, hopTarget), { cause: error });
+    // Its params stay: the connection test words a failure from them.
+    super(error.code, hopMessage(error.message, hop, hopCount, hopTarget), { cause: error, ...(error.params ? { params: error.params } : {}) });
     this.name = 'HopError';
   }
 }

@@ -39,6 +39,7 @@ export function newWorkerRecord(placement: WorkerPlacementData, index: number, s
     startedAt: null,
     endedAt: null,
     note: null,
+    notes: [],
     lastError: null,
     notified: false,
     resumeOnStart: false,

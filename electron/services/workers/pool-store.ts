@@ -1,7 +1,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { PoolId, PoolSplit, PoolStartRequest, WorkerPlacement, WorkerState } from '../../shared/schemas-workers';
+import { PoolId, PoolSplit, PoolStartRequest, WorkerNote, WorkerPlacement, WorkerState } from '../../shared/schemas-workers';
 import { writeFileAtomic } from '../util/atomic-file';
 
 /**
@@ -19,11 +19,13 @@ const WorkerRecord = z.object({
   batchShare: z.number().int().positive(),
   parallelEpisodes: z.number().int().positive(),
   handle: z
-    .object({ pid: z.number().int().nullable(), jobId: z.string().nullable(), runDir: z.string().nullable(), logOffset: z.number().int().nonnegative(), note: z.string().nullable(), tunnelPort: z.number().int().nullable().default(null) })
+    .object({ pid: z.number().int().nullable(), jobId: z.string().nullable(), runDir: z.string().nullable(), logOffset: z.number().int().nonnegative(), note: z.string().nullable(), notes: z.array(WorkerNote).default([]), tunnelPort: z.number().int().nullable().default(null) })
     .nullable(),
   startedAt: z.string().nullable(),
   endedAt: z.string().nullable(),
   note: z.string().nullable(),
+  /** `note` as data (a file from before has none: the renderer shows `note` then). */
+  notes: z.array(WorkerNote).default([]),
   lastError: z.string().nullable().default(null),
   /** The user was told it died (once, not again after a restart). */
   notified: z.boolean().default(false),

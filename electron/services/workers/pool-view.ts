@@ -29,6 +29,7 @@ export function poolView(pool: PoolRecordData, lifecycle: WorkerLifecycle): Pool
       endedAt: w.endedAt,
       logLines: live.total,
       note: w.note,
+      notes: w.notes,
     };
   });
   return {

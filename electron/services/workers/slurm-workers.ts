@@ -13,6 +13,8 @@ import type { SshConnection } from '../ssh/ssh-connection';
 import { copyProject, projectManifest, projectName } from './project-copy';
 import { slurmArrayScript, slurmArraySubmitCommand, slurmArraySubmitScript, slurmPollScript, slurmRunDir, slurmStopScript, type SlurmPlacement } from './slurm-array-script';
 import type { WorkerBackend, WorkerHandle, WorkerPoll, WorkerStartSpec } from './worker-backend';
+import type { WorkerNote } from '../../shared/schemas-workers';
+import { notesLine, projectNote, workerNote } from './worker-notes';
 
 export interface SlurmWorkersOptions {
   connectionOf: (serverId: string) => Promise<SshConnection>;
@@ -55,17 +57,17 @@ export class SlurmWorkers implements WorkerBackend {
   }
 
   /** Where the project is (copied when `copy`) on the login node, and the worker's folder inside it. */
-  private async projectPlace(host: EngineHost, request: PoolStart, openSftp: (() => Promise<SFTPWrapper>) | null): Promise<{ workDir: string; note: string | null }> {
+  private async projectPlace(host: EngineHost, request: PoolStart, openSftp: (() => Promise<SFTPWrapper>) | null): Promise<{ workDir: string; note: WorkerNote | null }> {
     const projectDir = request.projectDir ?? request.cwd;
     const inside = relative(projectDir, request.cwd);
     if (inside.startsWith('..')) throw new AppError('VALIDATION_FAILED', `The worker's folder ${request.cwd} is not inside the project ${projectDir} that is copied to ${host.label}.`);
     const manifest = await projectManifest(projectDir, request.exclude);
     let remoteDir: string;
-    let note: string | null = null;
+    let note: WorkerNote | null = null;
     if (openSftp) {
       const outcome = await copyProject(host, openSftp, manifest);
       remoteDir = outcome.remoteDir;
-      note = outcome.complete ? `project ${outcome.hash} already there` : `project ${outcome.hash}: ${outcome.sent} file(s) sent, ${outcome.reused} reused`;
+      note = projectNote(outcome);
     } else {
       const home = (await host.exec('printf %s "$HOME"', { timeoutMs: 30_000 })).stdout.trim();
       if (!home) throw new AppError('SSH_DISCONNECTED', `${host.label} did not say where its home folder is.`);
@@ -93,7 +95,10 @@ export class SlurmWorkers implements WorkerBackend {
       throw new AppError('JOB_CRASHED', `sbatch on ${host.label} refused the worker array: ${submitted.stderr.trim().split('\n').slice(-2).join(' ') || `exit ${submitted.code}`}.`);
     }
     const runDir = slurmRunDir(runName).shown;
-    return specs.map((_spec, task) => ({ pid: null, jobId: `${arrayId}_${task}`, runDir, logOffset: 0, note: [`Slurm array ${arrayId}, task ${task}`, note].filter(Boolean).join('; '), tunnelPort: null }));
+    return specs.map((_spec, task) => {
+      const notes = [workerNote('slurmTask', { array: arrayId, task }), ...(note ? [note] : [])];
+      return { pid: null, jobId: `${arrayId}_${task}`, runDir, logOffset: 0, note: notesLine(notes), notes, tunnelPort: null };
+    });
   }
 
   /** AJET_SWARM_URL as the compute nodes see the server. */

@@ -9,6 +9,8 @@ import type { SecretVaultApi } from '../secrets/vault-api';
 import type { SshConnection } from '../ssh/ssh-connection';
 import { copyProject, projectManifest } from './project-copy';
 import type { WorkerBackend, WorkerHandle, WorkerPoll, WorkerStartSpec } from './worker-backend';
+import type { WorkerNote } from '../../shared/schemas-workers';
+import { noteText, notesLine, projectNote, workerNote } from './worker-notes';
 
 export interface SshWorkersOptions {
   connectionOf: (serverId: string) => Promise<SshConnection>;
@@ -23,8 +25,7 @@ type SshPlacement = Extract<WorkerPlacementData, { kind: 'ssh' }>;
 const MAX_READ_BYTES = 1_000_000;
 
 /** The reverse tunnel's cost, said plainly where the worker is shown. */
-export const TUNNEL_NOTE =
-  'reaches the swarm server through a reverse tunnel to this computer: every LLM call of this worker crosses this computer and its link to the server (slower; the worker stops feeding when this app or its network goes away)';
+export const TUNNEL_NOTE = noteText(workerNote('reverseTunnel'));
 
 /**
  * Workers on SSH hosts: the project copied (project-copy.ts), then `agent_roll.py` started detached
@@ -68,12 +69,12 @@ export class SshWorkers implements WorkerBackend {
     if (started.code !== 0 || !Number.isInteger(pid)) {
       throw new AppError('JOB_CRASHED', `The worker did not start on ${host.label}: ${started.stderr.trim().split('\n').slice(-3).join(' ') || `exit ${started.code}`}. Its output is in ~/.agentswarm/workers/${name}/worker.log there.`);
     }
-    const copied = copy.complete ? `project ${copy.hash} already there` : `project ${copy.hash}: ${copy.sent} file(s) sent, ${copy.reused} reused`;
-    return { pid, jobId: null, runDir: `~/.agentswarm/workers/${name}`, logOffset: 0, note: [note, copied].filter(Boolean).join('; '), tunnelPort };
+    const notes = [...(note ? [note] : []), projectNote(copy)];
+    return { pid, jobId: null, runDir: `~/.agentswarm/workers/${name}`, logOffset: 0, note: notesLine(notes), notes, tunnelPort };
   }
 
   /** AJET_SWARM_URL as the worker sees it, tested from the worker where the user says it reaches the server. */
-  private async swarmUrlFor(placement: SshPlacement, spec: WorkerStartSpec, host: EngineHost): Promise<{ url: string; tunnelPort: number | null; note: string | null }> {
+  private async swarmUrlFor(placement: SshPlacement, spec: WorkerStartSpec, host: EngineHost): Promise<{ url: string; tunnelPort: number | null; note: WorkerNote | null }> {
     const reach = placement.reach;
     if (reach.kind === 'same-host') return { url: `http://127.0.0.1:${reach.port}`, tunnelPort: null, note: null };
     if (reach.kind === 'direct') {
@@ -92,7 +93,7 @@ export class SshWorkers implements WorkerBackend {
     const appUrl = this.options.swarmUrl(spec.request.swarm.engineId, spec.request.swarm.containerId);
     if (!appUrl) throw new AppError('SWARM_UNREACHABLE', 'The swarm server is not running or not watched by the app, so there is nothing to tunnel to. Start it first.');
     const port = await this.openTunnel(placement.serverId, appUrl, 0);
-    return { url: `http://127.0.0.1:${port}`, tunnelPort: port, note: TUNNEL_NOTE };
+    return { url: `http://127.0.0.1:${port}`, tunnelPort: port, note: workerNote('reverseTunnel') };
   }
 
   private async openTunnel(serverId: string, appUrl: string, remotePort: number): Promise<number> {

@@ -1,4 +1,5 @@
 import type { PoolStart, WorkerPlacementData } from '../../shared/schemas-workers';
+import type { WorkerNote } from '../../shared/schemas-workers';
 
 /**
  * Where a worker runs: this computer (the job runner) or an SSH host (a copied project, detached).
@@ -22,8 +23,10 @@ export interface WorkerHandle {
   runDir: string | null;
   /** SSH workers: bytes of the remote log read so far. */
   logOffset: number;
-  /** Something to tell the user about this start (the reverse tunnel's cost). */
+  /** Something to tell the user about this start (the reverse tunnel's cost), in English. */
   note: string | null;
+  /** The same as data (worker-notes.ts), for the renderer's words. */
+  notes?: WorkerNote[];
   /** SSH workers through a reverse tunnel: the port on the worker's host (served again after an app restart). */
   tunnelPort: number | null;
 }

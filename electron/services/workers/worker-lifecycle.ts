@@ -8,6 +8,8 @@ import { isActive } from './pool-records';
 import type { PoolRecordData, WorkerRecordData } from './pool-store';
 import type { WorkerBackend, WorkerEnd, WorkerHandle, WorkerStartSpec } from './worker-backend';
 import { WorkerProgress } from './worker-progress';
+import type { WorkerNote } from '../../shared/schemas-workers';
+import { noteText, notesLine } from './worker-notes';
 
 /** What the pool keeps of a worker only while the app runs. */
 export interface LiveWorker {
@@ -65,7 +67,7 @@ export class WorkerLifecycle {
     return live;
   }
 
-  async start(pool: PoolRecordData, worker: WorkerRecordData, why: string | null): Promise<void> {
+  async start(pool: PoolRecordData, worker: WorkerRecordData, why: WorkerNote | null): Promise<void> {
     this.begin(pool, worker, why);
     try {
       this.started(pool, worker, await this.backend(worker).start(this.spec(pool, worker)), why);
@@ -79,8 +81,8 @@ export class WorkerLifecycle {
    * Starts `workers` (each with its reason): those of a backend that starts groups (a Slurm job array: one
    * submission) together per placement, the others one by one.
    */
-  async startMany(pool: PoolRecordData, workers: readonly { worker: WorkerRecordData; why: string | null }[]): Promise<void> {
-    const groups = new Map<string, { worker: WorkerRecordData; why: string | null }[]>();
+  async startMany(pool: PoolRecordData, workers: readonly { worker: WorkerRecordData; why: WorkerNote | null }[]): Promise<void> {
+    const groups = new Map<string, { worker: WorkerRecordData; why: WorkerNote | null }[]>();
     const single: Promise<void>[] = [];
     for (const item of workers) {
       if (!this.backend(item.worker).startGroup) single.push(this.start(pool, item.worker, item.why));
@@ -102,21 +104,26 @@ export class WorkerLifecycle {
     await Promise.all([...single, ...grouped]);
   }
 
-  private begin(pool: PoolRecordData, worker: WorkerRecordData, why: string | null): void {
-    Object.assign(worker, { state: 'starting', exitCode: null, signal: null, handle: null, startedAt: new Date().toISOString(), endedAt: null, lastError: null, note: why });
+  private begin(pool: PoolRecordData, worker: WorkerRecordData, why: WorkerNote | null): void {
+    const notes = why ? [why] : [];
+    Object.assign(worker, { state: 'starting', exitCode: null, signal: null, handle: null, startedAt: new Date().toISOString(), endedAt: null, lastError: null, note: notesLine(notes), notes });
     const live = this.liveOf(pool.poolId, worker.index);
     live.progress = new WorkerProgress();
     live.stopping = false;
     this.options.changed(pool);
   }
 
-  private started(pool: PoolRecordData, worker: WorkerRecordData, handle: WorkerHandle, why: string | null): void {
+  private started(pool: PoolRecordData, worker: WorkerRecordData, handle: WorkerHandle, why: WorkerNote | null): void {
     const live = this.liveOf(pool.poolId, worker.index);
-    worker.handle = handle;
+    handle.notes ??= [];
+    worker.handle = handle as NonNullable<WorkerRecordData['handle']>;
     worker.state = 'running';
     // "Stop all" came while it started: it is stopped now that there is a process to stop.
     if (live.stopping) void this.stop(pool, worker);
-    if (handle.note) worker.note = [why, handle.note].filter(Boolean).join('; ');
+    if (handle.notes?.length) {
+      worker.notes = [...(why ? [why] : []), ...handle.notes];
+      worker.note = notesLine(worker.notes);
+    } else if (handle.note) worker.note = [why ? noteText(why) : null, handle.note].filter(Boolean).join('; ');
     const ids = [handle.pid !== null ? `pid ${handle.pid}` : null, handle.jobId ? `job ${handle.jobId}` : null].filter(Boolean).join(', ');
     this.appendLines(pool, worker, [`app: started (${ids || 'no pid yet'})`]);
   }

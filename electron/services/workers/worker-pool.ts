@@ -9,6 +9,7 @@ import { KEPT_ENDED_POOLS, PoolStore, type PoolRecordData, type WorkerRecordData
 import { poolView } from './pool-view';
 import type { WorkerBackend } from './worker-backend';
 import { WorkerLifecycle } from './worker-lifecycle';
+import { notesLine, workerNote } from './worker-notes';
 
 export type SlurmPreviewer = (
   request: PoolStart,
@@ -69,7 +70,7 @@ export class WorkerPool {
       for (const worker of pool.workers) {
         if (worker.resumeOnStart && worker.placement.kind === 'local') {
           worker.resumeOnStart = false;
-          resumes.push(this.lifecycle.start(pool, worker, 'started again: the app was closed while it ran'));
+          resumes.push(this.lifecycle.start(pool, worker, workerNote('resumed')));
         }
       }
     }
@@ -164,15 +165,15 @@ export class WorkerPool {
     const every = this.progressEvery();
     const members = plan.split.workers;
     for (const worker of plan.grow) {
-      worker.note = `keeps its share of ${worker.batchShare} tasks until it is restarted (the split for ${members} workers gives it ${plan.split.shares[plan.slotOf.get(worker)!]!.batchShare}; a smaller share never over-claims)`;
+      worker.notes = [workerNote('keepsShare', { share: worker.batchShare, workers: members, splitShare: plan.split.shares[plan.slotOf.get(worker)!]!.batchShare })];
+      worker.note = notesLine(worker.notes);
     }
     await Promise.all(plan.shrink.map((w) => this.lifecycle.stop(pool, w)));
     for (const worker of [...plan.shrink, ...joining]) Object.assign(worker, shareSettings(plan.split, plan.slotOf.get(worker)!, every));
     this.changed(pool);
-    const resharing = `restarted with a share of {share} tasks: the pool now has ${members} active workers`;
     await this.lifecycle.startMany(pool, [
-      ...plan.shrink.map((worker) => ({ worker, why: resharing.replace('{share}', String(worker.batchShare)) })),
-      ...joining.map((worker) => ({ worker, why: why === 'restarted' ? 'restarted' : null })),
+      ...plan.shrink.map((worker) => ({ worker, why: workerNote('reshared', { share: worker.batchShare, workers: members }) })),
+      ...joining.map((worker) => ({ worker, why: why === 'restarted' ? workerNote('restarted') : null })),
     ]);
   }
 

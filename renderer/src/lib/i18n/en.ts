@@ -20,6 +20,10 @@ import { enUpdates } from './en-updates';
 import { enWorkers } from './en-workers';
 import { enFleet } from './en-fleet';
 import { enRuns } from './en-runs';
+import { enDiagnostics } from './en-diagnostics';
+import { enDoctorEngines } from './en-doctor-engines';
+import { enFleetAlerts } from './en-fleet-alerts';
+import { enWorkerNotes } from './en-worker-notes';
 
 export const en = {
   ...enServers,
@@ -39,6 +43,10 @@ export const en = {
   ...enWorkers,
   ...enFleet,
   ...enRuns,
+  ...enDiagnostics,
+  ...enDoctorEngines,
+  ...enFleetAlerts,
+  ...enWorkerNotes,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': 'Main navigation',

@@ -16,6 +16,10 @@ import { zhCNUpdates } from './zh-CN-updates';
 import { zhCNWorkers } from './zh-CN-workers';
 import { zhCNFleet } from './zh-CN-fleet';
 import { zhCNRuns } from './zh-CN-runs';
+import { zhCNDiagnostics } from './zh-CN-diagnostics';
+import { zhCNDoctorEngines } from './zh-CN-doctor-engines';
+import { zhCNFleetAlerts } from './zh-CN-fleet-alerts';
+import { zhCNWorkerNotes } from './zh-CN-worker-notes';
 
 /**
  * Simplified Chinese. Typed as a full record of the English keys, so a missing key (or a stray
@@ -41,6 +45,10 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNWorkers,
   ...zhCNFleet,
   ...zhCNRuns,
+  ...zhCNDiagnostics,
+  ...zhCNDoctorEngines,
+  ...zhCNFleetAlerts,
+  ...zhCNWorkerNotes,
   'app.title': 'AgentSwarm Desktop',
 
   'nav.label': '主导航',

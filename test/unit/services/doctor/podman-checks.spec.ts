@@ -12,6 +12,7 @@ import { DoctorService } from '../../../../electron/services/doctor/doctor-servi
 import { CDI_KIND_PATTERN, CDI_SCAN_SCRIPT, INIT_SCAN_SCRIPT } from '../../../../electron/services/doctor/podman-checks';
 import { LINGER_SCRIPT, NETWORK_SCRIPT, SESSION_SCRIPT, STORAGE_SCRIPT } from '../../../../electron/services/doctor/podman-rootless-checks';
 import { ProfileStore } from '../../../../electron/services/profiles/profile-store';
+import { expectWorded } from './doctor-words';
 
 const INFO: EngineInfo = {
   operatingSystem: 'Red Hat Enterprise Linux 9.4 (Plow)',
@@ -294,5 +295,65 @@ describe('rootless specifics', () => {
     expect(noTools).toMatchObject({ status: 'fail', command: 'sudo dnf install slirp4netns' });
     expect((await runWith(fakePodman({ scripts: { network: '#tool pasta /usr/bin/pasta\n#tun ok\n' } }), { networkMode: 'publish' })).of('podman-network').status).toBe('pass');
     expect((await runWith(fakePodman({}), { networkMode: 'host' })).of('podman-network').status).toBe('pass');
+  });
+});
+
+describe('every Podman finding as data, with words in en and zh-CN (issue 32)', () => {
+  it('the problems of a badly set up rootless server, the engine down or refusing, and the passes of a good one', async () => {
+    const bad = fakePodman({
+      info: { cdiDevices: [] },
+      scripts: {
+        cdi: '',
+        init: '#libexec no\n#pm apt-get\n',
+        linger: '#user alice\n#rc 0\nLinger=no\n',
+        session: '#user alice\n#uid 1001\n#fallback missing\n',
+        storage: 'vfs\n#rc 0\n',
+        network: '#tool slirp4netns /usr/bin/slirp4netns\n#tun missing\n',
+      },
+    });
+    const badReport = await runWith(bad, { gpus: { mode: 'all' }, networkMode: 'publish' });
+    for (const id of ['podman-cdi', 'podman-init', 'podman-linger', 'podman-runtime-dir', 'podman-storage', 'podman-network'] as const) {
+      expect(badReport.of(id).status, id).not.toBe('pass');
+      expectWorded(badReport.of(id));
+    }
+    expect(badReport.of('podman-cdi').say).toEqual({ key: 'cdiNoSpecNoToolkit', params: { host: 'gpu-1 (alice@10.0.0.5)', version: '', min: '1.12' } });
+    expect(badReport.of('podman-runtime-dir').say).toEqual({ key: 'runtimeDirMissing', params: { user: 'alice', dir: '/run/user/1001', host: 'gpu-1 (alice@10.0.0.5)', uid: 1001 } });
+
+    const good = fakePodman({
+      info: { cdiDevices: ['nvidia.com/gpu=0', 'nvidia.com/gpu=all'] },
+      scripts: {
+        init: '#libexec yes\n',
+        linger: '#user alice\n#rc 0\nLinger=yes\n',
+        session: '#user alice\n#uid 1001\n#xdg /run/user/1001\n#fallback owned\n',
+        storage: 'overlay\n#rc 0\n',
+        network: '#tool pasta /usr/bin/pasta\n#tun ok\n',
+      },
+    });
+    const goodReport = await runWith(good, { gpus: { mode: 'all' }, networkMode: 'publish' });
+    for (const id of ['engine-reachable', 'socket-permission', 'podman-cdi', 'podman-init', 'podman-linger', 'podman-runtime-dir', 'podman-storage', 'podman-network'] as const) {
+      expect(goodReport.of(id).status, id).toBe('pass');
+      expectWorded(goodReport.of(id));
+    }
+
+    const downOnServer = await runWith(fakePodman({ health: { reachable: false, error: { code: 'ENGINE_UNREACHABLE', message: 'Cannot reach Podman.' } } }));
+    expectWorded(downOnServer.of('engine-reachable'));
+    expect(downOnServer.of('engine-reachable').say).toEqual({ key: 'unreachablePodmanServer', params: { product: 'Podman', endpoint: 'ssh://alice@10.0.0.5/run/user/1001/podman/podman.sock', host: 'gpu-1 (alice@10.0.0.5)' } });
+    const downHere = await runWith(fakePodman({ host: 'local', health: { reachable: false, rootless: false, error: { code: 'ENGINE_UNREACHABLE', message: 'Cannot reach Podman.' } } }));
+    expect(downHere.of('engine-reachable').say?.key).toBe('unreachablePodmanLocalRootful');
+    // '' is this computer: the renderer names it in the user's language.
+    expect(downHere.of('engine-reachable').say?.params.host).toBe('');
+    const dockerDown = await runWith(fakePodman({ kind: 'ssh-docker', health: { reachable: false, product: 'docker', rootless: null, error: { code: 'ENGINE_UNREACHABLE', message: 'Cannot reach Docker.' } } }));
+    expect(dockerDown.of('engine-reachable').say?.key).toBe('unreachableDockerServer');
+    const denied = await runWith(fakePodman({ health: { reachable: false, error: { code: 'ENGINE_PERMISSION_DENIED', message: 'Permission denied on /run/podman/podman.sock.' } } }));
+    expectWorded(denied.of('socket-permission'));
+    expect(denied.of('socket-permission').say?.key).toBe('deniedPodmanServer');
+  });
+
+  it('a check that hangs says so as data too', async () => {
+    const hung = fakePodman({});
+    (hung as { health: unknown }).health = () => new Promise(() => undefined);
+    const { of } = await runWith(hung, {}, 300);
+    expect(of('engine-reachable').say).toEqual({ key: 'timedOut', params: { seconds: 0 } });
+    expectWorded(of('engine-reachable'));
   });
 });

@@ -19,9 +19,14 @@ describe('readBanner', () => {
     const closed = new PassThrough();
     const early = readBanner(closed, 1_000);
     closed.end('HTTP/1.1 400 Bad Request\r\n');
-    expect(((await early.catch((e: unknown) => e)) as AppError).code).toBe('SSH_DISCONNECTED');
+    const closedEarly = (await early.catch((e: unknown) => e)) as AppError;
+    expect(closedEarly.code).toBe('SSH_DISCONNECTED');
+    expect(closedEarly.params).toEqual({ diag: 'bannerClosed' });
     const silent = readBanner(new PassThrough(), 50);
-    expect(((await silent.catch((e: unknown) => e)) as AppError).code).toBe('SSH_TIMEOUT');
+    const timedOut = (await silent.catch((e: unknown) => e)) as AppError;
+    expect(timedOut.code).toBe('SSH_TIMEOUT');
+    // What it was, as data for the stage's words (issue 32).
+    expect(timedOut.params).toEqual({ diag: 'bannerTimeout', seconds: 0 });
   });
 });
 
@@ -31,6 +36,7 @@ describe('gpuResult (nvidia-smi -L)', () => {
     expect(gpuResult({ stdout, stderr: '', code: 0 }, HOST)).toEqual({
       status: 'pass',
       detail: '2 GPUs: NVIDIA A100-SXM4-80GB, NVIDIA A100-SXM4-80GB',
+      say: { key: 'gpus', params: { n: 2, names: 'NVIDIA A100-SXM4-80GB, NVIDIA A100-SXM4-80GB' } },
     });
   });
 
@@ -53,6 +59,7 @@ describe('socketAccessResult', () => {
     expect(check(['ok', 'alice docker', 'root:docker 660'])).toEqual({
       status: 'pass',
       detail: 'alice may use /var/run/docker.sock (root:docker 660; groups: alice docker)',
+      say: { key: 'socketOk', params: { path: '/var/run/docker.sock', user: 'alice', host: HOST, owner: 'root:docker 660', groups: 'alice docker' } },
     });
   });
 

@@ -8,7 +8,12 @@ const HOST = 'alice@login1:22';
 describe('the slurm stage', () => {
   it('passes with the version, each partition (default starred), its nodes by state and its GPUs', () => {
     const result = slurmStageResult('@@version 0\nslurm-wlm 22.05.8\n@@partitions 0\ndebug*|up|1|idle|gpu:fake:2\n', HOST, 'alice');
-    expect(result).toEqual({ status: 'pass', detail: 'Slurm 22.05.8; partitions: debug* (1 node idle; GPUs gpu:fake:2)' });
+    expect(result).toEqual({
+      status: 'pass',
+      detail: 'Slurm 22.05.8; partitions: debug* (1 node idle; GPUs gpu:fake:2)',
+      // The same facts for the renderer's words (issue 32); the partitions in sinfo's own terms, quoted as they are.
+      say: { key: 'slurmOk', params: { version: '22.05.8', host: HOST, said: 'debug* 1×idle gpu:fake:2' } },
+    });
   });
 
   it('several partitions and node states; a down partition is said; no GPU anywhere is a warning', () => {

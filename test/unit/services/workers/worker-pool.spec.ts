@@ -144,6 +144,8 @@ describe('worker pool with local workers', { timeout: 45_000 }, () => {
     const again = second.workers.pool.get(pool.poolId);
     expect(again.workers.map((w) => w.state)).toEqual(['running', 'running']);
     expect(again.workers.map((w) => w.note)).toEqual([expect.stringContaining('app was closed'), expect.stringContaining('app was closed')]);
+    // The same as data, for the renderer's words (issue 32).
+    expect(again.workers.map((w) => w.notes)).toEqual([[{ key: 'resumed', params: {} }], [{ key: 'resumed', params: {} }]]);
     await until('they report again', () => second.workers.pool.get(pool.poolId).workers.every((w) => w.episodes > 0));
     const stopped = await second.workers.handlers['workers:stop-all']({ poolId: pool.poolId });
     for (const w of stopped.workers) expect(groupAlive(w.pid!)).toBe(false);
@@ -163,6 +165,7 @@ describe('worker pool with local workers', { timeout: 45_000 }, () => {
     expect(grown.workers[0]!.pid).not.toBe(firstPid);
     expect(groupAlive(firstPid!)).toBe(false);
     expect(grown.workers[0]!.note).toMatch(/restarted with a share of 2 tasks/);
+    expect(grown.workers[0]!.notes).toEqual([{ key: 'reshared', params: { share: 2, workers: 2 } }]);
     // Its new process runs with the new share (what it printed from its env).
     const logOf0 = async () => (await workers.handlers['workers:log']({ poolId: pool.poolId, index: 0, from: 0, limit: 500 })).lines.map((l) => l.text).join('\n');
     let log0 = '';
