@@ -4,12 +4,19 @@
 // TEST DOUBLE fake swarm server (in this process, on 127.0.0.1: the node is this machine) to step 3. One task
 // stopped by hand, the app restarted (the other found again by its task id), stop all leaves no task in Slurm's
 // queue and no env file. The ajet TEST DOUBLE is copied with the project. Other suites share the node: run it
-// under `flock /tmp/agentswarm-slurm.lock`.
+// under `flock /tmp/agentswarm-slurm.lock`. The login node is also the app's Slurm engine (as when the server was added
+// as "Slurm (login node)"), whose one queue poll runs as the Slurm module runs it: the workers learn their tasks'
+// queue states from it, and every squeue the app runs over the login connection is counted (the poll budget).
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceContext } from '../../electron/services/domain';
+import { EngineRegistry } from '../../electron/services/engines/engine-registry';
+import type { EngineWording } from '../../electron/services/engines/engine-wording';
+import { SshHost } from '../../electron/services/engines/engine-host';
+import { SlurmEngine } from '../../electron/services/engines/slurm/slurm-engine';
+import { registerSlurm, type SlurmModule } from '../../electron/services/slurm/register';
 import type { Handlers } from '../../electron/services/ipc/handlers';
 import { registerJobs, type JobsModule } from '../../electron/services/jobs/register';
 import { setUpProject, type ProjectLayout } from '../../electron/services/project/project-files';
@@ -18,6 +25,7 @@ import type { SshConnection } from '../../electron/services/ssh/ssh-connection';
 import type { SwarmModule } from '../../electron/services/swarm/register';
 import { registerWorkers, type WorkersModule } from '../../electron/services/workers/register';
 import { TrainingForm } from '../../electron/shared/schemas-wizard';
+import { engineIdOfServer } from '../../electron/shared/schemas-servers';
 import { PoolStartRequest, type PoolViewData } from '../../electron/shared/schemas-workers';
 import { startFakeSwarmServer, type FakeSwarmHandle } from '../fixtures/fake-swarm/server.mjs';
 import { poll } from '../support/helpers';
@@ -36,30 +44,62 @@ let layout: ProjectLayout;
 let python: string;
 let swarm: FakeSwarmHandle;
 let connection: SshConnection;
-let app: { jobs: JobsModule; workers: WorkersModule } | null = null;
+let app: { jobs: JobsModule; workers: WorkersModule; slurm: SlurmModule; engines: EngineRegistry } | null = null;
 const poolIds: string[] = [];
+/** squeue commands the app ran over the login connection (the spec's own checks use `connection` directly). */
+const squeues: number[] = [];
+
+/** The login connection as the app uses it, counting every squeue in what it runs. */
+function countingConnection(): SshConnection {
+  return new Proxy(connection, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target) as unknown;
+      if (key !== 'exec' && key !== 'execStream') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      return (command: string, ...rest: unknown[]) => {
+        if (command.includes('squeue')) squeues.push(Date.now());
+        return (value as (...a: unknown[]) => unknown).call(target, command, ...rest);
+      };
+    },
+  });
+}
 
 async function openApp(): Promise<{ jobs: JobsModule; workers: WorkersModule }> {
+  const login = countingConnection();
+  const engines = new EngineRegistry();
+  engines.add(
+    new SlurmEngine({
+      summary: { id: engineIdOfServer(SERVER_ID), kind: 'slurm', label: 'test bed Slurm', endpoint: `ssh://${tb.ssh.user}@${tb.ssh.host}:${tb.ssh.port}` },
+      wording: { product: 'Slurm' } as EngineWording,
+      host: new SshHost('testbed login', () => Promise.resolve(login)),
+      openChannel: (address, port) => login.forwardOut(address, port),
+      appVersion: '0.1.0-test',
+    }),
+  );
   const context = {
     dataDir: `${projectDir}-data`,
     events: { emit: () => undefined },
     vault: new MemoryVault(),
     logger: { warn: () => undefined, info: () => undefined },
     notifier: { notify: () => undefined },
+    engines,
   } as unknown as ServiceContext;
   const swarmModule = { monitor: { statuses: () => [{ engineId: 'local', containerId: 'fake0swarm', url: swarm.url, connection: 'online' }] } } as unknown as Pick<SwarmModule, 'monitor'>;
   const jobs = registerJobs(context, { swarm: swarmModule });
   const handlers = { ...jobs.handlers } as unknown as Handlers;
-  const servers = { connectionOf: () => Promise.resolve(connection), labelOf: () => 'testbed login' };
+  const servers = { connectionOf: () => Promise.resolve(login), labelOf: () => 'testbed login' };
+  const slurm = registerSlurm(context);
   const workers = registerWorkers(context, { jobs: jobs.api, swarm: swarmModule, servers, handlers: () => handlers, tuning: { pollMs: 500, progressEverySeconds: 1 } });
   await jobs.start?.();
+  await slurm.start?.();
   await workers.start?.();
-  app = { jobs, workers };
+  app = { jobs, workers, slurm, engines };
   return app;
 }
 
 async function closeApp(): Promise<void> {
   await app?.workers.dispose?.();
+  await app?.slurm.dispose?.();
+  for (const engine of app?.engines.all() ?? []) await engine.dispose();
   await app?.jobs.dispose?.();
   app = null;
 }
@@ -147,6 +187,7 @@ describe('rollout workers as a Slurm job array', () => {
     expect((await connection.exec(`cat ${runDir}/job.sh`)).stdout).toBe(array!.script);
 
     const view = (): PoolViewData => workers.pool.get(started.poolId);
+    const pollingFrom = Date.now();
     await poll('both array tasks to end episodes', 150_000, async () => (view().workers.every((w) => w.episodes > 0 && w.clientUuid !== null) ? true : undefined), 500).catch(
       async (error: Error) => {
         throw new Error(`${error.message}; the queue: ${await queue()}; the workers: ${JSON.stringify(view().workers.map((w) => [w.state, w.episodes, w.lastError]))}`);
@@ -156,6 +197,12 @@ describe('rollout workers as a Slurm job array', () => {
     // Each task's env file is gone once it read it.
     expect((await connection.exec(`ls ${runDir}/env.* 2>/dev/null | wc -l`)).stdout.trim()).toBe('0');
     await poll('global step 3', 120_000, async () => ((swarm.state.globalStep ?? 0) >= 3 ? true : undefined), 300);
+    // The poll budget: 2 tasks polled every 500 ms, yet squeue only at the shared poll's cadence (30 s while shown),
+    // plus the first answer that names the new array. Before, each poll of each task ran one: 240 a minute here.
+    const pollingMs = Date.now() - pollingFrom;
+    const asked = squeues.filter((t) => t >= pollingFrom).length;
+    console.info(`workers-slurm: ${asked} squeue in ${(pollingMs / 1000).toFixed(1)} s of polling 2 tasks every 500 ms (one per task per poll would be ${2 * Math.floor(pollingMs / 500)})`);
+    expect(asked).toBeLessThanOrEqual(Math.ceil(pollingMs / 30_000) + 2);
 
     // One task stopped by hand: the other goes on.
     const one = await workers.handlers['workers:stop']({ poolId: started.poolId, index: 0 });

@@ -6,8 +6,12 @@ import type { JobsApi } from '../jobs/jobs-api';
 import type { SwarmModule } from '../swarm/register';
 import type { ServersModule } from '../ssh/register';
 import { SshHost } from '../engines/engine-host';
+import { SlurmEngine } from '../engines/slurm/slurm-engine';
+import type { SlurmQueueWatch } from '../engines/slurm/slurm-queue-watch';
+import { engineIdOfServer } from '../../shared/schemas-servers';
 import { clientVenvPlan, createClientVenv } from './client-venv';
 import { LocalWorkers } from './local-workers';
+import { standaloneTaskQueue, type SlurmTaskQueue } from './slurm-task-queue';
 import { SlurmWorkers } from './slurm-workers';
 import { SshWorkers } from './ssh-workers';
 import type { WorkerBackend } from './worker-backend';
@@ -42,11 +46,25 @@ export function registerWorkers(context: ServiceContext, deps: WorkersDeps): Wor
   const ssh = servers
     ? new SshWorkers({ connectionOf: (id) => servers.connectionOf(id), labelOf: (id) => servers.labelOf(id), vault: context.vault, swarmUrl })
     : noSsh;
-  const slurm = servers ? new SlurmWorkers({ connectionOf: (id) => servers.connectionOf(id), labelOf: (id) => servers.labelOf(id), vault: context.vault }) : noSsh;
   const hostOf = (serverId: string): SshHost => {
     if (!servers) throw new AppError('VALIDATION_FAILED', 'SSH servers are not available in this build.');
     return new SshHost(servers.labelOf(serverId), () => servers.connectionOf(serverId));
   };
+  // One queue poll per login node: the Slurm engine's when the server was added as "Slurm (login node)", else one
+  // made here for it (read on demand only).
+  const ownQueues = new Map<string, SlurmQueueWatch>();
+  const queueOf = (serverId: string): SlurmTaskQueue => {
+    const engineId = engineIdOfServer(serverId);
+    const engine = context.engines.has(engineId) ? context.engines.get(engineId) : null;
+    if (engine instanceof SlurmEngine) return engine.queueWatch;
+    let own = ownQueues.get(serverId);
+    if (!own) {
+      own = standaloneTaskQueue(hostOf(serverId));
+      ownQueues.set(serverId, own);
+    }
+    return own;
+  };
+  const slurm = servers ? new SlurmWorkers({ connectionOf: (id) => servers.connectionOf(id), labelOf: (id) => servers.labelOf(id), vault: context.vault, queueOf }) : noSsh;
   const pool = new WorkerPool({
     dir: join(context.dataDir, 'workers'),
     events: context.events,
@@ -75,7 +93,10 @@ export function registerWorkers(context: ServiceContext, deps: WorkersDeps): Wor
       'workers:client-venv-create': ({ serverId, source }) => createClientVenv(hostOf(serverId), source),
     },
     start: () => pool.load(),
-    dispose: () => pool.dispose(),
+    dispose: async () => {
+      await pool.dispose();
+      for (const own of ownQueues.values()) own.dispose();
+    },
   };
 }
 

@@ -119,7 +119,11 @@ export function slurmArraySubmitScript(runName: string, script: string, tasks: n
   ].join('\n');
 }
 
-/** Per task: `@@task <t> exit <code>|alive <STATE>|gone`, then for the asked task its log from `offset`. */
+/**
+ * One task's files, read on the login node: `@@exit <code>` (its exit file) or `@@noexit`, `@@size <bytes>`, then its
+ * log from `offset`. No Slurm command: the task's queue state comes from the login node's shared queue poll (a file
+ * read costs the controller nothing; an squeue per task per second did).
+ */
 export function slurmPollScript(runName: string, arrayId: string, task: number, offset: number, maxBytes: number): string {
   const { word } = slurmRunDir(runName);
   if (!/^\d+$/.test(arrayId)) throw new AppError('VALIDATION_FAILED', `"${arrayId}" is not a Slurm job id.`);
@@ -127,8 +131,7 @@ export function slurmPollScript(runName: string, arrayId: string, task: number, 
     `d=${word}`,
     `t=${task}`,
     `f="$d/out/${arrayId}_${task}.out"`,
-    'if [ -f "$d/exit.$t" ]; then echo "@@exit $(cat "$d/exit.$t")"',
-    `else s=$(squeue -h -j ${arrayId}_${task} -o %T 2>/dev/null | head -n 1); if [ -n "$s" ]; then echo "@@alive $s"; else echo "@@gone"; fi; fi`,
+    'if [ -f "$d/exit.$t" ]; then echo "@@exit $(cat "$d/exit.$t")"; else echo "@@noexit"; fi',
     's=$(wc -c <"$f" 2>/dev/null | tr -d " "); s=${s:-0}',
     'echo "@@size $s"',
     `o=${Math.max(0, Math.floor(offset))}`,
@@ -137,7 +140,11 @@ export function slurmPollScript(runName: string, arrayId: string, task: number, 
   ].join('\n');
 }
 
-/** SIGINT to the task (the worker gives its episodes back), then scancel; waits until Slurm no longer runs it. */
+/**
+ * SIGINT to the task (the worker gives its episodes back), then scancel; waits until Slurm no longer runs it. The
+ * controller is asked sparingly: while the worker ends, its exit file is what is watched (squeue once a second, for a
+ * task still pending, which writes none); after scancel, looks 0.2, 0.4, 0.8 … s apart (at most 5 s; KillWait bounds it).
+ */
 export function slurmStopScript(runName: string, jobId: string): string {
   const { word } = slurmRunDir(runName);
   if (!/^\d+_\d+$/.test(jobId)) throw new AppError('VALIDATION_FAILED', `"${jobId}" is not a Slurm array task id.`);
@@ -146,9 +153,10 @@ export function slurmStopScript(runName: string, jobId: string): string {
     `d=${word}`,
     `running() { [ -n "$(squeue -h -j ${jobId} -o %T 2>/dev/null)" ]; }`,
     `scancel --batch --signal=INT ${jobId} 2>/dev/null`,
-    `i=0; while [ $i -lt 50 ] && running && [ ! -f "$d/exit.${task}" ]; do sleep 0.1; i=$((i + 1)); done`,
+    `i=0; while [ $i -lt 50 ] && [ ! -f "$d/exit.${task}" ]; do if [ $((i % 10)) -eq 9 ] && ! running; then break; fi; sleep 0.1; i=$((i + 1)); done`,
     `running && scancel ${jobId} 2>/dev/null`,
-    'i=0; while [ $i -lt 300 ] && running; do sleep 0.2; i=$((i + 1)); done',
+    // Tenths of a second: w the next wait, t the time waited (at most 60 s).
+    'w=2; t=0; while [ $t -lt 600 ] && running; do sleep $((w / 10)).$((w % 10)); t=$((t + w)); w=$((w * 2 > 50 ? 50 : w * 2)); done',
     `rm -f "$d/env.${task}"`,
     'running && { echo "still running" >&2; exit 1; }',
     'exit 0',

@@ -1,5 +1,6 @@
 import { posix, relative, sep } from 'node:path';
 import { AppError } from '../../shared/errors';
+import type { SlurmJob } from '../../shared/schemas-slurm';
 import type { PoolStart, SlurmArrayPreviewData, WorkerPlacementData } from '../../shared/schemas-workers';
 import { shellQuote, type EngineHost } from '../engines/container-engine';
 import { SshHost } from '../engines/engine-host';
@@ -11,7 +12,8 @@ import type { SecretVaultApi } from '../secrets/vault-api';
 import type { SFTPWrapper } from 'ssh2';
 import type { SshConnection } from '../ssh/ssh-connection';
 import { copyProject, projectManifest, projectName } from './project-copy';
-import { slurmArrayScript, slurmArraySubmitCommand, slurmArraySubmitScript, slurmPollScript, slurmRunDir, slurmStopScript, type SlurmPlacement } from './slurm-array-script';
+import { slurmArrayName, slurmArrayScript, slurmArraySubmitCommand, slurmArraySubmitScript, slurmPollScript, slurmRunDir, slurmStopScript, type SlurmPlacement } from './slurm-array-script';
+import { taskQueueState, type SlurmTaskQueue } from './slurm-task-queue';
 import type { WorkerBackend, WorkerHandle, WorkerPoll, WorkerStartSpec } from './worker-backend';
 import type { WorkerNote } from '../../shared/schemas-workers';
 import { notesLine, projectNote, workerNote } from './worker-notes';
@@ -20,19 +22,38 @@ export interface SlurmWorkersOptions {
   connectionOf: (serverId: string) => Promise<SshConnection>;
   labelOf: (serverId: string) => string;
   vault: SecretVaultApi;
+  /** The login node's shared queue poll (slurm-task-queue.ts): the tasks' queue states, never an squeue per task. */
+  queueOf: (serverId: string) => SlurmTaskQueue;
+  now?: () => number;
 }
 
 const MAX_READ_BYTES = 1_000_000;
+/** A pool's array name stays among the names the shared poll asks about this long after its last poll. */
+const WANTED_MS = 120_000;
+/**
+ * A task Slurm no longer runs whose exit file is still missing is marked gone only after this long: a task that ended
+ * by itself wrote its exit file first, but the login node may see a compute node's write a moment late (shared folders).
+ */
+const GONE_GRACE_MS = 10_000;
 
 /**
  * Workers as one Slurm job array on a cluster's login node (issue 34): the project copied to the
  * login user's home (shared with the compute nodes), the array script (slurm-array-script.ts) shown
  * before submission, then `sbatch --array=0-(N-1)`. Each task is one worker: polled by its output file
- * and exit file (and `squeue` while neither says it ended), stopped by SIGINT then `scancel` of its task
- * id only, found again after an app restart by its task id and run folder.
+ * and exit file (a file read on the login node, every poll), its queue state taken from the login node's
+ * shared queue poll (no squeue of its own), stopped by SIGINT then `scancel` of its task id only, found
+ * again after an app restart by its task id and run folder.
  */
 export class SlurmWorkers implements WorkerBackend {
-  constructor(private readonly options: SlurmWorkersOptions) {}
+  private readonly now: () => number;
+  /** When each task was submitted (ms; this run of the app only): a queue answer asked earlier cannot list it. */
+  private readonly submittedAt = new Map<string, number>();
+  /** When a task was first seen ended or missing in the queue without its exit file. */
+  private readonly missingSince = new Map<string, number>();
+
+  constructor(private readonly options: SlurmWorkersOptions) {
+    this.now = options.now ?? Date.now;
+  }
 
   where(placement: WorkerPlacementData): string {
     return placement.kind === 'slurm' ? `${this.options.labelOf(placement.serverId)} (Slurm)` : 'this computer';
@@ -89,12 +110,14 @@ export class SlurmWorkers implements WorkerBackend {
     if (request.llmSecretId !== null) Object.assign(env, await llmSecretEnv(this.options.vault, request.llmSecretId));
     const runName = `${first.poolId}-slurm-${first.index}`;
     const script = slurmArrayScript({ poolId: first.poolId, runName, placement, workDir, script: request.script, tasks: specs });
+    const submitting = this.now();
     const submitted = await host.exec(slurmArraySubmitScript(runName, script, specs.length), { stdin: envFileText(env), timeoutMs: 60_000 });
     const arrayId = (submitted.stdout.trim().split('\n').pop() ?? '').split(';')[0]?.trim() ?? '';
     if (submitted.code !== 0 || !/^\d+$/.test(arrayId)) {
       throw new AppError('JOB_CRASHED', `sbatch on ${host.label} refused the worker array: ${submitted.stderr.trim().split('\n').slice(-2).join(' ') || `exit ${submitted.code}`}.`);
     }
     const runDir = slurmRunDir(runName).shown;
+    specs.forEach((_spec, task) => this.submittedAt.set(`${arrayId}_${task}`, submitting));
     return specs.map((_spec, task) => {
       const notes = [workerNote('slurmTask', { array: arrayId, task }), ...(note ? [note] : [])];
       return { pid: null, jobId: `${arrayId}_${task}`, runDir, logOffset: 0, note: notesLine(notes), notes, tunnelPort: null };
@@ -129,29 +152,59 @@ export class SlurmWorkers implements WorkerBackend {
     return `http://${address.includes(':') ? `[${address}]` : address}:${endpoint.port}`;
   }
 
+  /**
+   * The task's exit file and new log lines (one file read on the login node), and its queue state from the shared
+   * poll's newest answer. The answer is taken BEFORE the files are read: when it says the task ended and the exit file
+   * is still missing afterwards, the task did not end by itself (cancelled, killed, its node lost).
+   */
   async poll(handle: WorkerHandle, spec: WorkerStartSpec): Promise<WorkerPoll> {
     const placement = slurm(spec.placement);
     const { runName, arrayId, task } = taskOf(handle);
+    const queue = this.options.queueOf(placement.serverId);
+    queue.want(slurmArrayName(spec.poolId), WANTED_MS);
+    // The queue not answering (the login node reconnecting) says nothing about the task: its files still do.
+    const seen = await queue.workerTasks().catch(() => null);
     const result = await this.host(placement).exec(slurmPollScript(runName, arrayId, task, handle.logOffset, MAX_READ_BYTES), { timeoutMs: 30_000 });
     if (result.code !== 0) throw new AppError('SSH_DISCONNECTED', `The worker on ${this.where(placement)} could not be asked: exit ${result.code}.`);
-    const head = /^@@(alive \S+|gone|exit (-?\d+))\n@@size (\d+)\n/.exec(result.stdout);
+    const head = /^@@(noexit|exit (-?\d+))\n@@size (\d+)\n/.exec(result.stdout);
     if (!head) throw new AppError('SSH_DISCONNECTED', `The worker on ${this.where(placement)} answered something unexpected.`);
     const body = result.stdout.slice(head[0].length);
     const cut = body.lastIndexOf('\n');
     handle.logOffset += cut < 0 ? 0 : Buffer.byteLength(body.slice(0, cut + 1), 'utf8');
     const lines = cut <= 0 ? [] : body.slice(0, cut).split('\n');
-    const state = head[1]!;
-    if (state.startsWith('alive')) return { lines, end: null };
+    const ended = head[1] !== 'noexit';
+    const gone = !ended && this.gone(handle.jobId!, seen, arrayId, task);
+    if (!ended && !gone) return { lines, end: null };
+    this.forget(handle.jobId!);
     if (cut < body.length - 1 && body.length > 0) lines.push(body.slice(cut + 1));
-    if (state === 'gone') return { lines, end: { exitCode: null, signal: null, startError: null } };
+    if (gone) return { lines, end: { exitCode: null, signal: null, startError: null } };
     const code = Number(head[2]);
     return { lines, end: { exitCode: code, signal: code > 128 ? `signal ${code - 128}` : null, startError: null } };
+  }
+
+  /** Slurm no longer runs the task (ended, or not listed by an answer asked after its submission) for GONE_GRACE_MS. */
+  private gone(jobId: string, seen: { tasks: SlurmJob[]; at: number } | null, arrayId: string, task: number): boolean {
+    const state = seen ? taskQueueState(seen.tasks, arrayId, task) : 'active';
+    const notRun = state === 'ended' || (state === 'absent' && seen!.at > (this.submittedAt.get(jobId) ?? 0));
+    if (!notRun) {
+      this.missingSince.delete(jobId);
+      return false;
+    }
+    const since = this.missingSince.get(jobId) ?? this.now();
+    this.missingSince.set(jobId, since);
+    return this.now() - since >= GONE_GRACE_MS;
+  }
+
+  private forget(jobId: string): void {
+    this.submittedAt.delete(jobId);
+    this.missingSince.delete(jobId);
   }
 
   async stop(handle: WorkerHandle, spec: WorkerStartSpec): Promise<void> {
     const placement = slurm(spec.placement);
     const { runName } = taskOf(handle);
     const result = await this.host(placement).exec(slurmStopScript(runName, handle.jobId!), { timeoutMs: 90_000 });
+    this.forget(handle.jobId!);
     if (result.code !== 0) throw new AppError('INTERNAL', `Slurm task ${handle.jobId} on ${this.where(placement)} still runs after scancel: ${result.stderr.trim()}`);
   }
 }

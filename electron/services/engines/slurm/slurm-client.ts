@@ -224,6 +224,11 @@ export class SlurmClient {
     return this.slurmQueue.jobs(fresh);
   }
 
+  /** The rollout workers' array tasks from the same shared answer as `queue` (slurm-queue.ts), and when it was asked for. */
+  workerTasks(fresh: QueueFreshness = {}): Promise<{ tasks: SlurmJob[]; at: number }> {
+    return this.slurmQueue.workerTasks(fresh);
+  }
+
   /** The app's jobs of the login user, newest first. */
   async jobs(fresh: QueueFreshness = {}): Promise<SlurmJob[]> {
     return (await this.queue(fresh)).sort((a, b) => Number(b.id.split('_')[0]) - Number(a.id.split('_')[0]));

@@ -20,9 +20,12 @@ const SQUEUE_FIELDS = 15;
  * The same fields in `squeue -O` (`--Format`) form, with `tres-per-job` before the comment: a job that asked for GPUs
  * with `--gpus=N` has them there, not in `%b` (tres-per-node), which the `-o` form alone can print. `:|` is each
  * field's suffix (no width: values are not cut). Measured on 22.05: the same controller requests as `-o`.
+ * `JobArrayID`, not `JobID`: for a job array's task `JobID` prints Slurm's internal id of that task (a number no other
+ * command shows), `JobArrayID` prints what `%i`, scancel and the rollout workers use (`812_1`, the pending rest as
+ * `812_[2-3]`); for any other job both print the job id.
  */
 export const SQUEUE_FIELDS_LONG =
-  'JobID:|,Name:|,UserName:|,Partition:|,State:|,Reason:|,NodeList:|,TimeLimit:|,TimeLeft:|,SubmitTime:|,StartTime:|,EndTime:|,PriorityLong:|,tres-per-node:|,tres-per-job:|,Comment:|';
+  'JobArrayID:|,Name:|,UserName:|,Partition:|,State:|,Reason:|,NodeList:|,TimeLimit:|,TimeLeft:|,SubmitTime:|,StartTime:|,EndTime:|,PriorityLong:|,tres-per-node:|,tres-per-job:|,Comment:|';
 
 /** `squeue -h -O SQUEUE_FIELDS_LONG` lines: as `parseSqueueLines`, the GPUs from tres-per-job when tres-per-node has none. */
 export function parseSqueueLong(stdout: string): SlurmJob[] {
@@ -264,6 +267,20 @@ export function parseNodeAddr(stdout: string): string | null {
 export function parseKillWait(stdout: string): number | null {
   const m = /^KillWait\s*=\s*(\d+)/m.exec(stdout);
   return m ? Number(m[1]) : null;
+}
+
+/** Names of the rollout workers' job arrays (workers/slurm-array-script.ts): `agentswarm-workers-<pool id>`. */
+export const WORKER_ARRAY_PREFIX = `${SLURM_JOB_PREFIX}workers-`;
+
+/**
+ * Tasks of a rollout worker array the app submitted (name agentswarm-workers-<pool>, our comment naming that pool), of
+ * `user` when known. Not server jobs: the engine never lists them; the worker pool reads them from the same queue answer.
+ */
+export function isWorkerArrayJob(job: SlurmJob, user: string | null): boolean {
+  if (!job.name.startsWith(WORKER_ARRAY_PREFIX)) return false;
+  const pool = /^"?agentswarm workers pool=([a-z0-9][a-z0-9-]{0,63})"?$/.exec((job.comment ?? '').trim());
+  if (!pool || job.name !== `${WORKER_ARRAY_PREFIX}${pool[1]}`) return false;
+  return user === null || job.user === null || job.user === user;
 }
 
 /** Jobs of the app (name agentswarm-<profile>, our comment naming that profile), of `user` when known. */

@@ -12,7 +12,8 @@ import type { SlurmJobRecord } from './slurm-state';
  * themselves. Paced by who can see it: every `shownMs` while a window shows the server, every `hiddenMs` while none
  * does, and no squeue at all while none of the app's jobs there can still change (only the job folders are read
  * again, every `idleMs`: a job submitted by the app on another computer with the same account). An ended job's end
- * is asked once (SlurmQueue keeps it).
+ * is asked once (SlurmQueue keeps it). The rollout workers' job arrays ride on the same poll (issue 34): a worker pool
+ * says which array names it wants asked about (`want`) and reads their tasks from the newest answer (`workerTasks`).
  */
 
 /** The app's jobs on a login node at one moment: Slurm's view and the job folders' records. */
@@ -26,7 +27,7 @@ export interface SlurmQueueAnswer {
 
 export interface SlurmQueueWatchOptions {
   host: EngineHost;
-  client: Pick<SlurmClient, 'queue' | 'job' | 'knownEnd' | 'queueAskedAt' | 'forgetQueue'>;
+  client: Pick<SlurmClient, 'queue' | 'job' | 'knownEnd' | 'queueAskedAt' | 'forgetQueue' | 'workerTasks'>;
   /** Whether a window shows this server now (the lead's visibility service); default: always. */
   isShown?: () => boolean;
   /** Poll interval while shown (default 30 s: 2 squeues a minute, 2 controller requests each). */
@@ -51,13 +52,30 @@ export class SlurmQueueWatch {
   private running = false;
   private idle = false;
   private disposed = false;
+  /** Job names others want asked about (worker arrays), each until a time (ms): a pool that stops asking drops out. */
+  private readonly wanted = new Map<string, number>();
 
   constructor(private readonly options: SlurmQueueWatchOptions) {}
 
-  /** The job names worth asking squeue about: records whose job is not known to have ended. */
+  /** The job names worth asking squeue about: records whose job is not known to have ended, and the wanted names. */
   async activeNames(): Promise<string[]> {
     const records = await this.records();
-    return [...new Set([...records.values()].filter((r) => this.options.client.knownEnd(r.jobId) === undefined).map((r) => slurmJobName(r.key)))];
+    const now = this.options.now();
+    for (const [name, until] of this.wanted) if (until < now) this.wanted.delete(name);
+    return [...new Set([...[...records.values()].filter((r) => this.options.client.knownEnd(r.jobId) === undefined).map((r) => slurmJobName(r.key)), ...this.wanted.keys()])];
+  }
+
+  /** Ask about jobs named `name` (a worker array) for the next `forMs` too; a caller that still cares says so again. */
+  want(name: string, forMs: number): void {
+    const fresh = !this.wanted.has(name);
+    this.wanted.set(name, Math.max(this.wanted.get(name) ?? 0, this.options.now() + forMs));
+    // An idle poll (no job of ours could change) takes its interval again: its answers now carry this name too.
+    if (fresh && this.idle) this.kick();
+  }
+
+  /** The worker arrays' tasks from the newest answer when it is at most `maxAgeMs` old (default: the poll's interval), else a new one. */
+  workerTasks(maxAgeMs = this.maxAgeMs): Promise<{ tasks: SlurmJob[]; at: number }> {
+    return this.options.client.workerTasks({ maxAgeMs });
   }
 
   /** How old an answer readers take now: the current poll interval (+ slack). */

@@ -1,7 +1,7 @@
 import type { SlurmJob } from '../../../shared/schemas-slurm';
 import { shellQuote, type HostExecResult } from '../container-engine';
 import { mapSlurmError } from './slurm-errors';
-import { SQUEUE_FIELDS_LONG, SQUEUE_FORMAT, isAppJob, isEndedState, parseScontrolJob, parseSqueueLines, parseSqueueLong, withPendingPositions } from './slurm-parse';
+import { SQUEUE_FIELDS_LONG, SQUEUE_FORMAT, isAppJob, isEndedState, isWorkerArrayJob, parseScontrolJob, parseSqueueLines, parseSqueueLong, withPendingPositions } from './slurm-parse';
 
 /*
  * What the app asks slurmctld about its jobs, and the answers it keeps so that it asks rarely. Measured on the
@@ -18,6 +18,8 @@ import { SQUEUE_FIELDS_LONG, SQUEUE_FORMAT, isAppJob, isEndedState, parseScontro
  * jobs only, filtered by slurmctld, not the whole table `--json` sends on 22.05). The `-o` format has no exit code:
  * an ended job is asked once with scontrol, and its end is kept (an ended job never changes). Queue positions need
  * every user's pending jobs: asked only while one of ours waits, at most every `positionsMaxAgeMs` (3 min).
+ * The rollout workers' job arrays (issue 34) are asked about in the same squeue (their names among `jobNames`); their
+ * tasks are kept apart from the server jobs (`workerTasks`), so a worker pool costs the controller no request of its own.
  */
 
 /** Runs a script on the login node (SlurmClient's exec). */
@@ -88,9 +90,20 @@ export class SlurmQueue {
   async jobs(fresh: QueueFreshness = {}): Promise<SlurmJob[]> {
     const names = (await this.options.jobNames?.()) ?? null;
     if (names !== null && names.length === 0) return [];
-    const listed = await this.answer(names, fresh.maxAgeMs ?? 0);
+    const listed = (await this.answer(names, fresh.maxAgeMs ?? 0)).jobs.filter((job) => !isWorkerArrayJob(job, null));
     const jobs = listed.map((job) => this.ended.get(job.id) ?? job);
     return this.withPositions(jobs);
+  }
+
+  /**
+   * The rollout workers' array tasks (`812_1`; pending ones grouped as `812_[2-3]`) from the same answer as `jobs`,
+   * and when it was asked for. No positions, no kept ends: a worker's end is its exit file.
+   */
+  async workerTasks(fresh: QueueFreshness = {}): Promise<{ tasks: SlurmJob[]; at: number }> {
+    const names = (await this.options.jobNames?.()) ?? null;
+    if (names !== null && names.length === 0) return { tasks: [], at: this.options.now() };
+    const { jobs, askedAt } = await this.answer(names, fresh.maxAgeMs ?? 0);
+    return { tasks: jobs.filter((job) => isWorkerArrayJob(job, null)), at: askedAt };
   }
 
   /**
@@ -122,7 +135,7 @@ export class SlurmQueue {
   }
 
   /** The shared answer when it is young enough and asked about these names, else a new squeue. */
-  private async answer(names: readonly string[] | null, maxAgeMs: number): Promise<SlurmJob[]> {
+  private async answer(names: readonly string[] | null, maxAgeMs: number): Promise<{ jobs: SlurmJob[]; askedAt: number }> {
     const last = this.last;
     const covers = last !== null && (last.names === null || (names !== null && names.every((n) => last.names!.has(n))));
     const entry: Answer =
@@ -137,9 +150,9 @@ export class SlurmQueue {
       });
     }
     const jobs = await entry.jobs;
-    if (names === null || entry.names === null) return jobs;
+    if (names === null || entry.names === null) return { jobs, askedAt: entry.askedAt };
     const wanted = new Set(names);
-    return jobs.filter((j) => wanted.has(j.name));
+    return { jobs: jobs.filter((j) => wanted.has(j.name)), askedAt: entry.askedAt };
   }
 
   private async ask(names: readonly string[] | null): Promise<SlurmJob[]> {
@@ -148,7 +161,7 @@ export class SlurmQueue {
     const script = `SLURM_TIME_FORMAT=%s squeue ${this.local()}-u ${shellQuote(user)}${byName} -h -t all -O ${shellQuote(SQUEUE_FIELDS_LONG)}`;
     const result = await this.run(script);
     if (result.code !== 0) throw mapSlurmError('squeue', result, this.options.host);
-    return parseSqueueLong(result.stdout).filter((j) => isAppJob(j, user));
+    return parseSqueueLong(result.stdout).filter((j) => isAppJob(j, user) || isWorkerArrayJob(j, user));
   }
 
   /** Pending jobs get their place from the newest positions answer; a new one when it is old or misses one of them. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { slurmArrayScript, slurmArraySubmitCommand, slurmArraySubmitScript, slurmStopScript } from '../../../../electron/services/workers/slurm-array-script';
+import { slurmArrayScript, slurmArraySubmitCommand, slurmArraySubmitScript, slurmPollScript, slurmStopScript } from '../../../../electron/services/workers/slurm-array-script';
 import { WorkerPlacement } from '../../../../electron/shared/schemas-workers';
 
 const placement = WorkerPlacement.parse({ kind: 'slurm', serverId: 'hpc', python: 'source ~/ajet/bin/activate && python', partition: 'cpu', timeLimit: '2:00:00', cpusPerTask: 4 });
@@ -37,7 +37,17 @@ describe('the Slurm array script of a pool\'s workers', () => {
     const stop = slurmStopScript('pool-abc-slurm-0', '812_1');
     expect(stop).toContain('scancel --batch --signal=INT 812_1');
     expect(stop).toContain('running && scancel 812_1');
+    // While the worker ends its exit file is watched; the queue is asked once a second, then with growing waits.
+    expect(stop).toContain('if [ $((i % 10)) -eq 9 ] && ! running; then break; fi; sleep 0.1');
+    expect(stop).toContain('w=$((w * 2 > 50 ? 50 : w * 2))');
     expect(() => slurmStopScript('pool-abc-slurm-0', '812')).toThrow(/not a Slurm array task id/);
     expect(() => slurmArrayScript({ poolId: 'p', runName: '../x', placement, workDir: '/w', script: 'a.py', tasks })).toThrow(/cannot name/);
+  });
+
+  it('polls a task by its files only: its queue state comes from the login node\'s shared queue poll', () => {
+    const poll = slurmPollScript('pool-abc-slurm-0', '812', 1, 120, 1000);
+    expect(poll).not.toMatch(/squeue|scontrol|sacct/);
+    expect(poll).toContain('if [ -f "$d/exit.$t" ]; then echo "@@exit $(cat "$d/exit.$t")"; else echo "@@noexit"; fi');
+    expect(poll).toContain('f="$d/out/812_1.out"');
   });
 });
