@@ -112,6 +112,7 @@ export const apiLayout = {
     stop: 'workers:stop',
     log: 'workers:log',
     slurmPreview: 'workers:slurm-preview',
+    slurmAddPreview: 'workers:slurm-add-preview',
     clientVenvPlan: 'workers:client-venv-plan',
     clientVenvCreate: 'workers:client-venv-create',
   },

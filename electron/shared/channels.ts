@@ -114,6 +114,7 @@ export const INVOKE_CHANNELS = [
   'workers:stop',
   'workers:log',
   'workers:slurm-preview',
+  'workers:slurm-add-preview',
   'workers:client-venv-plan',
   'workers:client-venv-create',
   'gpus:samples',

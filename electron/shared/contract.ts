@@ -122,6 +122,8 @@ import {
   ClientVenvRequest,
   ClientVenvResult,
   SlurmPreviewAnswer,
+  SlurmAddPreviewAnswer,
+  SlurmAddPreviewRequest,
 } from './schemas-workers';
 import { EVENT_CHANNELS, INVOKE_CHANNELS, type EventChannel, type InvokeChannel } from './channels';
 
@@ -314,6 +316,8 @@ export const invokeContract = {
   'workers:log': { request: WorkerLogRequest, response: WorkerLogWindow },
   /** The Slurm job arrays a pool's Slurm workers would be submitted as (script and command), shown before submission; start with the answer's poolId. */
   'workers:slurm-preview': { request: PoolStartRequest, response: SlurmPreviewAnswer },
+  /** Slurm workers for a running pool: the arrays `workers:add` would submit and the new split, shown first; add with the answer's `shown`. */
+  'workers:slurm-add-preview': { request: SlurmAddPreviewRequest, response: SlurmAddPreviewAnswer },
   /** The exact command that makes a venv with AgentJet's client on an SSH host (shown before it runs). */
   'workers:client-venv-plan': { request: ClientVenvRequest, response: ClientVenvPlan },
   /** Runs that command on the host; answers with the venv's python and the output's tail (JOB_CRASHED with it when it failed). */

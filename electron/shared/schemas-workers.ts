@@ -164,7 +164,20 @@ export const PoolView = z.object({
 
 export const PoolRef = z.object({ poolId: PoolId });
 export const WorkerRef = z.object({ poolId: PoolId, index: z.number().int().nonnegative() });
-export const PoolAddRequest = z.object({ poolId: PoolId, placements: z.array(WorkerPlacement).min(1).max(64) });
+/** What `workers:slurm-add-preview` showed: Slurm workers are added only as shown (the same run folder, the same shares). */
+export const SlurmAddShown = z.object({
+  /** Names the added array's run folder (`<pool>-slurm-<first index>-<tag>`). */
+  tag: z.string().regex(/^[a-z0-9]{1,16}$/),
+  /** The pool's members and shares when the script was made: anything else and the add is refused (show it again). */
+  revision: z.string().regex(/^[0-9a-f]{16,64}$/),
+});
+export const PoolAddRequest = z.object({
+  poolId: PoolId,
+  placements: z.array(WorkerPlacement).min(1).max(64),
+  /** Required when a placement is Slurm: the answer of `workers:slurm-add-preview` for these placements. */
+  shown: SlurmAddShown.nullable().optional(),
+});
+export const SlurmAddPreviewRequest = z.object({ poolId: PoolId, placements: z.array(WorkerPlacement).min(1).max(64) });
 export const SplitRequest = z.object({
   batchSize: z.number().int().min(1).max(4096),
   grpoN: z.number().int().min(1).max(64),
@@ -211,6 +224,8 @@ export const SlurmArrayPreview = z.object({
 });
 
 export const SlurmPreviewAnswer = z.object({ poolId: PoolId, arrays: z.array(SlurmArrayPreview) });
+/** Slurm workers for a running pool: the arrays as they would be submitted, the new split, and what `workers:add` sends back. */
+export const SlurmAddPreviewAnswer = z.object({ poolId: PoolId, arrays: z.array(SlurmArrayPreview), split: PoolSplit, shown: SlurmAddShown });
 
 export const ClientVenvResult = ClientVenvPlan.extend({ output: z.array(z.string()) });
 
@@ -228,3 +243,5 @@ export type ClientVenvPlanData = z.infer<typeof ClientVenvPlan>;
 export type ClientVenvResultData = z.infer<typeof ClientVenvResult>;
 export type SlurmArrayPreviewData = z.infer<typeof SlurmArrayPreview>;
 export type SlurmPreviewAnswerData = z.infer<typeof SlurmPreviewAnswer>;
+export type SlurmAddPreviewAnswerData = z.infer<typeof SlurmAddPreviewAnswer>;
+export type SlurmAddShownData = z.infer<typeof SlurmAddShown>;

@@ -138,7 +138,7 @@ afterAll(async () => {
 describe('rollout workers as a Slurm job array', () => {
   // In CI's Slurm lane this file follows others whose jobs may still be ending (KillWait) on the one node, whose CPUs
   // the two tasks need at once.
-  it('shows the array script, submits 2 tasks that train to step 3, stops one by hand, is found again after an app restart, and stop all leaves nothing in the queue', async () => {
+  it('shows the array script, submits 2 tasks that train to step 3, stops one by hand, is found again after an app restart, adds a worker as a new array shown first, and stop all leaves nothing in the queue', async () => {
     const queue = async () => (await connection.exec(`squeue -h -a -o '%i %u %T %R'`)).stdout.trim();
     // Earlier files' jobs have ended, so both tasks can run at once (a task left pending would never end episodes).
     await poll('the Slurm node free of earlier jobs', 120_000, async () => ((await queue()) === '' ? true : undefined), 1000).catch(async (error: Error) => {
@@ -218,9 +218,34 @@ describe('rollout workers as a Slurm job array', () => {
     const stepBefore = swarm.state.globalStep ?? 0;
     await poll('the remaining task to go on training', 120_000, async () => ((swarm.state.globalStep ?? 0) > stepBefore ? true : undefined), 300);
 
+    // Add workers: one more like the running one, as an array of its own shown first with the split recomputed
+    // (2 active workers: 2 + 2 tasks, so the running one keeps its share), submitted as shown.
+    const like = again.workers[1]!.placement;
+    const addPreview = await second.workers.handlers['workers:slurm-add-preview']({ poolId: started.poolId, placements: [like] });
+    expect(addPreview.split.shares.map((s) => s.batchShare)).toEqual([2, 2]);
+    expect(addPreview.arrays.map((a) => a.tasks)).toEqual([1]);
+    const [added] = addPreview.arrays;
+    expect(added!.script).toContain('#SBATCH --array=0-0');
+    expect(added!.script).toMatch(/0\) export AGENTSWARM_WORKER_INDEX='?1'?; export AGENTSWARM_WORKER_COUNT='?2'?; export AGENTSWARM_WORKER_BATCH_SHARE='?2'?/);
+    expect(added!.script).not.toContain(swarm.url);
+    const grown = await second.workers.handlers['workers:add']({ poolId: started.poolId, placements: [like], shown: addPreview.shown });
+    expect(grown.workers.map((w) => w.state), JSON.stringify(grown.workers.map((w) => w.lastError))).toEqual(['stopped', 'running', 'running']);
+    const addedArray = grown.workers[2]!.jobId!.split('_')[0]!;
+    expect(grown.workers[2]!.jobId).toBe(`${addedArray}_0`);
+    expect(addedArray).not.toBe(arrayId);
+    const addedDir = `"$HOME"/.agentswarm/workers/${started.poolId}-slurm-2-${addPreview.shown.tag}`;
+    expect((await connection.exec(`cat ${addedDir}/job.sh`)).stdout).toBe(added!.script);
+    await poll('the added worker to join the server', 90_000, async () => (second.workers.pool.get(started.poolId).workers[2]!.clientUuid !== null ? true : undefined), 500).catch(
+      async (error: Error) => {
+        throw new Error(`${error.message}; the queue: ${await queue()}; the workers: ${JSON.stringify(second.workers.pool.get(started.poolId).workers.map((w) => [w.state, w.episodes, w.lastError]))}`);
+      },
+    );
+    expect((await connection.exec(`ls ${addedDir}/env.* 2>/dev/null | wc -l`)).stdout.trim()).toBe('0');
+
     const stopped = await second.workers.handlers['workers:stop-all']({ poolId: started.poolId });
-    expect(stopped.workers.map((w) => w.state)).toEqual(['stopped', 'stopped']);
+    expect(stopped.workers.map((w) => w.state)).toEqual(['stopped', 'stopped', 'stopped']);
     expect(await queued(arrayId)).toBe('');
+    expect(await queued(addedArray)).toBe('');
     expect((await connection.exec(`ls ${runDir}/env.* 2>/dev/null | wc -l`)).stdout.trim()).toBe('0');
   }, 480_000);
 });

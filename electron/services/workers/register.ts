@@ -82,12 +82,16 @@ export function registerWorkers(context: ServiceContext, deps: WorkersDeps): Wor
       'workers:start': (request) => pool.start(request),
       'workers:stop-all': ({ poolId }) => pool.stopAll(poolId),
       'workers:restart-failed': ({ poolId }) => pool.restartFailed(poolId),
-      'workers:add': ({ poolId, placements }) => pool.add(poolId, placements),
+      'workers:add': ({ poolId, placements, shown }) => pool.add(poolId, placements, shown ?? null),
       'workers:stop': ({ poolId, index }) => pool.stopOne(poolId, index),
       'workers:log': async ({ poolId, index, from, limit }) => pool.log(poolId, index, from, limit),
       'workers:slurm-preview': (request) => {
         if (!(slurm instanceof SlurmWorkers)) throw new AppError('VALIDATION_FAILED', 'Slurm workers are not available in this build.');
         return pool.slurmPreview(request, (...args) => slurm.preview(...args));
+      },
+      'workers:slurm-add-preview': ({ poolId, placements }) => {
+        if (!(slurm instanceof SlurmWorkers)) throw new AppError('VALIDATION_FAILED', 'Slurm workers are not available in this build.');
+        return pool.slurmAddPreview(poolId, placements, (...args) => slurm.preview(...args));
       },
       'workers:client-venv-plan': async ({ serverId, source }) => clientVenvPlan(hostOf(serverId).label, source),
       'workers:client-venv-create': ({ serverId, source }) => createClientVenv(hostOf(serverId), source),

@@ -29,6 +29,15 @@ export function slurmArrayName(poolId: string): string {
   return `agentswarm-workers-${poolId}`;
 }
 
+/**
+ * The run folder's name of an array whose first task is worker `firstIndex`: `<pool>-slurm-<first>` for the pool's
+ * first start, `<pool>-slurm-<first>-<tag>` for arrays added or restarted later (a folder of its own: the exit files
+ * of an earlier array's tasks must never be read as the new ones').
+ */
+export function slurmRunName(poolId: string, firstIndex: number, tag: string | null): string {
+  return tag ? `${poolId}-slurm-${firstIndex}-${tag}` : `${poolId}-slurm-${firstIndex}`;
+}
+
 /** The run folder as a user types it, and as a shell word for scripts (`$HOME` expands on the host). */
 export function slurmRunDir(runName: string): { shown: string; word: string } {
   if (!/^[a-z0-9][a-z0-9-]{0,100}$/.test(runName)) throw new AppError('VALIDATION_FAILED', `"${runName}" cannot name a worker run folder.`);

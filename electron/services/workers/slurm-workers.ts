@@ -12,7 +12,7 @@ import type { SecretVaultApi } from '../secrets/vault-api';
 import type { SFTPWrapper } from 'ssh2';
 import type { SshConnection } from '../ssh/ssh-connection';
 import { copyProject, projectManifest, projectName } from './project-copy';
-import { slurmArrayName, slurmArrayScript, slurmArraySubmitCommand, slurmArraySubmitScript, slurmPollScript, slurmRunDir, slurmStopScript, type SlurmPlacement } from './slurm-array-script';
+import { slurmArrayName, slurmArrayScript, slurmArraySubmitCommand, slurmArraySubmitScript, slurmPollScript, slurmRunDir, slurmRunName, slurmStopScript, type SlurmPlacement } from './slurm-array-script';
 import { taskQueueState, type SlurmTaskQueue } from './slurm-task-queue';
 import type { WorkerBackend, WorkerHandle, WorkerPoll, WorkerStartSpec } from './worker-backend';
 import type { WorkerNote } from '../../shared/schemas-workers';
@@ -69,10 +69,10 @@ export class SlurmWorkers implements WorkerBackend {
   }
 
   /** The script the array would be submitted with, and the command: what the user sees before submission. */
-  async preview(request: PoolStart, poolId: string, tasks: { index: number; shareEnv: Record<string, string> }[], placement: SlurmPlacement): Promise<SlurmArrayPreviewData> {
+  async preview(request: PoolStart, poolId: string, tasks: { index: number; shareEnv: Record<string, string> }[], placement: SlurmPlacement, tag: string | null = null): Promise<SlurmArrayPreviewData> {
     const host = this.host(placement);
     const { workDir } = await this.projectPlace(host, request, null);
-    const runName = `${poolId}-slurm-${tasks[0]!.index}`;
+    const runName = slurmRunName(poolId, tasks[0]!.index, tag);
     const script = slurmArrayScript({ poolId, runName, placement, workDir, script: request.script, tasks });
     return { host: host.label, script, command: slurmArraySubmitCommand(runName), tasks: tasks.length };
   }
@@ -108,7 +108,7 @@ export class SlurmWorkers implements WorkerBackend {
     const env: Record<string, string> = { AJET_SWARM_URL: url };
     if (request.remoteModelPath !== null) env.REMOTE_MODEL_PATH = request.remoteModelPath;
     if (request.llmSecretId !== null) Object.assign(env, await llmSecretEnv(this.options.vault, request.llmSecretId));
-    const runName = `${first.poolId}-slurm-${first.index}`;
+    const runName = slurmRunName(first.poolId, first.index, first.runTag ?? null);
     const script = slurmArrayScript({ poolId: first.poolId, runName, placement, workDir, script: request.script, tasks: specs });
     const submitting = this.now();
     const submitted = await host.exec(slurmArraySubmitScript(runName, script, specs.length), { stdin: envFileText(env), timeoutMs: 60_000 });

@@ -13,6 +13,8 @@ export interface WorkerStartSpec {
   /** The share and progress settings: plain values, never secrets. */
   shareEnv: Record<string, string>;
   label: string;
+  /** Workers started together under a tag (a Slurm array added or restarted): their run folder is named by it, so it is new. */
+  runTag?: string;
 }
 
 /** What the pool keeps of a started worker (persisted: found again after an app restart). */

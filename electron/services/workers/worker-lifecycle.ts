@@ -81,7 +81,7 @@ export class WorkerLifecycle {
    * Starts `workers` (each with its reason): those of a backend that starts groups (a Slurm job array: one
    * submission) together per placement, the others one by one.
    */
-  async startMany(pool: PoolRecordData, workers: readonly { worker: WorkerRecordData; why: WorkerNote | null }[]): Promise<void> {
+  async startMany(pool: PoolRecordData, workers: readonly { worker: WorkerRecordData; why: WorkerNote | null }[], runTag?: string): Promise<void> {
     const groups = new Map<string, { worker: WorkerRecordData; why: WorkerNote | null }[]>();
     const single: Promise<void>[] = [];
     for (const item of workers) {
@@ -94,7 +94,7 @@ export class WorkerLifecycle {
     const grouped = [...groups.values()].map(async (items) => {
       for (const { worker, why } of items) this.begin(pool, worker, why);
       try {
-        const handles = await this.backend(items[0]!.worker).startGroup!(items.map(({ worker }) => this.spec(pool, worker)));
+        const handles = await this.backend(items[0]!.worker).startGroup!(items.map(({ worker }) => ({ ...this.spec(pool, worker), ...(runTag ? { runTag } : {}) })));
         items.forEach(({ worker, why }, i) => this.started(pool, worker, handles[i]!, why));
       } catch (error) {
         for (const { worker } of items) this.notStarted(pool, worker, error);

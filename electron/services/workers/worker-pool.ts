@@ -1,5 +1,15 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '../../shared/errors';
-import type { PoolSplitData, PoolStart, PoolViewData, SlurmArrayPreviewData, SlurmPreviewAnswerData, WorkerPlacementData } from '../../shared/schemas-workers';
+import type {
+  PoolSplitData,
+  PoolStart,
+  PoolViewData,
+  SlurmAddPreviewAnswerData,
+  SlurmAddShownData,
+  SlurmArrayPreviewData,
+  SlurmPreviewAnswerData,
+  WorkerPlacementData,
+} from '../../shared/schemas-workers';
 import type { EventSink } from '../events';
 import type { Notifier } from '../notifier';
 import type { Logger } from '../util/logger';
@@ -16,6 +26,8 @@ export type SlurmPreviewer = (
   poolId: string,
   tasks: { index: number; shareEnv: Record<string, string> }[],
   placement: Extract<WorkerPlacementData, { kind: 'slurm' }>,
+  /** Names the run folder of an array added to a running pool (null: the pool's first start). */
+  tag: string | null,
 ) => Promise<SlurmArrayPreviewData>;
 
 export interface WorkerPoolOptions {
@@ -128,17 +140,49 @@ export class WorkerPool {
       group.tasks.push({ index, shareEnv: shareSettings(split, index, this.progressEvery()).shareEnv });
       groups.set(key, group);
     });
-    const arrays = await Promise.all([...groups.values()].map((g) => preview(request, poolId, g.tasks, g.placement)));
+    const arrays = await Promise.all([...groups.values()].map((g) => preview(request, poolId, g.tasks, g.placement, null)));
     return { poolId, arrays };
   }
 
-  /** More workers: the split over the active workers and the new ones (see `join`). */
-  async add(poolId: string, placements: WorkerPlacementData[]): Promise<PoolViewData> {
+  /**
+   * What `add` would submit for Slurm placements, shown first (the same rules as a new pool's array): the arrays of the
+   * joining workers, with the running Slurm workers whose share shrinks (they restart in the same array), grouped as
+   * `join` starts them; the new split; and the tag and revision `add` must send back.
+   */
+  async slurmAddPreview(poolId: string, placements: WorkerPlacementData[], preview: SlurmPreviewer): Promise<SlurmAddPreviewAnswerData> {
+    const pool = this.pool(poolId);
+    if (!placements.some((p) => p.kind === 'slurm')) throw new AppError('VALIDATION_FAILED', 'None of the workers to add runs on Slurm: there is no job script to show.');
+    const added = this.newMembers(pool, placements);
+    const plan = rebalance(pool, added);
+    const every = this.progressEvery();
+    const groups = new Map<string, { placement: Extract<WorkerPlacementData, { kind: 'slurm' }>; tasks: { index: number; shareEnv: Record<string, string> }[] }>();
+    // The order `join` hands them to startMany: the restarted ones first, then the joining ones; one array per placement.
+    for (const worker of [...plan.shrink, ...added]) {
+      if (worker.placement.kind !== 'slurm') continue;
+      const key = JSON.stringify(worker.placement);
+      const group = groups.get(key) ?? { placement: worker.placement, tasks: [] };
+      group.tasks.push({ index: worker.index, shareEnv: shareSettings(plan.split, plan.slotOf.get(worker)!, every).shareEnv });
+      groups.set(key, group);
+    }
+    const tag = randomBytes(4).toString('hex');
+    const arrays = await Promise.all([...groups.values()].map((g) => preview(pool.request, pool.poolId, g.tasks, g.placement, tag)));
+    return { poolId, arrays, split: plan.split, shown: { tag, revision: joinRevision(pool, placements) } };
+  }
+
+  /**
+   * More workers: the split over the active workers and the new ones (see `join`). Slurm workers only as shown by
+   * `slurmAddPreview` (`shown`): refused when the pool changed since (the script would not be the one shown).
+   */
+  async add(poolId: string, placements: WorkerPlacementData[], shown: SlurmAddShownData | null = null): Promise<PoolViewData> {
     this.requireOpen();
     const pool = this.pool(poolId);
-    const first = pool.workers.length;
-    const added = placements.map((placement, i) => newWorkerRecord(placement, first + i, { shareEnv: {}, batchShare: 1, parallelEpisodes: 1 }));
-    await this.join(pool, added, 'added', () => pool.workers.push(...added));
+    const slurm = placements.some((p) => p.kind === 'slurm');
+    if (slurm && !shown) throw new AppError('VALIDATION_FAILED', 'Slurm workers are submitted only as shown: show their job script first.');
+    if (slurm && shown!.revision !== joinRevision(pool, placements)) {
+      throw new AppError('VALIDATION_FAILED', 'The pool changed since its job script was shown (a worker ended, joined or restarted): show the script again.');
+    }
+    const added = this.newMembers(pool, placements);
+    await this.join(pool, added, 'added', () => pool.workers.push(...added), slurm ? shown!.tag : undefined);
     return this.get(poolId);
   }
 
@@ -148,8 +192,14 @@ export class WorkerPool {
     const pool = this.pool(poolId);
     const failed = pool.workers.filter((w) => w.state === 'failed');
     for (const worker of failed) worker.notified = false;
-    await this.join(pool, failed, 'restarted', () => undefined);
+    // A restarted Slurm array gets a run folder of its own (the failed tasks' exit files stay in the old one).
+    await this.join(pool, failed, 'restarted', () => undefined, randomBytes(4).toString('hex'));
     return this.get(poolId);
+  }
+
+  private newMembers(pool: PoolRecordData, placements: WorkerPlacementData[]): WorkerRecordData[] {
+    const first = pool.workers.length;
+    return placements.map((placement, i) => newWorkerRecord(placement, first + i, { shareEnv: {}, batchShare: 1, parallelEpisodes: 1 }));
   }
 
   /**
@@ -157,7 +207,7 @@ export class WorkerPool {
    * started again with it first, then the joining ones start, so the pool never claims more than one
    * batch. Refused (nothing changes) when the batch has fewer tasks than members.
    */
-  private async join(pool: PoolRecordData, joining: WorkerRecordData[], why: string, commit: () => void): Promise<void> {
+  private async join(pool: PoolRecordData, joining: WorkerRecordData[], why: string, commit: () => void, runTag?: string): Promise<void> {
     if (joining.length === 0) return;
     const plan = rebalance(pool, joining);
     commit();
@@ -174,7 +224,7 @@ export class WorkerPool {
     await this.lifecycle.startMany(pool, [
       ...plan.shrink.map((worker) => ({ worker, why: workerNote('reshared', { share: worker.batchShare, workers: members }) })),
       ...joining.map((worker) => ({ worker, why: why === 'restarted' ? workerNote('restarted') : null })),
-    ]);
+    ], runTag);
   }
 
   async stopAll(poolId: string): Promise<PoolViewData> {
@@ -246,4 +296,10 @@ export class WorkerPool {
   private requireOpen(): void {
     if (this.disposed) throw new AppError('INTERNAL', 'The app is closing: no worker was started.');
   }
+}
+
+/** The pool's members and shares, and the placements joining: an added Slurm array's script depends on nothing else. */
+function joinRevision(pool: PoolRecordData, placements: WorkerPlacementData[]): string {
+  const members = pool.workers.filter((w) => isActive(w.state)).map((w) => [w.index, w.batchShare]);
+  return createHash('sha256').update(JSON.stringify({ n: pool.workers.length, members, placements })).digest('hex').slice(0, 32);
 }

@@ -18,6 +18,7 @@ import { enServerState } from './en-server-state';
 import { enBackend } from './en-backend';
 import { enUpdates } from './en-updates';
 import { enWorkers } from './en-workers';
+import { enWorkersAdd } from './en-workers-add';
 import { enFleet } from './en-fleet';
 import { enRuns } from './en-runs';
 import { enDiagnostics } from './en-diagnostics';
@@ -41,6 +42,7 @@ export const en = {
   ...enBackend,
   ...enUpdates,
   ...enWorkers,
+  ...enWorkersAdd,
   ...enFleet,
   ...enRuns,
   ...enDiagnostics,

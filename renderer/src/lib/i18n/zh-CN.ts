@@ -14,6 +14,7 @@ import { zhCNServerState } from './zh-CN-server-state';
 import { zhCNBackend } from './zh-CN-backend';
 import { zhCNUpdates } from './zh-CN-updates';
 import { zhCNWorkers } from './zh-CN-workers';
+import { zhCNWorkersAdd } from './zh-CN-workers-add';
 import { zhCNFleet } from './zh-CN-fleet';
 import { zhCNRuns } from './zh-CN-runs';
 import { zhCNDiagnostics } from './zh-CN-diagnostics';
@@ -43,6 +44,7 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNBackend,
   ...zhCNUpdates,
   ...zhCNWorkers,
+  ...zhCNWorkersAdd,
   ...zhCNFleet,
   ...zhCNRuns,
   ...zhCNDiagnostics,

@@ -1,7 +1,7 @@
 import type { ExposedApi } from '../../../../../electron/shared/api';
 import type { AppErrorShape } from '../../../../../electron/shared/errors';
 import type { Result } from '../../../../../electron/shared/result';
-import type { PoolStartInput, PoolViewData, WorkerPlacementData } from '../../../../../electron/shared/schemas-workers';
+import type { PoolStartInput, PoolViewData, SlurmAddPreviewAnswerData, SlurmAddShownData, WorkerPlacementData } from '../../../../../electron/shared/schemas-workers';
 
 export type PoolAction = 'stop-all' | 'restart-failed' | 'add' | 'stop-one' | 'start';
 
@@ -55,8 +55,19 @@ export class PoolsState {
     return this.act(poolId, 'restart-failed', () => this.api.workers.restartFailed({ poolId }));
   }
 
-  add(poolId: string, placements: WorkerPlacementData[]): Promise<unknown> {
-    return this.act(poolId, 'add', () => this.api.workers.add({ poolId, placements }));
+  /** `shown`: for Slurm placements, what `previewSlurmAdd` answered (they are submitted only as shown). */
+  add(poolId: string, placements: WorkerPlacementData[], shown: SlurmAddShownData | null = null): Promise<unknown> {
+    return this.act(poolId, 'add', () => this.api.workers.add({ poolId, placements, shown }));
+  }
+
+  /** The Slurm arrays adding `placements` would submit, and the new split; null (the error shown under the pool) when refused. */
+  async previewSlurmAdd(poolId: string, placements: WorkerPlacementData[]): Promise<SlurmAddPreviewAnswerData | null> {
+    const { [poolId]: _cleared, ...rest } = this.errors;
+    this.errors = rest;
+    const result = await this.api.workers.slurmAddPreview({ poolId, placements });
+    if (result.ok) return result.value;
+    this.errors = { ...this.errors, [poolId]: result.error };
+    return null;
   }
 
   stopOne(poolId: string, index: number): Promise<unknown> {
