@@ -7,11 +7,12 @@
 // under `flock /tmp/agentswarm-slurm.lock`. The login node is also the app's Slurm engine (as when the server was added
 // as "Slurm (login node)"), whose one queue poll runs as the Slurm module runs it: the workers learn their tasks'
 // queue states from it, and every squeue the app runs over the login connection is counted (the poll budget).
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceContext } from '../../electron/services/domain';
+import { LABEL_MANAGED, LABEL_PORT, LABEL_PROFILE, LABEL_ROLE } from '../../electron/services/engines/container-engine';
 import { EngineRegistry } from '../../electron/services/engines/engine-registry';
 import type { EngineWording } from '../../electron/services/engines/engine-wording';
 import { SshHost } from '../../electron/services/engines/engine-host';
@@ -31,13 +32,16 @@ import { startFakeSwarmServer, type FakeSwarmHandle } from '../fixtures/fake-swa
 import { poll } from '../support/helpers';
 import { MemoryVault } from '../support/memory-vault';
 import { AJET_STUB_DIR, makeVenv, SAMPLE_AGENT_DIR } from '../support/python-env';
+import { TEST_CONTAINER_LABELS } from '../support/test-app';
 import { connectToTestbed } from '../support/testbed-ssh';
-import { loadTestbedWithSlurm } from '../testbed/testbed';
+import { loadTestbed, loadTestbedWithSlurm } from '../testbed/testbed';
 
 const tb = loadTestbedWithSlurm();
 const RESOURCES = resolve(import.meta.dirname, '..', '..', 'resources');
 const FORM = TrainingForm.parse({ experimentName: 'workers_slurm_it', modelPath: '/models/debug', grpoN: 2, epochs: 1000, batchSize: 4, gpusPerNode: 1, discardEpisodeTimeout: 60 });
 const SERVER_ID = 'testbed-slurm-login';
+/** Where the swarm job of the "inside the cluster" check looks for a free port on the node (away from 10086 and other suites'). */
+const PORT_BASE = 33_000 + (process.pid % 2000);
 
 let projectDir: string;
 let layout: ProjectLayout;
@@ -46,6 +50,8 @@ let swarm: FakeSwarmHandle;
 let connection: SshConnection;
 let app: { jobs: JobsModule; workers: WorkersModule; slurm: SlurmModule; engines: EngineRegistry } | null = null;
 const poolIds: string[] = [];
+/** Swarm jobs the app submitted through its Slurm engine (removed at the end). */
+const serverJobs: string[] = [];
 /** squeue commands the app ran over the login connection (the spec's own checks use `connection` directly). */
 const squeues: number[] = [];
 
@@ -63,7 +69,7 @@ function countingConnection(): SshConnection {
   });
 }
 
-async function openApp(): Promise<{ jobs: JobsModule; workers: WorkersModule }> {
+async function openApp(): Promise<{ jobs: JobsModule; workers: WorkersModule; engines: EngineRegistry }> {
   const login = countingConnection();
   const engines = new EngineRegistry();
   engines.add(
@@ -73,6 +79,7 @@ async function openApp(): Promise<{ jobs: JobsModule; workers: WorkersModule }> 
       host: new SshHost('testbed login', () => Promise.resolve(login)),
       openChannel: (address, port) => login.forwardOut(address, port),
       appVersion: '0.1.0-test',
+      portBase: PORT_BASE,
     }),
   );
   const context = {
@@ -122,6 +129,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const id of poolIds) await app?.workers.pool.stopAll(id).catch(() => undefined);
+  for (const id of serverJobs) await app?.engines.get(engineIdOfServer(SERVER_ID)).removeContainer(id).catch(() => undefined);
   await closeApp();
   for (const id of poolIds) {
     await connection?.exec(`scancel -n agentswarm-workers-${id} 2>/dev/null; rm -rf "$HOME/.agentswarm/workers/${id}"-*`).catch(() => undefined);
@@ -248,4 +256,69 @@ describe('rollout workers as a Slurm job array', () => {
     expect(await queued(addedArray)).toBe('');
     expect((await connection.exec(`ls ${runDir}/env.* 2>/dev/null | wc -l`)).stdout.trim()).toBe('0');
   }, 480_000);
+
+  // Next to a swarm server that is the app's own Slurm job on the same cluster, the array reaches it at its node's
+  // address inside the cluster (NodeAddr and the port the job chose, from its endpoint file), not through this computer.
+  // The server is the fake swarm (TEST DOUBLE of ajet-swarm) in a real job of the app's Slurm engine; the worker's
+  // script asks it for its status at AJET_SWARM_URL and prints both.
+  it('a Slurm array next to a Slurm swarm job reaches it at the job node\'s address inside the cluster', async () => {
+    const { workers, engines } = app ?? (await openApp());
+    const engine = engines.get(engineIdOfServer(SERVER_ID));
+    const profile = `wsc${process.pid.toString(36)}${Date.now().toString(36)}`;
+    const labelPort = 30_000 + (process.pid % 3000);
+    const jobId = await engine.createContainer({
+      name: `agentswarm-${profile}`,
+      image: '',
+      cmd: ['ajet-swarm', 'start', '--swarm-port', String(labelPort)],
+      env: { NO_COLOR: '1' },
+      labels: { [LABEL_MANAGED]: 'true', [LABEL_ROLE]: 'swarm-server', [LABEL_PROFILE]: profile, ...TEST_CONTAINER_LABELS, [LABEL_PORT]: String(labelPort) },
+      network: { mode: 'host' },
+      init: true,
+      gpus: { mode: 'none' },
+      shm: { mode: 'ipc-host' },
+      binds: [],
+      runtime: 'native',
+      nativeActivate: loadTestbed().native.sshUserActivate,
+    });
+    serverJobs.push(jobId);
+    await engine.startContainer(jobId);
+    const served = await poll('the swarm job to serve', 60_000, async () => {
+      const url = await engine.urlForHostPort(labelPort).catch(() => null);
+      return url && (await fetch(`${url}/get_engine_status`, { signal: AbortSignal.timeout(3000) }).catch(() => null))?.ok ? url : undefined;
+    }, 300);
+    expect(served).toMatch(/^http:\/\/127\.0\.0\.1:/);
+
+    await writeFile(
+      join(layout.buildDir, 'probe_url.py'),
+      'import json, os, urllib.request\nurl = os.environ["AJET_SWARM_URL"]\nstatus = json.load(urllib.request.urlopen(url + "/get_engine_status", timeout=10))["engine_status"]\nprint("probe", url, status, flush=True)\n',
+    );
+    const request = PoolStartRequest.parse({
+      cwd: layout.buildDir,
+      projectDir,
+      script: 'probe_url.py',
+      python,
+      swarm: { engineId: engineIdOfServer(SERVER_ID), containerId: jobId, profileId: null },
+      batchSize: FORM.batchSize,
+      grpoN: FORM.grpoN,
+      placements: [{ kind: 'slurm', serverId: SERVER_ID, python: '/usr/bin/python3', partition: tb.slurm.partition, timeLimit: '5', reach: { kind: 'cluster' } }],
+      label: 'slurm workers inside the cluster',
+    });
+    const preview = await workers.handlers['workers:slurm-preview'](request);
+    const started = await workers.handlers['workers:start']({ ...request, poolId: preview.poolId });
+    poolIds.push(started.poolId);
+    expect(started.workers[0]!.state, started.workers[0]!.lastError ?? '').toBe('running');
+    const ended = await poll('the probe to end', 60_000, async () => {
+      const w = workers.pool.get(started.poolId).workers[0]!;
+      return w.state === 'running' ? undefined : w;
+    }, 300);
+    const log = await workers.handlers['workers:log']({ poolId: started.poolId, index: 0, from: 0, limit: 500 });
+    const probe = log.lines.map((l) => l.text).find((t) => t.startsWith('probe '));
+    expect(ended.state, log.lines.map((l) => l.text).join('\n')).toBe('exited');
+    // The job's node is this machine: NodeAddr 127.0.0.1, and the port the job chose on it (from PORT_BASE up).
+    const port = Number(new URL(probe!.split(' ')[1]!).port);
+    expect(probe).toBe(`probe http://127.0.0.1:${port} ENGINE.OFFLINE`);
+    expect(port).toBeGreaterThanOrEqual(PORT_BASE);
+    await engine.removeContainer(jobId);
+    serverJobs.splice(serverJobs.indexOf(jobId), 1);
+  }, 120_000);
 });
