@@ -142,14 +142,18 @@ if (extraArgs.length > 0) {
     return status;
   }
   const floating = [...plan.floating];
-  /** A lane's own runs one after another (each runs, whatever the one before did), then floating runs while any are left. */
-  function lane(own) {
+  /**
+   * A lane's own runs one after another (each runs, whatever the one before did), then its `then` runs, then floating
+   * runs while any are left. `ownDone` once its own runs are done.
+   */
+  function lane({ own, then = [] }) {
     let ownDone;
     const done = new Promise((resolvePromise) => (ownDone = resolvePromise));
     const status = (async () => {
       const statuses = [];
       for (const group of own) statuses.push(await runOne(group));
       ownDone();
+      for (const group of then) statuses.push(await runOne(group));
       for (let next = floating.shift(); next; next = floating.shift()) statuses.push(await runOne(next));
       return statuses.find((s) => s !== 0) ?? 0;
     })();
@@ -160,7 +164,7 @@ if (extraArgs.length > 0) {
   const containers = lane(plan.lanes.containers);
   const alone = (async () => {
     await Promise.all([slurm.ownDone, containers.ownDone]);
-    console.log(`[test] the container and Slurm lanes' own runs are done (${at()}): e2e alone`);
+    console.log(`[test] the container and Slurm lanes' own runs are done (${at()}): the other e2e files`);
     return runOne(plan.alone);
   })();
   const statuses = await Promise.all([cpu.status, slurm.status, containers.status, alone]);

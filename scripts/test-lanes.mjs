@@ -3,13 +3,14 @@
 //
 // Three lanes start together, each one vitest run after another:
 // - cpu: unit + renderer + conformance on one worker (CPU-bound; the other lanes mostly wait on daemons and timers).
-// - slurm: the Slurm integration files (the one Slurm node: one file at a time), then the Slurm e2e file.
+// - slurm: the Slurm integration files (the one Slurm node: one file at a time), THEN the Slurm e2e files.
 // - containers: the integration files that start containers on the shared dockerd and Podman (one at a time).
-// A lane whose own runs are done takes the next FLOATING run (container-free files; longest first), so the idle
-// cores of a finished lane shorten the others. The e2e runs ALONE once the container and Slurm lanes' own runs are
-// done: its pages read dockerd's container list (the landing page, the fleet home, the Servers page's rows, the Runs
-// page record what trains there) and one of its files uses the Slurm node. Floating runs may still go on beside it:
-// they start no container and use no Slurm.
+// A lane whose own runs (and THEN runs) are done takes the next FLOATING run (container-free files; longest first),
+// so the idle cores of a finished lane shorten the others. The other e2e files run ALONE once the container lane's
+// and the Slurm lane's own runs are done: their pages read dockerd's container list (the landing page, the fleet
+// home, the Servers page's rows, the Runs page record what trains there), which the integration files fill. Beside
+// them may still run: floating runs (they start no container) and the Slurm e2e files (native servers in Slurm jobs:
+// no container either; their assertions name their own jobs and profiles).
 //
 // Every run but the containers lane's and the e2e's sets AGENTSWARM_TEST_SLURM_LANE: their test apps then leave the
 // shared daemons' test containers alone on dispose (test/support/test-app.ts), as they run beside the files that
@@ -23,11 +24,11 @@ const SLURM_FILES = 'slurm';
 /** The worker pool's own files stay one after another (workers-slurm is a Slurm file): they share the test user's sshd paths. */
 const WITH_SLURM = ['workers-pool'].map(spec('integration'));
 /**
- * e2e on the real Slurm node, which it takes down: after the Slurm integration files, in their lane. Its assertions
- * name its own jobs and profiles (never a count of servers), so the container lane's servers on its fleet page do not
- * matter.
+ * e2e on the real Slurm node (server-truth-slurm takes it down): after the Slurm integration files, in their lane.
+ * Their servers run natively in Slurm jobs; their assertions name their own jobs, profiles and server rows (never a
+ * count of servers), so the other e2e files' containers on their Servers and fleet pages do not matter.
  */
-const SLURM_E2E = ['server-truth-slurm'].map(spec('e2e'));
+const SLURM_E2E = ['server-truth-slurm', 'slurm-servers'].map(spec('e2e'));
 /**
  * Integration files that start no container on the shared daemons (an in-process fake swarm server, the dry run, the
  * job runner, sshd only). Their apps may see the container lane's containers; none of these files asserts on a
@@ -52,19 +53,21 @@ export function testPlan(rendererCopy) {
   const excluding = (files) => files.flatMap((file) => ['--exclude', file]);
   return {
     lanes: {
-      cpu: [{ name: 'isolated', args: ['--project', 'unit', '--project', 'renderer', '--project', 'conformance', '--maxWorkers=1'] }],
-      slurm: [
-        { name: 'slurm', args: ['--project', 'integration', SLURM_FILES, ...WITH_SLURM], env: NO_SWEEP },
-        { name: 'slurm-e2e', args: ['--project', 'e2e', ...SLURM_E2E], env: { ...NO_SWEEP, ...e2eEnv } },
-      ],
+      cpu: { own: [{ name: 'isolated', args: ['--project', 'unit', '--project', 'renderer', '--project', 'conformance', '--maxWorkers=1'] }] },
+      slurm: {
+        own: [{ name: 'slurm', args: ['--project', 'integration', SLURM_FILES, ...WITH_SLURM], env: NO_SWEEP }],
+        then: [{ name: 'slurm-e2e', args: ['--project', 'e2e', ...SLURM_E2E], env: { ...NO_SWEEP, ...e2eEnv } }],
+      },
       // Its output goes to the terminal as it comes (the other runs' into logs printed at the end).
-      containers: [
-        {
-          name: 'containers',
-          terminal: true,
-          args: ['--project', 'integration', '--exclude', `**/*${SLURM_FILES}*`, ...excluding([...WITH_SLURM, ...WIZARD_RUNS, ...NO_CONTAINER])],
-        },
-      ],
+      containers: {
+        own: [
+          {
+            name: 'containers',
+            terminal: true,
+            args: ['--project', 'integration', '--exclude', `**/*${SLURM_FILES}*`, ...excluding([...WITH_SLURM, ...WIZARD_RUNS, ...NO_CONTAINER])],
+          },
+        ],
+      },
     },
     // Longest first (idle CI 2026-12-05: about 105 s, 90 s and 60 s).
     floating: [

@@ -18,12 +18,12 @@ interface Run {
   env?: Record<string, string>;
 }
 interface Plan {
-  lanes: Record<string, Run[]>;
+  lanes: Record<string, { own: Run[]; then?: Run[] }>;
   floating: Run[];
   alone: Run;
 }
 const plan = (testPlan as (rendererCopy: string) => Plan)('/tmp/renderer-copy');
-const runs: Run[] = [...Object.values(plan.lanes).flat(), ...plan.floating, plan.alone];
+const runs: Run[] = [...Object.values(plan.lanes).flatMap((lane) => [...lane.own, ...(lane.then ?? [])]), ...plan.floating, plan.alone];
 
 const specsOf = (project: string) =>
   readdirSync(join(root, 'test', project))
