@@ -14,6 +14,7 @@ const results = join(root, 'test-results');
 const report = join(results, 'vitest.json');
 const reportOf = (name) => (name === 'containers' ? report : join(results, `vitest-${name}.json`));
 const logOf = (name) => join(results, `vitest-${name}.log`);
+const timesOf = (name) => join(results, `file-times-${name}.json`);
 const extraArgs = process.argv.slice(2);
 
 // Nothing may be downloaded by accident: Electron tooling's downloads stay on loopback and fail.
@@ -62,25 +63,28 @@ function summariseOne(json) {
 }
 
 /**
- * Where the time went (issue 35): every file's wall time from vitest's JSON reports, with the run it was in, into
- * test-results/file-timings.tsv; each run's files added up; the slowest files printed. A slow CI is fixed by the file
- * that costs it, not by dropping tests.
+ * Where the time went (issue 35): what every file cost (import, set-up, tests and hooks: scripts/file-times-reporter.mjs),
+ * with the run it was in, into test-results/file-timings.tsv; each run's files added up; the slowest files printed. A
+ * slow CI is fixed by the file that costs it, not by dropping tests.
  */
-function printSlowestFiles(files, count = 15) {
+function printSlowestFiles(runs, count = 15) {
   const rows = [];
-  for (const file of files) {
-    const run = file === report ? (extraArgs.length > 0 ? 'run' : 'containers') : file.slice(file.lastIndexOf('vitest-') + 7, -'.json'.length);
-    for (const result of readReport(file)?.testResults ?? []) {
-      const seconds = ((result.endTime ?? 0) - (result.startTime ?? 0)) / 1000;
-      if (seconds > 0) rows.push({ run, seconds, name: result.name.replace(`${root}/`, ''), tests: (result.assertionResults ?? []).length });
+  for (const run of runs) {
+    let times = [];
+    try {
+      times = JSON.parse(readFileSync(timesOf(run), 'utf8'));
+    } catch {
+      console.log(`[test] no file times from the ${run} run`);
     }
+    for (const t of times) rows.push({ run, seconds: t.seconds, importSeconds: t.importSeconds, name: t.file.replace(`${root}/`, ''), tests: t.tests });
   }
   rows.sort((a, b) => b.seconds - a.seconds);
-  writeFileSync(join(results, 'file-timings.tsv'), ['run\tseconds\ttests\tfile', ...rows.map((r) => `${r.run}\t${r.seconds.toFixed(1)}\t${r.tests}\t${r.name}`)].join('\n') + '\n');
+  const tsv = rows.map((r) => `${r.run}\t${r.seconds.toFixed(1)}\t${r.importSeconds.toFixed(1)}\t${r.tests}\t${r.name}`);
+  writeFileSync(join(results, 'file-timings.tsv'), ['run\tseconds\timport_seconds\ttests\tfile', ...tsv].join('\n') + '\n');
   const perRun = new Map();
   for (const row of rows) perRun.set(row.run, (perRun.get(row.run) ?? 0) + row.seconds);
   console.log(`[test] files' seconds added up per run: ${[...perRun].map(([run, s]) => `${run} ${s.toFixed(0)}`).join(', ')} (every file: test-results/file-timings.tsv)`);
-  console.log(`[test] the ${Math.min(count, rows.length)} slowest of ${rows.length} files (run, seconds, tests, file):`);
+  console.log(`[test] the ${Math.min(count, rows.length)} slowest of ${rows.length} files (run, seconds with import and hooks, tests, file):`);
   for (const row of rows.slice(0, count)) console.log(`[test]   ${row.run.padEnd(13)} ${row.seconds.toFixed(1).padStart(6)} s ${String(row.tests).padStart(4)}  ${row.name}`);
 }
 
@@ -108,19 +112,20 @@ console.log(readFileSync(buildLog, 'utf8'));
 console.log(`[test] npx electron-vite build (beside the test bed's start) -> exit ${build} in ${buildSeconds}s`);
 if (build !== 0) failedSetup += 1;
 
-for (const file of readdirSync(results)) if (/^vitest.*\.(json|log)$/.test(file)) rmSync(join(results, file), { force: true });
+for (const file of readdirSync(results)) if (/^(vitest|file-times).*\.(json|log)$/.test(file)) rmSync(join(results, file), { force: true });
 
-/** vitest with both reporters: the default one on `output`, the JSON one into `json`. */
+/** vitest with its reporters: the default one on the output, the JSON one into `json`, each file's cost (printSlowestFiles). */
 function vitestArgs(json, args) {
-  return ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${json}`, ...args];
+  return ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${json}`, '--reporter=./scripts/file-times-reporter.mjs', ...args];
 }
 
 let vitest;
-/** The reports this run wrote (summed at the end). */
+/** The reports this run wrote (summed at the end), and the vitest runs' names (their file times). */
 const reports = [];
+const runNames = [];
 if (extraArgs.length > 0) {
   // A filtered run (files, -t, --project): one vitest as asked.
-  vitest = run('npx', vitestArgs(report, extraArgs));
+  vitest = run('npx', vitestArgs(report, extraArgs), { env: { ...env, AGENTSWARM_FILE_TIMES: timesOf('run') } });
 } else {
   // The suites that share nothing (unit, renderer, conformance) are CPU-bound; the integration suite
   // (one file at a time: its files share one dockerd, Podman and Slurm) mostly waits on daemons,
@@ -137,7 +142,7 @@ if (extraArgs.length > 0) {
   const ran = [];
   async function runOne(group) {
     const begun = at();
-    const status = await runAsync('npx', vitestArgs(reportOf(group.name), group.args), group.terminal ? null : logOf(group.name), group.env ?? {});
+    const status = await runAsync('npx', vitestArgs(reportOf(group.name), group.args), group.terminal ? null : logOf(group.name), { ...group.env, AGENTSWARM_FILE_TIMES: timesOf(group.name) });
     ran.push({ group, line: `${group.name} -> exit ${status} (${begun} to ${at()})` });
     return status;
   }
@@ -171,12 +176,13 @@ if (extraArgs.length > 0) {
   for (const { group } of ran) if (!group.terminal && existsSync(logOf(group.name))) console.log(readFileSync(logOf(group.name), 'utf8'));
   console.log(`[test] vitest runs (exit, from and to the lanes' start): ${ran.map((r) => r.line).join('; ')}; all in ${at()}`);
   reports.push(...ran.map(({ group }) => reportOf(group.name)));
+  runNames.push(...ran.map(({ group }) => group.name));
   vitest = statuses.find((status) => status !== 0) ?? 0;
 }
 
 if (!process.env.AGENTSWARM_KEEP_TESTBED) run('bash', ['test/testbed/testbed.sh', 'down']);
 
-printSlowestFiles(extraArgs.length > 0 ? [report] : reports);
+printSlowestFiles(extraArgs.length > 0 ? ['run'] : runNames);
 const summary = summarise(extraArgs.length > 0 ? [report] : reports);
 if (!summary) {
   console.log('[test] vitest wrote no report; counting the run as one failure');
