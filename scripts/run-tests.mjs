@@ -3,42 +3,18 @@
 // the test bed started, and end with one line "N passed, N failed" read from vitest's JSON report
 // (vitest's own summary line is not one CI reads).
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { testPlan } from './test-lanes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const report = join(root, 'test-results', 'vitest.json');
-/** The unit, renderer and conformance suites' report when they run beside the real-service suites. */
-const isolatedReport = join(root, 'test-results', 'vitest-isolated.json');
-/** The Slurm integration files' report: they run beside the other integration files (see below). */
-const slurmReport = join(root, 'test-results', 'vitest-slurm.json');
-/** The e2e suite's report: it runs alone after the others. */
-const e2eReport = join(root, 'test-results', 'vitest-e2e.json');
-const reports = [report, isolatedReport, slurmReport, e2eReport];
-/** Integration files that use only the test bed's Slurm node (and the login node's sshd): path contains this. */
-const SLURM_FILES = 'slurm';
-/**
- * Integration files that start no container on the shared daemons (an in-process fake swarm server, the dry run, the
- * job runner, sshd only): they join the Slurm lane, whose test apps sweep no containers, so the two lanes take about as
- * long (issue 35: the other integration files alone were the run's critical path). Their apps may see the other lane's
- * containers; none of these files asserts on a container list.
- */
-const NO_CONTAINER_FILES = [
-  // (wizard-run, also container-free, stays with the others: the Slurm lane grew with the Slurm workers and fleet files.)
-  'workers-pool',
-  'jobs.spec',
-  'jobs-control',
-  'jobs-preflight',
-  'jobs-failures',
-  'wizard.spec',
-  'wizard-project',
-  'ssh-connection',
-  'ssh-jump',
-  'ssh-known-hosts',
-  'dry-run-relay',
-  'ssh-tunnel',
-].map((name) => `test/integration/${name}${name.endsWith('.spec') ? '' : '.spec'}.ts`);
+const results = join(root, 'test-results');
+/** A filtered run's report, and the container lane's (the file names CI readers know: vitest.json, vitest-<run>.json). */
+const report = join(results, 'vitest.json');
+const reportOf = (name) => (name === 'containers' ? report : join(results, `vitest-${name}.json`));
+const logOf = (name) => join(results, `vitest-${name}.log`);
+const timesOf = (name) => join(results, `file-times-${name}.json`);
 const extraArgs = process.argv.slice(2);
 
 // Nothing may be downloaded by accident: Electron tooling's downloads stay on loopback and fail.
@@ -68,8 +44,16 @@ function runAsync(command, args, logFile, extraEnv = {}) {
   });
 }
 
-function summariseOne(file) {
-  const json = JSON.parse(readFileSync(file, 'utf8'));
+/** A vitest JSON report; null when it is missing or cut short (the vitest crashed while writing it). */
+function readReport(file) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+function summariseOne(json) {
   // A file that fails to load, or whose beforeAll fails, reports no failed test (its tests show
   // as skipped) but is a failure all the same: count one per such file.
   const brokenFiles = (json.testResults ?? []).filter(
@@ -79,83 +63,126 @@ function summariseOne(file) {
 }
 
 /**
- * Where the time went: the slowest test files of every report (wall time from vitest's JSON report), so a
- * slow CI is fixed by the file that costs it, not by dropping tests (issue 35).
+ * Where the time went (issue 35): what every file cost (import, set-up, tests and hooks: scripts/file-times-reporter.mjs),
+ * with the run it was in, into test-results/file-timings.tsv; each run's files added up; the slowest files printed. A
+ * slow CI is fixed by the file that costs it, not by dropping tests.
  */
-function printSlowestFiles(files, count = 15) {
+function printSlowestFiles(runs, count = 15) {
   const rows = [];
-  for (const file of files.filter((f) => existsSync(f))) {
-    const lane = file.endsWith('-e2e.json') ? 'e2e' : file.endsWith('-slurm.json') ? 'slurm' : file.endsWith('-isolated.json') ? 'cpu' : 'integration';
-    for (const result of JSON.parse(readFileSync(file, 'utf8')).testResults ?? []) {
-      const seconds = ((result.endTime ?? 0) - (result.startTime ?? 0)) / 1000;
-      if (seconds > 0) rows.push({ lane, seconds, name: result.name.replace(`${root}/`, ''), tests: (result.assertionResults ?? []).length });
+  for (const run of runs) {
+    let times = [];
+    try {
+      times = JSON.parse(readFileSync(timesOf(run), 'utf8'));
+    } catch {
+      console.log(`[test] no file times from the ${run} run`);
     }
+    for (const t of times) rows.push({ run, seconds: t.seconds, importSeconds: t.importSeconds, name: t.file.replace(`${root}/`, ''), tests: t.tests });
   }
   rows.sort((a, b) => b.seconds - a.seconds);
-  console.log(`[test] the ${Math.min(count, rows.length)} slowest of ${rows.length} files (lane, seconds, tests, file):`);
-  for (const row of rows.slice(0, count)) console.log(`[test]   ${row.lane.padEnd(11)} ${row.seconds.toFixed(1).padStart(6)} s ${String(row.tests).padStart(4)}  ${row.name}`);
+  const tsv = rows.map((r) => `${r.run}\t${r.seconds.toFixed(1)}\t${r.importSeconds.toFixed(1)}\t${r.tests}\t${r.name}`);
+  writeFileSync(join(results, 'file-timings.tsv'), ['run\tseconds\timport_seconds\ttests\tfile', ...tsv].join('\n') + '\n');
+  const perRun = new Map();
+  for (const row of rows) perRun.set(row.run, (perRun.get(row.run) ?? 0) + row.seconds);
+  console.log(`[test] files' seconds added up per run: ${[...perRun].map(([run, s]) => `${run} ${s.toFixed(0)}`).join(', ')} (every file: test-results/file-timings.tsv)`);
+  console.log(`[test] the ${Math.min(count, rows.length)} slowest of ${rows.length} files (run, seconds with import and hooks, tests, file):`);
+  for (const row of rows.slice(0, count)) console.log(`[test]   ${row.run.padEnd(13)} ${row.seconds.toFixed(1).padStart(6)} s ${String(row.tests).padStart(4)}  ${row.name}`);
 }
 
-/** Both reports added up; null when a vitest that ran wrote none (it crashed before reporting). */
+/** The reports added up; null when a vitest that ran wrote none (it crashed before reporting). */
 function summarise(expected) {
-  if (expected.some((file) => !existsSync(file))) return null;
-  return expected.map(summariseOne).reduce((a, b) => ({ passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: a.skipped + b.skipped }));
+  const jsons = expected.map(readReport);
+  if (jsons.length === 0 || jsons.some((json) => json === null)) return null;
+  return jsons.map(summariseOne).reduce((a, b) => ({ passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: a.skipped + b.skipped }));
 }
 
+mkdirSync(results, { recursive: true });
 let failedSetup = 0;
+// The build needs only node_modules: it runs while the test bed comes up (mostly apt, image builds and daemons
+// starting), its output printed after the test bed's.
+const buildLog = join(results, 'build.log');
+const building = (async () => {
+  const started = Date.now();
+  const status = await runAsync('npx', ['electron-vite', 'build'], buildLog);
+  return { status, seconds: ((Date.now() - started) / 1000).toFixed(1) };
+})();
 const testbedUp = run('bash', ['test/testbed/testbed.sh', 'up']);
 if (testbedUp !== 0) failedSetup += 1;
-const build = run('npx', ['electron-vite', 'build']);
+const { status: build, seconds: buildSeconds } = await building;
+console.log(readFileSync(buildLog, 'utf8'));
+console.log(`[test] npx electron-vite build (beside the test bed's start) -> exit ${build} in ${buildSeconds}s`);
 if (build !== 0) failedSetup += 1;
 
-mkdirSync(dirname(report), { recursive: true });
-for (const file of reports) rmSync(file, { force: true });
+for (const file of readdirSync(results)) if (/^(vitest|file-times).*\.(json|log)$/.test(file)) rmSync(join(results, file), { force: true });
 
-/** vitest with both reporters: the default one on `output`, the JSON one into `json`. */
+/** vitest with its reporters: the default one on the output, the JSON one into `json`, each file's cost (printSlowestFiles). */
 function vitestArgs(json, args) {
-  return ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${json}`, ...args];
+  return ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${json}`, '--reporter=./scripts/file-times-reporter.mjs', ...args];
 }
 
 let vitest;
+/** The reports this run wrote (summed at the end), and the vitest runs' names (their file times). */
+const reports = [];
+const runNames = [];
 if (extraArgs.length > 0) {
   // A filtered run (files, -t, --project): one vitest as asked.
-  vitest = run('npx', vitestArgs(report, extraArgs));
+  vitest = run('npx', vitestArgs(report, extraArgs), { env: { ...env, AGENTSWARM_FILE_TIMES: timesOf('run') } });
 } else {
   // The suites that share nothing (unit, renderer, conformance) are CPU-bound; the integration suite
   // (one file at a time: its files share one dockerd, Podman and Slurm) mostly waits on daemons,
   // containers and timers. Measured: run side by side (the CPU-bound part on one worker, so the two
   // never ask for more than our two cores) the integration files took as long as alone (281 s vs
   // 291 s), while e2e beside them took twice as long (Chromium is CPU-bound too). So: the
-  // CPU-bound suites beside integration, then e2e alone. The side job's output goes to a file,
-  // printed when it ends, so the integration progress stays readable.
-  //
-  // The Slurm files are a third lane: they need the one Slurm node to themselves (one file at a
-  // time among them) but share nothing with dockerd, and mostly wait on Slurm's own timers (a
-  // job's start, its time limit, KillWait), so they run beside the other integration files.
-  const isolatedLog = join(dirname(report), 'vitest-isolated.log');
-  const slurmLog = join(dirname(report), 'vitest-slurm.log');
+  // CPU-bound suites beside integration, e2e after them; which file runs where: scripts/test-lanes.mjs.
+  const rendererCopy = join(results, 'renderer-for-e2e');
+  rmSync(rendererCopy, { recursive: true, force: true });
+  if (build === 0) cpSync(join(root, 'out', 'renderer'), rendererCopy, { recursive: true });
+  const plan = testPlan(rendererCopy);
   const started = Date.now();
-  const isolated = runAsync('npx', vitestArgs(isolatedReport, ['--project', 'unit', '--project', 'renderer', '--project', 'conformance', '--maxWorkers=1']), isolatedLog);
-  // The lane's test apps leave the shared daemons' test containers alone (test/support/test-app.ts).
-  const slurm = runAsync('npx', vitestArgs(slurmReport, ['--project', 'integration', SLURM_FILES, ...NO_CONTAINER_FILES]), slurmLog, { AGENTSWARM_TEST_SLURM_LANE: '1' });
-  const integration = runAsync(
-    'npx',
-    vitestArgs(report, ['--project', 'integration', '--exclude', `**/*${SLURM_FILES}*`, ...NO_CONTAINER_FILES.flatMap((file) => ['--exclude', file])]),
-    null,
-  );
-  const [isolatedStatus, slurmStatus, integrationStatus] = await Promise.all([isolated, slurm, integration]);
-  console.log(readFileSync(isolatedLog, 'utf8'));
-  console.log(readFileSync(slurmLog, 'utf8'));
-  console.log(
-    `[test] unit + renderer + conformance -> exit ${isolatedStatus}; integration (Slurm and no-container files) -> exit ${slurmStatus}; integration (the rest) -> exit ${integrationStatus}; all in ${((Date.now() - started) / 1000).toFixed(1)}s`,
-  );
-  const e2eStatus = run('npx', vitestArgs(e2eReport, ['--project', 'e2e']));
-  vitest = [isolatedStatus, slurmStatus, integrationStatus, e2eStatus].find((status) => status !== 0) ?? 0;
+  const at = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
+  const ran = [];
+  async function runOne(group) {
+    const begun = at();
+    const status = await runAsync('npx', vitestArgs(reportOf(group.name), group.args), group.terminal ? null : logOf(group.name), { ...group.env, AGENTSWARM_FILE_TIMES: timesOf(group.name) });
+    ran.push({ group, line: `${group.name} -> exit ${status} (${begun} to ${at()})` });
+    return status;
+  }
+  const floating = [...plan.floating];
+  /**
+   * A lane's own runs one after another (each runs, whatever the one before did), then its `then` runs, then floating
+   * runs while any are left. `ownDone` once its own runs are done.
+   */
+  function lane({ own, then = [] }) {
+    let ownDone;
+    const done = new Promise((resolvePromise) => (ownDone = resolvePromise));
+    const status = (async () => {
+      const statuses = [];
+      for (const group of own) statuses.push(await runOne(group));
+      ownDone();
+      for (const group of then) statuses.push(await runOne(group));
+      for (let next = floating.shift(); next; next = floating.shift()) statuses.push(await runOne(next));
+      return statuses.find((s) => s !== 0) ?? 0;
+    })();
+    return { ownDone: done, status };
+  }
+  const cpu = lane(plan.lanes.cpu);
+  const slurm = lane(plan.lanes.slurm);
+  const containers = lane(plan.lanes.containers);
+  const alone = (async () => {
+    await Promise.all([slurm.ownDone, containers.ownDone]);
+    console.log(`[test] the container and Slurm lanes' own runs are done (${at()}): the other e2e files`);
+    return runOne(plan.alone);
+  })();
+  const statuses = await Promise.all([cpu.status, slurm.status, containers.status, alone]);
+  for (const { group } of ran) if (!group.terminal && existsSync(logOf(group.name))) console.log(readFileSync(logOf(group.name), 'utf8'));
+  console.log(`[test] vitest runs (exit, from and to the lanes' start): ${ran.map((r) => r.line).join('; ')}; all in ${at()}`);
+  reports.push(...ran.map(({ group }) => reportOf(group.name)));
+  runNames.push(...ran.map(({ group }) => group.name));
+  vitest = statuses.find((status) => status !== 0) ?? 0;
 }
 
 if (!process.env.AGENTSWARM_KEEP_TESTBED) run('bash', ['test/testbed/testbed.sh', 'down']);
 
-printSlowestFiles(extraArgs.length > 0 ? [report] : reports);
+printSlowestFiles(extraArgs.length > 0 ? ['run'] : runNames);
 const summary = summarise(extraArgs.length > 0 ? [report] : reports);
 if (!summary) {
   console.log('[test] vitest wrote no report; counting the run as one failure');

@@ -8,6 +8,9 @@ import { launchChromium, rendererDir, requireBuiltRenderer, saveScreenshot } fro
 // open page, on the same port. The page says within seconds that it lost the backend, reconnects by itself when
 // the token is the same, and takes a new token from a pasted address without a reload; either way it fetches the
 // state again (the settings changed while it was away show).
+/** No engine: the page's backend is what is tested, and npm test runs this file beside the integration files' containers. */
+const NO_ENGINE = 'unix:///nonexistent/docker.sock';
+
 describe('the page knows when it lost its backend (Chromium + a restarted browser host)', () => {
   let app: TestApp | null = null;
   let browser: Browser;
@@ -37,14 +40,15 @@ describe('the page knows when it lost its backend (Chromium + a restarted browse
     await old.stop();
     await page.getByTestId('backend-lost').waitFor({ timeout: 20_000 });
     const lostAfterMs = Date.now() - stoppedAt;
-    app = await startTestApp({ dataDir, staticDir: rendererDir, hostPort: port, ...(sameToken ? { hostToken: old.host!.token } : {}) });
+    // The same app again: no engine, as open() starts it.
+    app = await startTestApp({ dataDir, staticDir: rendererDir, dockerHost: NO_ENGINE, hostPort: port, ...(sameToken ? { hostToken: old.host!.token } : {}) });
     await whileDown(app);
     return { lostAfterMs };
   }
 
   const frames: string[] = [];
   async function open(): Promise<void> {
-    app = await startTestApp({ staticDir: rendererDir, dockerHost: 'unix:///nonexistent/docker.sock' });
+    app = await startTestApp({ staticDir: rendererDir, dockerHost: NO_ENGINE });
     dataDir = app.dataDir;
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     // What the page's event socket receives, to know its watch is armed (a heartbeat came) before freezing the host.

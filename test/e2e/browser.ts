@@ -3,7 +3,11 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const repoRoot = resolve(import.meta.dirname, '..', '..');
-export const rendererDir = join(repoRoot, 'out', 'renderer');
+/**
+ * The built UI the browser host serves: out/renderer, or the copy `npm test` makes for the e2e files it runs beside the
+ * integration files (packaging.spec and npm-start.spec rebuild out/ meanwhile; scripts/run-tests.mjs).
+ */
+export const rendererDir = process.env.AGENTSWARM_E2E_RENDERER_DIR || join(repoRoot, 'out', 'renderer');
 export const screenshotDir = join(repoRoot, 'test-results', 'e2e');
 
 /**
@@ -51,7 +55,7 @@ export async function openAppPage(browser: Browser, url: string, errors: string[
 
 export function requireBuiltRenderer(): void {
   if (!existsSync(join(rendererDir, 'index.html'))) {
-    throw new Error('out/renderer/index.html is missing: run `npx electron-vite build` first (npm test does).');
+    throw new Error(`${join(rendererDir, 'index.html')} is missing: run \`npx electron-vite build\` first (npm test does).`);
   }
 }
 

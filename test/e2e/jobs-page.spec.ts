@@ -24,7 +24,9 @@ describe('Jobs page end to end (Chromium + browser host + real Python)', () => {
   beforeAll(async () => {
     requireBuiltRenderer();
     project = await makeProject({ 'crash.py': CRASH, 'slow.py': SLOW, 'reward.py': REWARD });
-    app = await startTestApp({ staticDir: rendererDir });
+    // The Jobs page needs no engine: a Docker socket that is not there keeps the shared dockerd's containers (npm test
+    // runs this file beside the integration files) off its pages.
+    app = await startTestApp({ staticDir: rendererDir, dockerHost: 'unix:///nonexistent/docker.sock' });
     browser = await launchChromium();
   });
 

@@ -70,7 +70,9 @@ describe('Runs page end to end (Chromium + browser host), 800 px', () => {
     for (const run of [storedRun('20261204T220000000Z-aaaa', '2026-12-04T22:00:00.000Z', [0.1, 0.3, 0.4, 0.6], '0.001'), storedRun('20261204T230000000Z-bbbb', '2026-12-04T23:00:00.000Z', [0.2, 0.5, 0.7], '0.0005')]) {
       await writeFile(join(dataDir, 'runs', `${run.runId}.json`), JSON.stringify(run));
     }
-    app = await startTestApp({ staticDir: rendererDir, dataDir });
+    // No engine: a server training on the shared dockerd (npm test runs this file beside the integration files) would
+    // be recorded as a third run; the Runs page reads the data folder.
+    app = await startTestApp({ staticDir: rendererDir, dataDir, dockerHost: 'unix:///nonexistent/docker.sock' });
     browser = await launchChromium();
   });
 

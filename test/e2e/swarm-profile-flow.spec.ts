@@ -71,6 +71,11 @@ describe('swarm profile end to end: profile → doctor → pull → start → da
     await form.getByTestId('profile-form-env-add').click();
     await form.getByTestId('profile-form-env-name').last().fill('AJET_FAKE_BOOT_DELAY_MS');
     await form.getByTestId('profile-form-env-value').last().fill('300');
+    // And a 1 s training step instead of the fake's 8 s (the default is for SwarmClient's 5 s poll; this test plays the
+    // client itself): the two steps below waited 16 s for it.
+    await form.getByTestId('profile-form-env-add').click();
+    await form.getByTestId('profile-form-env-name').last().fill('AJET_FAKE_WEIGHT_SYNC_DELAY_MS');
+    await form.getByTestId('profile-form-env-value').last().fill('1000');
     await form.getByTestId('profile-form-submit').click();
 
     const card = page.getByTestId('profile-card').filter({ hasText: label });

@@ -19,6 +19,9 @@ class RecordingNotifier implements Notifier {
 }
 
 const PAGE = 'fleet-alerts-test-page';
+// GPUs read every 2 s here (the app's own pace, 10 s shown and 60 s hidden, is gpu-sampling.spec's): the alerts follow
+// the samples, whatever their pace.
+const FAST = { intervalMs: 2000, hiddenIntervalMs: 2000, maxBackoffMs: 2000 };
 
 // Real dockerd from the test bed, the fake swarm image (a labelled test double of the server), and the labelled
 // nvidia-smi double scripted to idle GPUs, then busy ones: the GPUs-idle alert opens, is told once, and resolves.
@@ -31,8 +34,8 @@ describe('the GPUs-idle alert against the nvidia-smi double', () => {
 
   beforeAll(async () => {
     fake = await installFakeNvidiaSmi([{ utilizationPct: 1 }, { utilizationPct: 0 }]);
-    app = await startTestApp({ monitorIntervalMs: 500, notifier, gpus: { command: fake.command } });
-    // Idle at once (0 min) instead of after 15 min, and samples every 10 s (the home is shown).
+    app = await startTestApp({ monitorIntervalMs: 500, notifier, gpus: { command: fake.command, pace: FAST } });
+    // Idle at once (0 min) instead of after 15 min; the home is shown, as when someone looks.
     const told: unknown[] = [];
     const stopListening = app.hub.subscribe((channel, payload) => void (channel === 'alerts:thresholds-changed' && told.push(payload)));
     await app.handlers['alerts:set-thresholds']({ idleMinutes: 0 });
@@ -54,7 +57,7 @@ describe('the GPUs-idle alert against the nvidia-smi double', () => {
   it('opens while the GPUs idle, tells it once, is acknowledged, and resolves when they work', async () => {
     const open = await poll('the GPUs-idle alert', 60_000, async () => (await app.handlers['alerts:list']({})).find((a) => a.rule === 'gpus-idle' && a.containerId === containerId && a.engineId === 'local'));
     expect(open).toMatchObject({ state: 'open', detail: '2 GPUs under 5 % for 0 min', say: { key: 'gpusIdle', params: { n: 2, pct: 5, minutes: 0 } } });
-    // Another sample (10 s later) of the same idle GPUs: still one episode, told once.
+    // Another sample (2 s later) of the same idle GPUs: still one episode, told once.
     await poll('a second idle sample', 30_000, async () => ((await fake.calls()).length >= 3 ? true : undefined));
     const told = notifier.shown.filter((n) => n.kind === 'fleet-alert' && n.containerId === containerId && n.engineId === 'local');
     expect(told).toHaveLength(1);
@@ -70,9 +73,6 @@ describe('the GPUs-idle alert against the nvidia-smi double', () => {
     expect(notifier.shown.filter((n) => n.kind === 'fleet-alert' && n.containerId === containerId && n.engineId === 'local')).toHaveLength(1);
   }, 150_000);
 });
-
-// GPUs read every 2 s in the tests below (the app's own pace, 10 s shown and 60 s hidden, is gpu-sampling.spec's).
-const FAST = { intervalMs: 2000, hiddenIntervalMs: 2000, maxBackoffMs: 2000 };
 
 // The disk alert: `df -P` of the profile's checkpoint folder, read in the GPU sampler's visit to the host (the double
 // counts one call per visit), with the threshold lowered so this machine's disk is over it.

@@ -7,6 +7,7 @@ import { request } from '../conformance/support/http';
 import { loadTestbed } from '../testbed/testbed';
 import { launchChromium } from '../e2e/browser';
 import { installFakeNvidiaSmi, type FakeNvidiaSmi } from '../support/fake-nvidia-smi';
+import { FakeSwarmVariants } from '../support/fake-variants';
 import { freePort, poll, waitForEvent } from '../support/helpers';
 import { upstreamJob } from '../support/job-yaml';
 import { SwarmTestClient } from '../support/swarm-test-client';
@@ -52,6 +53,7 @@ function tarOf(path: string, text: string): Buffer {
 describe('every run kept: history across a backend restart, compare, the run card', () => {
   const testbed = loadTestbed();
   const docker = new Docker({ socketPath: testbed.dockerSocket });
+  const variants = new FakeSwarmVariants(docker, testbed.fakeSwarmImage);
   let fake: FakeNvidiaSmi;
   let app: TestApp;
   let containerId: string;
@@ -61,7 +63,10 @@ describe('every run kept: history across a backend restart, compare, the run car
     fake = await installFakeNvidiaSmi([{ utilizationPct: 90 }, { utilizationPct: 80 }]);
     app = await startTestApp({ monitorIntervalMs: 100, gpus: { command: fake.command } });
     const port = await freePort();
-    ({ id: containerId } = await app.handlers['swarm:start']({ engineId: 'local', image: testbed.fakeSwarmImage, port, networkMode: 'host', gpus: false, shmSizeGb: 1 }));
+    // A 1 s training step instead of the fake's 8 s (its default is for SwarmClient's 5 s poll, not used here): the
+    // four steps below waited 32 s for it. Runs are recorded from the steps' statuses and pools, whatever they last.
+    const image = await variants.image(`runs-step-${process.pid}`, 'AJET_FAKE_WEIGHT_SYNC_DELAY_MS=1000');
+    ({ id: containerId } = await app.handlers['swarm:start']({ engineId: 'local', image, port, networkMode: 'host', gpus: false, shmSizeGb: 1 }));
     await app.handlers['training:interest']({ pageId: PAGE, engineId: 'local', containerId, shown: true });
     client = new SwarmTestClient(`http://127.0.0.1:${port}`);
   }, 120_000);
@@ -69,6 +74,7 @@ describe('every run kept: history across a backend restart, compare, the run car
   afterAll(async () => {
     await app?.dispose();
     await fake?.remove();
+    await variants.dispose();
   });
 
   /**

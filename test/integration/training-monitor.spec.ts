@@ -4,6 +4,7 @@ import type { Notifier } from '../../electron/services/notifier';
 import type { AppNotification, TrainingView } from '../../electron/shared/schemas-profiles';
 import { loadTestbed } from '../testbed/testbed';
 import { freePort, poll, waitForEvent } from '../support/helpers';
+import { FakeSwarmVariants } from '../support/fake-variants';
 import { SwarmTestClient, smallJobYaml } from '../support/swarm-test-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 
@@ -26,6 +27,7 @@ describe('training monitor against the fake swarm server in a container', () => 
   const testbed = loadTestbed();
   const docker = new Docker({ socketPath: testbed.dockerSocket });
   const notifier = new RecordingNotifier();
+  const variants = new FakeSwarmVariants(docker, testbed.fakeSwarmImage);
   let app: TestApp;
   let containerId: string;
   let client: SwarmTestClient;
@@ -34,7 +36,10 @@ describe('training monitor against the fake swarm server in a container', () => 
   beforeAll(async () => {
     app = await startTestApp({ monitorIntervalMs: 100, notifier });
     const port = await freePort();
-    const container = await app.handlers['swarm:start']({ engineId: 'local', image: testbed.fakeSwarmImage, port, networkMode: 'host', gpus: false, shmSizeGb: 1 });
+    // A 3 s training step instead of the fake's 8 s (its default is for SwarmClient's 5 s poll, not used here): still
+    // 30 of the monitor's 100 ms polls to see WEIGHT_SYNCING in, and the four steps below wait 20 s less.
+    const image = await variants.image(`monitor-step-${process.pid}`, 'AJET_FAKE_WEIGHT_SYNC_DELAY_MS=3000');
+    const container = await app.handlers['swarm:start']({ engineId: 'local', image, port, networkMode: 'host', gpus: false, shmSizeGb: 1 });
     containerId = container.id;
     // As the dashboard does while it shows this server: the pool route is polled only then.
     await app.handlers['training:interest']({ pageId: 'integration-test-page', engineId: 'local', containerId, shown: true });
@@ -46,6 +51,7 @@ describe('training monitor against the fake swarm server in a container', () => 
 
   afterAll(async () => {
     await app?.dispose();
+    await variants.dispose();
   });
 
   /**

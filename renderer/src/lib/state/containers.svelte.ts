@@ -20,6 +20,8 @@ export class ContainerListState {
   /** The last failed action's error on each container, by container id, until dismissed. */
   actionErrors = $state<Record<string, AppErrorShape>>({});
   private latestRequest = 0;
+  /** The newest load (see `load`). */
+  private newest: Promise<void> = Promise.resolve();
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -27,11 +29,20 @@ export class ContainerListState {
     readonly engineId: string,
   ) {}
 
-  async load(): Promise<void> {
-    // Only the newest answer counts: an older, slower list must not overwrite a fresher one.
-    const request = ++this.latestRequest;
+  /** Resolves once the list shown is at least as new as this load's (see `fetch`). */
+  load(): Promise<void> {
+    const loading = this.fetch(++this.latestRequest);
+    this.newest = loading;
+    return loading;
+  }
+
+  private async fetch(request: number): Promise<void> {
     const result = await this.api.swarm.list({ engineId: this.engineId });
-    if (request !== this.latestRequest) return;
+    // Only the newest answer counts: an older, slower list must not overwrite a fresher one. Who awaits the older one
+    // waits for the fresher one instead: a Remove's own reload overtaken by the refetch its change event started
+    // must not resolve while the removed row is still shown (its focus rescue would find the pressed button still
+    // there and keep it, and focus would fall to <body> when the row goes a moment later: seen under load).
+    if (request !== this.latestRequest) return this.newest;
     this.loaded = true;
     if (result.ok) {
       this.items = result.value;

@@ -1,0 +1,80 @@
+// Where `npm test` (scripts/run-tests.mjs) runs each test file, and why (issue 35: an idle CI took 1,362 s, of which
+// the container lane's 728 s and then e2e alone 515 s were the critical path).
+//
+// Three lanes start together, each one vitest run after another:
+// - cpu: unit + renderer + conformance on one worker (CPU-bound; the other lanes mostly wait on daemons and timers).
+// - slurm: the Slurm integration files (the one Slurm node: one file at a time), THEN the Slurm e2e files.
+// - containers: the integration files that start containers on the shared dockerd and Podman (one at a time).
+// A lane whose own runs (and THEN runs) are done takes the next FLOATING run (container-free files; longest first),
+// so the idle cores of a finished lane shorten the others. The other e2e files run ALONE once the container lane's
+// and the Slurm lane's own runs are done: their pages read dockerd's container list (the landing page, the fleet
+// home, the Servers page's rows, the Runs page record what trains there), which the integration files fill. Beside
+// them may still run: floating runs (they start no container) and the Slurm e2e files (native servers in Slurm jobs:
+// no container either; their assertions name their own jobs and profiles).
+//
+// Every run but the containers lane's and the e2e's sets AGENTSWARM_TEST_SLURM_LANE: their test apps then leave the
+// shared daemons' test containers alone on dispose (test/support/test-app.ts), as they run beside the files that
+// own those containers.
+
+const spec = (dir) => (name) => `test/${dir}/${name}.spec.ts`;
+const NO_SWEEP = { AGENTSWARM_TEST_SLURM_LANE: '1' };
+
+/** Integration files that use only the test bed's Slurm node (and the login node's sshd): path contains this. */
+const SLURM_FILES = 'slurm';
+/** The worker pool's own files stay one after another (workers-slurm is a Slurm file): they share the test user's sshd paths. */
+const WITH_SLURM = ['workers-pool'].map(spec('integration'));
+/**
+ * e2e on the real Slurm node (server-truth-slurm takes it down): after the Slurm integration files, in their lane.
+ * Their servers run natively in Slurm jobs; their assertions name their own jobs, profiles and server rows (never a
+ * count of servers), so the other e2e files' containers on their Servers and fleet pages do not matter.
+ */
+const SLURM_E2E = ['server-truth-slurm', 'slurm-servers'].map(spec('e2e'));
+/**
+ * Integration files that start no container on the shared daemons (an in-process fake swarm server, the dry run, the
+ * job runner, sshd only). Their apps may see the container lane's containers; none of these files asserts on a
+ * container list (the dry run's list is its own engine's).
+ */
+const WIZARD_RUNS = ['wizard-run', 'generated-scripts', 'dry-run-app'].map(spec('integration'));
+const NO_CONTAINER = ['jobs', 'jobs-control', 'jobs-preflight', 'jobs-failures', 'wizard', 'wizard-project', 'ssh-connection', 'ssh-jump', 'ssh-known-hosts', 'dry-run-relay', 'ssh-tunnel'].map(
+  spec('integration'),
+);
+/**
+ * e2e files whose apps have no engine (a Docker socket that does not exist: Docker is not what they test), so nothing
+ * of the shared dockerd reaches their pages. Every other e2e file runs alone.
+ */
+const E2E_NO_ENGINE = ['packaged-smoke', 'settings-file', 'vault', 'backend-link', 'jobs-page', 'runs-page'].map(spec('e2e'));
+
+/**
+ * The e2e runs serve a copy of the built renderer: packaging.spec and npm-start.spec rebuild out/ in the container lane
+ * while e2e files run beside it (test/e2e/browser.ts reads AGENTSWARM_E2E_RENDERER_DIR).
+ */
+export function testPlan(rendererCopy) {
+  const e2eEnv = { AGENTSWARM_E2E_RENDERER_DIR: rendererCopy };
+  const excluding = (files) => files.flatMap((file) => ['--exclude', file]);
+  return {
+    lanes: {
+      cpu: { own: [{ name: 'isolated', args: ['--project', 'unit', '--project', 'renderer', '--project', 'conformance', '--maxWorkers=1'] }] },
+      slurm: {
+        own: [{ name: 'slurm', args: ['--project', 'integration', SLURM_FILES, ...WITH_SLURM], env: NO_SWEEP }],
+        then: [{ name: 'slurm-e2e', args: ['--project', 'e2e', ...SLURM_E2E], env: { ...NO_SWEEP, ...e2eEnv } }],
+      },
+      // Its output goes to the terminal as it comes (the other runs' into logs printed at the end).
+      containers: {
+        own: [
+          {
+            name: 'containers',
+            terminal: true,
+            args: ['--project', 'integration', '--exclude', `**/*${SLURM_FILES}*`, ...excluding([...WITH_SLURM, ...WIZARD_RUNS, ...NO_CONTAINER])],
+          },
+        ],
+      },
+    },
+    // Longest first (idle CI 2026-12-05: about 105 s, 90 s and 60 s).
+    floating: [
+      { name: 'wizard-runs', args: ['--project', 'integration', ...WIZARD_RUNS], env: NO_SWEEP },
+      { name: 'no-container', args: ['--project', 'integration', ...NO_CONTAINER], env: NO_SWEEP },
+      { name: 'e2e-no-engine', args: ['--project', 'e2e', ...E2E_NO_ENGINE], env: { ...NO_SWEEP, ...e2eEnv } },
+    ],
+    alone: { name: 'e2e', terminal: true, args: ['--project', 'e2e', ...excluding([...SLURM_E2E, ...E2E_NO_ENGINE])], env: e2eEnv },
+  };
+}

@@ -1,0 +1,83 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error -- a plain .mjs script without types (npm test's lanes); its shape is checked by this test.
+import { testPlan } from '../../../scripts/test-lanes.mjs';
+
+/**
+ * `npm test` runs the integration and e2e files in several vitest runs side by side (scripts/test-lanes.mjs, issue 35).
+ * Which run takes a file is decided by file lists and excludes, so a renamed or new file could run twice or never:
+ * every integration and e2e file must run exactly once, every named file must exist, and the e2e files that run beside
+ * the container lane must not reach the shared dockerd.
+ */
+const root = resolve(import.meta.dirname, '..', '..', '..');
+
+interface Run {
+  name: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+interface Plan {
+  lanes: Record<string, { own: Run[]; then?: Run[] }>;
+  floating: Run[];
+  alone: Run;
+}
+const plan = (testPlan as (rendererCopy: string) => Plan)('/tmp/renderer-copy');
+const runs: Run[] = [...Object.values(plan.lanes).flatMap((lane) => [...lane.own, ...(lane.then ?? [])]), ...plan.floating, plan.alone];
+
+const specsOf = (project: string) =>
+  readdirSync(join(root, 'test', project))
+    .filter((name) => name.endsWith('.spec.ts'))
+    .map((name) => `test/${project}/${name}`);
+
+/** What vitest takes for these args: the projects, the positional filters (substrings of the path), the excludes. */
+function selected(run: Run, project: string, file: string): boolean {
+  const projects: string[] = [];
+  const excludes: string[] = [];
+  const filters: string[] = [];
+  for (let i = 0; i < run.args.length; i += 1) {
+    const arg = run.args[i]!;
+    if (arg === '--project') projects.push(run.args[++i]!);
+    else if (arg === '--exclude') excludes.push(run.args[++i]!);
+    else if (!arg.startsWith('--')) filters.push(arg);
+  }
+  if (!projects.includes(project)) return false;
+  if (filters.length > 0 && !filters.some((filter) => file.includes(filter))) return false;
+  // The only glob in the plan is `**/*<word>*`; every other exclude is a path.
+  return !excludes.some((pattern) => (pattern.startsWith('**/*') ? file.includes(pattern.slice(4, -1)) : pattern === file));
+}
+
+describe("npm test's lanes (scripts/test-lanes.mjs)", () => {
+  it('names only files that exist', () => {
+    const named = runs.flatMap((run) => run.args.filter((arg) => arg.startsWith('test/')));
+    expect(named.length).toBeGreaterThan(10);
+    const all = new Set([...specsOf('integration'), ...specsOf('e2e')]);
+    expect(named.filter((file) => !all.has(file))).toEqual([]);
+  });
+
+  for (const project of ['integration', 'e2e']) {
+    it(`runs every ${project} file exactly once`, () => {
+      const wrong = specsOf(project)
+        .map((file) => ({ file, runs: runs.filter((run) => selected(run, project, file)).map((run) => run.name) }))
+        .filter((entry) => entry.runs.length !== 1);
+      expect(wrong).toEqual([]);
+    });
+  }
+
+  it('lets only the container lane and e2e alone sweep the shared containers', () => {
+    const withApps = runs.filter((run) => run.args.includes('integration') || run.args.includes('e2e'));
+    const sweeping = withApps.filter((run) => run.env?.['AGENTSWARM_TEST_SLURM_LANE'] !== '1').map((run) => run.name);
+    expect(sweeping.sort()).toEqual(['containers', 'e2e']);
+  });
+
+  it("runs beside the container lane only e2e files whose apps have no engine (the shared dockerd's servers stay off their pages)", () => {
+    const beside = plan.floating.filter((run) => run.args.includes('e2e')).flatMap((run) => run.args.filter((arg) => arg.startsWith('test/e2e/')));
+    expect(beside.length).toBeGreaterThan(0);
+    for (const file of beside) {
+      const source = readFileSync(join(root, file), 'utf8');
+      const starts = source.split('startTestApp(').slice(1);
+      expect(starts.length, file).toBeGreaterThan(0);
+      for (const call of starts) expect(call.slice(0, call.indexOf(')')), file).toContain('dockerHost');
+    }
+  });
+});
