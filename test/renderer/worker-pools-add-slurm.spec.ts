@@ -16,7 +16,7 @@ function worker(index: number, overrides: Partial<WorkerViewData> = {}): WorkerV
   return {
     index, placement: slurm, where: 'hpc (Slurm)', state: 'running', exitCode: null, signal: null, pid: null, jobId: null,
     batchShare: 2, parallelEpisodes: 4, clientUuid: `uuid-${index}`, episodes: 0, failedEpisodes: 0, episodesPerMinute: null, llmCalls: null, lastError: null,
-    startedAt: '2026-12-05T00:00:00Z', endedAt: null, logLines: 0, note: null, ...overrides,
+    startedAt: '2026-12-05T00:00:00Z', endedAt: null, logLines: 0, note: null, notes: [], ...overrides,
   };
 }
 

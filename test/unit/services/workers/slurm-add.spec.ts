@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PoolStore, type PoolRecordData } from '../../../../electron/services/workers/pool-store';
 import { slurmRunName } from '../../../../electron/services/workers/slurm-array-script';
-import type { WorkerBackend, WorkerHandle, WorkerStartSpec } from '../../../../electron/services/workers/worker-backend';
+import type { WorkerBackend, WorkerStartSpec } from '../../../../electron/services/workers/worker-backend';
 import { WorkerPool, type SlurmPreviewer } from '../../../../electron/services/workers/worker-pool';
 import { PoolStartRequest, type WorkerPlacementData } from '../../../../electron/shared/schemas-workers';
 
@@ -23,8 +23,8 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function handle(jobId: string): WorkerHandle {
-  return { pid: null, jobId, runDir: `~/.agentswarm/workers/${POOL}-slurm-0`, logOffset: 0, note: null, tunnelPort: null };
+function handle(jobId: string) {
+  return { pid: null, jobId, runDir: `~/.agentswarm/workers/${POOL}-slurm-0`, logOffset: 0, note: null, notes: [], tunnelPort: null };
 }
 
 async function openPool() {
@@ -34,7 +34,7 @@ async function openPool() {
     split: { batchSize: 4, grpoN: 2, workers: 2, shares: [0, 1].map((index) => ({ index, batchShare: 2, parallelEpisodes: 4 })), totalParallelEpisodes: 8 },
     workers: [0, 1].map((index) => ({
       index, placement, state: 'running' as const, exitCode: null, signal: null, shareEnv: {}, batchShare: 2, parallelEpisodes: 4, handle: handle(`500_${index}`),
-      startedAt: new Date().toISOString(), endedAt: null, note: null, lastError: null, notified: false, resumeOnStart: false,
+      startedAt: new Date().toISOString(), endedAt: null, note: null, notes: [], lastError: null, notified: false, resumeOnStart: false,
     })),
   };
   await new PoolStore(join(dir, 'workers')).save([saved]);
