@@ -12,6 +12,7 @@ import { notReplayed, replayTable } from '../../renderer/src/lib/api/replay';
 import { apiLayout } from '../../electron/shared/api';
 import { eventChannels, eventContract, type InvokeChannel } from '../../electron/shared/contract';
 import { FakeApi, makeStatus } from './fake-api';
+import { AlertThresholds } from '../../electron/shared/schemas-fleet';
 
 /** A stand-in WebSocket the test drives by hand: open, message, close. */
 class FakeSocket implements WebSocketLike {
@@ -316,6 +317,7 @@ describe('browser-host API client', () => {
       'alerts:list': [
         { id: 'a1', rule: 'gpus-idle', engineId: 'local', containerId: 'c1', name: 'night run', state: 'open', openedAt: '2026-01-01T00:00:00.000Z', resolvedAt: null, detail: '4 GPUs under 5 % for 15 min' },
       ],
+      'alerts:thresholds': AlertThresholds.parse({ idleMinutes: 30 }),
     };
     const produced = new Set<string>(notReplayed);
     for (const row of replayTable) {

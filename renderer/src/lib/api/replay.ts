@@ -71,6 +71,8 @@ export const replayTable: readonly ReplayRow[] = [
   // Issue 33: the fleet home's GPU samples.
   row('gpus:samples', (samples) => samples.map((payload): BridgeMessage => ({ channel: 'gpus:sampled', payload }))),
   row('alerts:list', (payload) => [{ channel: 'alerts:changed', payload }]),
+  // The thresholds form of another window may have saved while the socket was down.
+  row('alerts:thresholds', (payload) => [{ channel: 'alerts:thresholds-changed', payload }]),
 ];
 
 /**
