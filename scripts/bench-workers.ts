@@ -10,8 +10,10 @@
  * first change after N seconds (default 40). The last line is machine-readable:
  * `BENCH workers scale_4_vs_1=… epm_1=… epm_4=…` (goal: scale ≥ 3.0).
  */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ServiceContext } from '../electron/services/domain';
 import type { Handlers } from '../electron/services/ipc/handlers';
@@ -44,6 +46,31 @@ with open(os.path.join(os.environ["BENCH_LOCK_DIR"], "worker-%s.lock" % os.envir
     time.sleep(0.2)
 agent.main()
 `;
+
+/** Clock ticks per second of /proc's CPU times (100 on Linux; asked once). */
+const TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/**
+ * CPU seconds (user + system) of one worker process (agent_roll.py) and of the children it has reaped (the agent
+ * processes of its episodes: subprocess.run waits for each), from /proc/<pid>/stat; zeros where there is no /proc.
+ */
+function workerCpu(pid: number | null): { self: number; agents: number } {
+  if (pid === null) return { self: 0, agents: 0 };
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name's ")": state is field 3, utime/stime/cutime/cstime are fields 14-17.
+    const f = text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number);
+    return { self: (f[11]! + f[12]!) / TICKS, agents: (f[13]! + f[14]!) / TICKS };
+  } catch {
+    return { self: 0, agents: 0 };
+  }
+}
 
 async function main(): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), 'bench-workers-'));
@@ -100,13 +127,23 @@ async function main(): Promise<void> {
       while ((swarm.state.globalStep ?? 0) === step) await new Promise((r) => setTimeout(r, 50));
     };
     await stepChange();
+    // Where the window's CPU goes (measurement only): the worker processes, their agents, this process (the app's job
+    // runner and worker pool, and the fake swarm server with its fake LLM, TEST DOUBLE, which run in it).
+    const cpu = (): { self: number; agents: number; node: number } => {
+      const sums = workers.pool.get(pool.poolId).workers.map((w) => workerCpu(w.pid)).reduce((a, b) => ({ self: a.self + b.self, agents: a.agents + b.agents }), { self: 0, agents: 0 });
+      const usage = process.cpuUsage();
+      return { ...sums, node: (usage.user + usage.system) / 1e6 };
+    };
+    const [cpuFrom, loadFrom] = [cpu(), loadavg()[0]!];
     const [from, started, firstStep] = [episodes(), Date.now(), swarm.state.globalStep ?? 0];
     await new Promise((r) => setTimeout(r, SECONDS * 1000));
     await stepChange();
     // The progress line of the batch's last episodes comes within a second (AGENTSWARM_PROGRESS_EVERY_S=1).
     await new Promise((r) => setTimeout(r, 1500));
     const steps = (swarm.state.globalStep ?? 0) - firstStep;
-    const perMinute = ((episodes() - from) / (Date.now() - 1500 - started)) * 60_000;
+    const [cpuTo, loadTo] = [cpu(), loadavg()[0]!];
+    const ended = episodes() - from;
+    const perMinute = (ended / (Date.now() - 1500 - started)) * 60_000;
     const calls = workers.pool.get(pool.poolId).workers.map((w) => w.llmCalls ?? 0).reduce((a, b) => a + b, 0);
     if (process.env.BENCH_DEBUG) {
       const log = workers.handlers['workers:log']({ poolId: pool.poolId, index: 0, from: 0, limit: 5000 });
@@ -114,6 +151,13 @@ async function main(): Promise<void> {
     }
     await workers.handlers['workers:stop-all']({ poolId: pool.poolId });
     console.log(`${count} worker(s): ${perMinute.toFixed(1)} episodes/min over ${steps} training steps (${calls} LLM calls reported by the workers)`);
+    const ms = (seconds: number): string => ((seconds * 1000) / Math.max(1, ended)).toFixed(1);
+    const [agents, rolls, node] = [cpuTo.agents - cpuFrom.agents, cpuTo.self - cpuFrom.self, cpuTo.node - cpuFrom.node];
+    console.log(
+      `${count} worker(s) CPU per episode: agent processes ${ms(agents)} ms, agent_roll.py ${ms(rolls)} ms, ` +
+        `bench process (job runner + worker pool + fake swarm server and LLM, TEST DOUBLE) ${ms(node)} ms, total ${ms(agents + rolls + node)} ms ` +
+        `(${ended} episodes; load average ${loadFrom.toFixed(1)} → ${loadTo.toFixed(1)})`,
+    );
     return perMinute;
   };
 
