@@ -46,6 +46,14 @@ export interface WorkerPoolOptions {
   progressEverySeconds?: number;
 }
 
+/** How long a change of nothing but the workers' log offsets may wait to be written (saveChanged). */
+export const OFFSETS_SAVE_MS = 10_000;
+
+/** The pools without their log offsets: a change of it is one a restart needs at once. */
+function durableShape(pools: readonly PoolRecordData[]): string {
+  return JSON.stringify(pools, (key, value: unknown) => (key === 'logOffset' ? undefined : value));
+}
+
 /**
  * Rollout worker pools (issue 34): one training run's `agent_roll.py` on N workers. Each worker is
  * started by its backend (this computer, an SSH host, a Slurm array task) and followed by
@@ -60,6 +68,9 @@ export class WorkerPool {
   private timer: NodeJS.Timeout | null = null;
   private saving: Promise<void> = Promise.resolve();
   private disposed = false;
+  /** The pools as last written, log offsets left out (saveChanged). */
+  private savedShape = '';
+  private offsetsTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: WorkerPoolOptions) {
     this.store = new PoolStore(options.dir);
@@ -264,11 +275,27 @@ export class WorkerPool {
 
   private changed(pool: PoolRecordData): void {
     this.options.events.emit('workers:changed', poolView(pool, this.lifecycle));
-    this.save();
+    this.saveChanged();
+  }
+
+  /**
+   * What a restart needs (where each worker runs, its pid, state, share) is written at once; a change of nothing but
+   * the log offsets (every poll that brings lines: 4 workers wrote the file 16 times a second in the workers bench)
+   * waits up to OFFSETS_SAVE_MS. A crash then re-reads at most that much of a worker's log.
+   */
+  private saveChanged(): void {
+    if (durableShape(this.pools) !== this.savedShape || this.disposed) this.save();
+    else if (!this.offsetsTimer) {
+      this.offsetsTimer = setTimeout(() => this.save(), OFFSETS_SAVE_MS);
+      this.offsetsTimer.unref();
+    }
   }
 
   /** Writes are chained: the file always ends with the newest state. */
   private save(): void {
+    if (this.offsetsTimer) clearTimeout(this.offsetsTimer);
+    this.offsetsTimer = null;
+    this.savedShape = durableShape(this.pools);
     const snapshot = structuredClone(this.pools);
     this.saving = this.saving
       .then(() => this.store.save(snapshot))

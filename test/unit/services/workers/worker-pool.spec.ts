@@ -2,12 +2,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ServiceContext } from '../../../../electron/services/domain';
 import type { Handlers } from '../../../../electron/services/ipc/handlers';
 import { groupAlive } from '../../../../electron/services/jobs/process-tree';
 import { registerJobs, type JobsModule } from '../../../../electron/services/jobs/register';
 import type { SwarmModule } from '../../../../electron/services/swarm/register';
+import { PoolStore } from '../../../../electron/services/workers/pool-store';
 import { registerWorkers, type WorkersModule } from '../../../../electron/services/workers/register';
 import type { AppNotification } from '../../../../electron/shared/schemas-profiles';
 import { PoolStartRequest, type PoolViewData } from '../../../../electron/shared/schemas-workers';
@@ -186,5 +187,29 @@ describe('worker pool with local workers', { timeout: 45_000 }, () => {
     await writeFile(join(dir, 'restart.py'), 'swarm_worker.auto_sync_train_config_and_start_engine(job, force_restart=True)\n');
     await expect(workers.handlers['workers:start']({ ...request(2), script: 'restart.py' })).rejects.toMatchObject({ code: 'JOB_NEEDS_CONFIRMATION' });
     await expect(workers.handlers['workers:split']({ batchSize: 2, grpoN: 4, workers: 3 })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+});
+
+describe('the pools file', { timeout: 45_000 }, () => {
+  it('is written when a worker starts or ends, not on every poll that only brings log lines', async () => {
+    const writes: string[] = [];
+    const save = vi.spyOn(PoolStore.prototype, 'save').mockImplementation(async function (this: PoolStore, pools) {
+      writes.push(JSON.stringify(pools));
+      await writeFile(this.file, JSON.stringify({ version: 1, pools }));
+    });
+    try {
+      const { workers } = await openApp();
+      const pool = await workers.handlers['workers:start'](request(2));
+      await until('both report episodes', () => workers.pool.get(pool.poolId).workers.every((w) => w.episodes > 0));
+      const afterStart = writes.length;
+      // 1.5 s of progress lines every 0.15 s from each worker, polled every 0.1 s: nothing a restart needs changed.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(writes.length - afterStart).toBe(0);
+      await workers.handlers['workers:stop-all']({ poolId: pool.poolId });
+      await until('the stop is written', () => writes.length > afterStart);
+      expect(JSON.parse(writes.at(-1)!)[0].workers.map((w: { state: string }) => w.state)).toEqual(['stopped', 'stopped']);
+    } finally {
+      save.mockRestore();
+    }
   });
 });
