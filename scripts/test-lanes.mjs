@@ -39,6 +39,23 @@ const NO_CONTAINER = ['jobs', 'jobs-control', 'jobs-preflight', 'jobs-failures',
   spec('integration'),
 );
 /**
+ * And the small ones: the vault, secrets, settings, plain SSH, the job runner's lifecycle, static checks, and the two
+ * that rebuild out/ (packaging, `npm start`: every e2e run serves a copy of the renderer, see testPlan).
+ */
+const NO_CONTAINER_SMALL = [
+  'packaging',
+  'npm-start',
+  'electronegativity',
+  'generated-agree-roll',
+  'vault',
+  'jobs-lifecycle',
+  'jobs-secrets',
+  'ssh-host-key-types',
+  'ssh-proxy-command',
+  'secrets-endpoint-binding',
+  'settings-import-confirm',
+].map(spec('integration'));
+/**
  * e2e files whose apps have no engine (a Docker socket that does not exist: Docker is not what they test), so nothing
  * of the shared dockerd reaches their pages. Every other e2e file runs alone.
  */
@@ -64,15 +81,16 @@ export function testPlan(rendererCopy) {
           {
             name: 'containers',
             terminal: true,
-            args: ['--project', 'integration', '--exclude', `**/*${SLURM_FILES}*`, ...excluding([...WITH_SLURM, ...WIZARD_RUNS, ...NO_CONTAINER])],
+            args: ['--project', 'integration', '--exclude', `**/*${SLURM_FILES}*`, ...excluding([...WITH_SLURM, ...WIZARD_RUNS, ...NO_CONTAINER, ...NO_CONTAINER_SMALL])],
           },
         ],
       },
     },
-    // Longest first (idle CI 2026-12-05: about 105 s, 90 s and 60 s).
+    // Longest first (2026-12-05, idle CI or alone: about 105 s, 90 s, 70 s and 60 s).
     floating: [
       { name: 'wizard-runs', args: ['--project', 'integration', ...WIZARD_RUNS], env: NO_SWEEP },
       { name: 'no-container', args: ['--project', 'integration', ...NO_CONTAINER], env: NO_SWEEP },
+      { name: 'no-container-small', args: ['--project', 'integration', ...NO_CONTAINER_SMALL], env: NO_SWEEP },
       { name: 'e2e-no-engine', args: ['--project', 'e2e', ...E2E_NO_ENGINE], env: { ...NO_SWEEP, ...e2eEnv } },
     ],
     alone: { name: 'e2e', terminal: true, args: ['--project', 'e2e', ...excluding([...SLURM_E2E, ...E2E_NO_ENGINE])], env: e2eEnv },
