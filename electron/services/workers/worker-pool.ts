@@ -284,18 +284,19 @@ export class WorkerPool {
    * waits up to OFFSETS_SAVE_MS. A crash then re-reads at most that much of a worker's log.
    */
   private saveChanged(): void {
-    if (durableShape(this.pools) !== this.savedShape || this.disposed) this.save();
+    const shape = durableShape(this.pools);
+    if (shape !== this.savedShape || this.disposed) this.save(shape);
     else if (!this.offsetsTimer) {
       this.offsetsTimer = setTimeout(() => this.save(), OFFSETS_SAVE_MS);
       this.offsetsTimer.unref();
     }
   }
 
-  /** Writes are chained: the file always ends with the newest state. */
-  private save(): void {
+  /** Writes are chained: the file always ends with the newest state. `shape`: durableShape(this.pools), when the caller has it. */
+  private save(shape = durableShape(this.pools)): void {
     if (this.offsetsTimer) clearTimeout(this.offsetsTimer);
     this.offsetsTimer = null;
-    this.savedShape = durableShape(this.pools);
+    this.savedShape = shape;
     const snapshot = structuredClone(this.pools);
     this.saving = this.saving
       .then(() => this.store.save(snapshot))
