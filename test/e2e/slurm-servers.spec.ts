@@ -145,7 +145,11 @@ describe('a Slurm login node end to end (Chromium + browser host + real sshd + r
     const anyway = page.getByTestId('profile-start-anyway');
     const status = card.getByTestId('profile-engine-status').filter({ hasText: 'ENGINE.OFFLINE' });
     // The doctor runs the Slurm checks (sinfo, sbatch --test-only, …) and lets a good profile start: no "Start anyway".
-    await Promise.race([status.waitFor({ timeout: 150_000 }), anyway.waitFor({ timeout: 150_000 })]);
+    await Promise.race([status.waitFor({ timeout: 150_000 }), anyway.waitFor({ timeout: 150_000 })]).catch(async (error: unknown) => {
+      // What the user would see, and what Slurm says: CI has no screen to look at.
+      const queue = await login.exec(`squeue -h -t all -n ${jobName} -o '%i %T %r %N'; tail -n 20 "$HOME/.agentswarm/slurm/${jobName}"/out/*.out 2>/dev/null`).catch((e: unknown) => ({ stdout: String(e) }));
+      throw new Error(`${String(error)}\ncard: ${await card.innerText()}\njobs panel: ${await section().innerText()}\nsqueue and job output: ${queue.stdout}`);
+    });
     expect(await anyway.count(), 'the Slurm doctor held the start back').toBe(0);
 
     const jobs = section().getByRole('region', { name: `Slurm jobs on ${serverLabel}` });

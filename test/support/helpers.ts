@@ -1,19 +1,50 @@
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { invokeChannels, invokeContract, type EventChannel, type EventPayload, type InvokeChannel } from '../../electron/shared/contract';
 import type { Handlers } from '../../electron/services/ipc/handlers';
 import type { EventHub } from '../../electron/services/events';
 
-/** A port that was free a moment ago on 127.0.0.1 (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports for test servers come from below the kernel's ephemeral range (ip_local_port_range), never from it: a port the
+ * OS handed out by `listen(0)` can, a moment later, be given to some other process's outgoing connection as its source
+ * port, and a server that binds it then (a native swarm server in a Slurm job binds 0.0.0.0) fails with EADDRINUSE.
+ * With the whole suite's lanes opening SSH tunnels and HTTP connections, that happened in CI (2026-12-05).
+ */
+const TEST_PORTS = { low: 20_000, high: ephemeralLow() - 1 };
+const handedOut = new Set<number>();
+
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 21_000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+function canListen(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A port free a moment ago on every interface, outside the ephemeral range, not handed out before by this process;
+ * random, so that test processes running side by side rarely pick the same one (and if they do, the bind check sees it
+ * once the first one listens).
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = TEST_PORTS.low + Math.floor(Math.random() * (TEST_PORTS.high - TEST_PORTS.low + 1));
+    if (handedOut.has(port)) continue;
+    if ((await canListen(port, '0.0.0.0')) && (await canListen(port, '127.0.0.1'))) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free port between ${TEST_PORTS.low} and ${TEST_PORTS.high} after 200 tries`);
 }
 
 /** Resolves with the first event on `channel` that satisfies `predicate`, or fails after `timeoutMs`. */
