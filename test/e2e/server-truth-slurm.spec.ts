@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SshConnection } from '../../electron/services/ssh/ssh-connection';
 import type { AppNotification } from '../../electron/shared/schemas-profiles';
 import { ProfileInput } from '../../electron/shared/schemas-profiles';
-import { poll } from '../support/helpers';
+import { freePort, poll } from '../support/helpers';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { connectTestbedServer } from '../support/testbed-server';
 import { connectToTestbed } from '../support/testbed-ssh';
@@ -116,11 +116,11 @@ describe('one truth per Slurm job on every surface (Chromium + real Slurm)', () 
   }
 
   it('a time limit, a scancel outside the app, a queued job and a node failure read the same on the card, its dashboard, the jobs panel and the fleet page, also after a reload; each end told once', { timeout: 480_000 }, async () => {
-    const port = 36_000 + (process.pid % 2000);
+    const [port, port1, port2] = [await freePort(), await freePort(), await freePort()];
     // The time limit first: it runs out while the rest of the test goes on (60 s, plus up to 30 s for Slurm's check).
     const timed = await startProfile(`Time limit ${run}`, port, { timeLimit: '1', warnBeforeLimitSeconds: 30 });
-    const cancelled = await startProfile(`Cancelled ${run}`, port + 1);
-    const queued = await startProfile(`Queued then node down ${run}`, port + 2);
+    const cancelled = await startProfile(`Cancelled ${run}`, port1);
+    const queued = await startProfile(`Queued then node down ${run}`, port2);
     for (const entry of [timed, cancelled]) await online(entry, 150_000);
     page = await openAppPage(browser, app.host!.openUrl, pageErrors);
 

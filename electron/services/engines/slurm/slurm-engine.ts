@@ -238,10 +238,16 @@ export class SlurmEngine implements ContainerEngine {
       await this.client.release(id);
       const jobKey = key;
       const progress = await waitForStart({
-        // One `scontrol show job` per look (one controller request), 0.5, 1, 2, 4 s apart.
+        // One `scontrol show job` per look (one controller request), 0.5, 1, 2, 4 s apart. The job is released: a
+        // look that fails (a busy controller's "Socket timed out", a slow login node) must not cancel a job that may
+        // already run. It counts as "not known yet"; the queue watch adopts the job when the looks are over.
         look: async () => {
-          const job = await this.client.showJob(id);
-          return { job, endpointIsOurs: job?.state === 'RUNNING' && (await this.client.endpoint(jobKey))?.jobId === id };
+          try {
+            const job = await this.client.showJob(id);
+            return { job, endpointIsOurs: job?.state === 'RUNNING' && (await this.client.endpoint(jobKey))?.jobId === id };
+          } catch (error) {
+            return { unknown: `Slurm did not answer about it (${error instanceof Error ? error.message : String(error)})` };
+          }
         },
         waitMs: this.options.startWaitMs ?? START_WAIT_MS,
         pollMs: START_POLL_MS,

@@ -35,8 +35,11 @@ export function startProgress(job: SlurmJob | null, endpointIsOurs: boolean): St
 }
 
 export interface StartWait {
-  /** The job as Slurm lists it now, and whether its endpoint file is its own (asked only when it runs). */
-  look: () => Promise<{ job: SlurmJob | null; endpointIsOurs: boolean }>;
+  /**
+   * The job as Slurm lists it now, and whether its endpoint file is its own (asked only when it runs); or `unknown`
+   * (why) when asking failed: that is waiting, never a reason to give the job up.
+   */
+  look: () => Promise<{ job: SlurmJob | null; endpointIsOurs: boolean } | { unknown: string }>;
   waitMs: number;
   pollMs: number;
   now: () => number;
@@ -51,8 +54,8 @@ export async function waitForStart(wait: StartWait): Promise<StartProgress> {
   const sleep = wait.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const deadline = wait.now() + wait.waitMs;
   for (let pause = wait.pollMs; ; pause = Math.min(MAX_POLL_MS, pause * 2)) {
-    const { job, endpointIsOurs } = await wait.look();
-    const progress = startProgress(job, endpointIsOurs);
+    const seen = await wait.look();
+    const progress: StartProgress = 'unknown' in seen ? { kind: 'waiting', why: seen.unknown } : startProgress(seen.job, seen.endpointIsOurs);
     if (progress.kind !== 'waiting' || wait.now() >= deadline) return progress;
     await sleep(Math.max(0, Math.min(pause, deadline - wait.now())));
   }

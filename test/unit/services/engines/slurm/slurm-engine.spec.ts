@@ -256,6 +256,18 @@ describe('SlurmEngine over a TEST DOUBLE login node', () => {
     expect((await engine.inspectContainer('41')).state).toBe('running');
   });
 
+  it('a released job Slurm does not answer about (a busy controller) is kept: start returns, nothing cancelled or removed', async () => {
+    const { engine, scripts } = engineWith([squeueJob(41, 'RUNNING')], [record('41')], (script) => {
+      if (script === 'scontrol release 41') return { code: 0, stdout: '', stderr: '' };
+      if (script.includes('show job 41')) return { code: 1, stdout: '', stderr: 'slurm_load_jobs error: Socket timed out on send/recv operation\n' };
+      return null;
+    }, 0);
+    await engine.startContainer('41');
+    expect(scripts.some((s) => s.includes('show job 41')), 'it asked').toBe(true);
+    expect(scripts).not.toContain('scancel 41');
+    expect(scripts.some((s) => s.includes('rm -rf'))).toBe(false);
+  });
+
   it('a released job running without its endpoint yet is kept too (its server is still choosing a port)', async () => {
     const { engine, scripts } = engineWith([squeueJob(41, 'RUNNING')], [record('41')], (script) => {
       if (script === 'scontrol release 41') return { code: 0, stdout: '', stderr: '' };

@@ -54,4 +54,21 @@ describe('what start makes of a released Slurm job', () => {
     expect(pauses).toEqual([500, 1000, 2000, 4000, 4000, 500]);
     expect(asked).toBe(7);
   });
+
+  it('a look that could not ask Slurm is waiting (never a reason to give the job up), and the next look decides', async () => {
+    let t = 0;
+    let n = 0;
+    const looks = [{ unknown: 'Slurm did not answer about it (Socket timed out)' }, { job: job('RUNNING'), endpointIsOurs: true }];
+    const progress = await waitForStart({
+      look: () => Promise.resolve(looks[Math.min(n++, looks.length - 1)]!),
+      waitMs: 10_000, pollMs: 500, now: () => t, sleep: (ms) => { t += ms; return Promise.resolve(); },
+    });
+    expect(progress).toEqual({ kind: 'serving' });
+    t = 0;
+    const unknownToTheEnd = await waitForStart({
+      look: () => Promise.resolve(looks[0]!),
+      waitMs: 1000, pollMs: 500, now: () => t, sleep: (ms) => { t += ms; return Promise.resolve(); },
+    });
+    expect(unknownToTheEnd).toEqual({ kind: 'waiting', why: 'Slurm did not answer about it (Socket timed out)' });
+  });
 });
