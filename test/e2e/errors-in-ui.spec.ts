@@ -37,8 +37,9 @@ describe('errors shown in the UI (Chromium + browser host)', () => {
   it('says Docker is unreachable, naming the socket, when no engine answers', async () => {
     const p = await open('unix:///nonexistent/agentswarm-test-docker.sock');
     const card = p.getByTestId('engine-card');
-    await expect.poll(async () => (await card.textContent()) ?? '', { timeout: 15_000 }).toContain('/nonexistent/agentswarm-test-docker.sock');
-    expect((await card.textContent()) ?? '').toMatch(/Is the Docker daemon running/);
+    // The card names the socket while it is still checking; the verdict comes after (slowly on a loaded machine).
+    await expect.poll(async () => (await card.textContent()) ?? '', { timeout: 30_000 }).toMatch(/Is the Docker daemon running/);
+    expect((await card.textContent()) ?? '').toContain('/nonexistent/agentswarm-test-docker.sock');
 
     await p.getByTestId('swarm-port-input').fill(String(await freePort()));
     await p.getByTestId('swarm-start-button').click();
