@@ -176,6 +176,8 @@ describe('the alerts across a backend restart', () => {
     await poll('three samples after the restart', 30_000, async () => ((await fake.calls()).length >= calls + 3 ? true : undefined));
     const alerts = (await app.handlers['alerts:list']({})).filter((a) => a.rule === 'gpus-idle' && a.containerId === containerId);
     expect(alerts.map((a) => [a.id, a.state])).toEqual([[open.id, 'open']]);
-    expect(after.shown.filter((n) => n.kind === 'fleet-alert')).toEqual([]);
+    // This server's episode only: the shared dockerd may hold another file's server at this moment, idle too, which
+    // this app rightly tells (a loaded run saw one: "1 GPU under 5 %" about a container that was not this test's).
+    expect(after.shown.filter((n) => n.kind === 'fleet-alert' && n.containerId === containerId)).toEqual([]);
   }, 150_000);
 });
