@@ -12,7 +12,7 @@ import { SwarmMonitor, type LinkVia, type SwarmMonitorOptions } from './swarm-mo
 export function createSwarmMonitor(
   engines: EngineRegistry,
   events: EventSink,
-  tuning: Pick<SwarmMonitorOptions, 'intervalMs' | 'firstRetryMs' | 'bootWarnAfterMs' | 'bootLogEveryMs' | 'ownStops'> = {},
+  tuning: Pick<SwarmMonitorOptions, 'intervalMs' | 'firstRetryMs' | 'bootWarnAfterMs' | 'bootLogEveryMs' | 'ownStops' | 'logger'> = {},
   /** Also told every event the monitor gets (one subscription per engine: a Slurm engine's is a poll over SSH). */
   alsoOnEvent?: (engineId: string, event: ContainerEvent) => void,
   /** Whether a window shows the app: slower polls while none does (default: always shown). */
@@ -32,8 +32,10 @@ export function createSwarmMonitor(
         throw error;
       }
     },
-    describeExit: (target, requested) => describeExit(engines.get(target.engineId), target.containerId, requested),
-    readLog: (target, options) => engines.get(target.engineId).readLog(target.containerId, options),
+    // async: an engine removed while a poll was in flight throws ENGINE_NOT_FOUND from engines.get, which must reach
+    // the caller as a rejection (it catches those), not as a throw before any promise exists.
+    describeExit: async (target, requested) => describeExit(engines.get(target.engineId), target.containerId, requested),
+    readLog: async (target, options) => engines.get(target.engineId).readLog(target.containerId, options),
     onContainerGone: (target) => events.emit('swarm:containers-changed', { engineId: target.engineId }),
     subscribeEvents: (onEvent) =>
       subscribeSwarmEvents(engines, (engineId, event) => {

@@ -19,7 +19,7 @@ export function registerSwarm(context: ServiceContext): SwarmModule {
   // of the app (local Docker and an SSH server on the same daemon: the test bed's case), and adopting those
   // would watch one server twice, once past its tunnel (seen in e2e). Docker servers are found at rediscovery.
   const ownStops = new OwnStops(context.dataDir, context.logger);
-  const monitor = createSwarmMonitor(engines, events, { intervalMs: context.monitorIntervalMs, ownStops }, (engineId, event) => {
+  const monitor = createSwarmMonitor(engines, events, { intervalMs: context.monitorIntervalMs, ownStops, logger: context.logger }, (engineId, event) => {
     if (event.action !== 'start' || !containers || monitor.isWatching(engineId, event.containerId)) return;
     if (!engines.has(engineId) || engines.get(engineId).queuesJobs !== true) return;
     void containers.adoptStarted(engineId, event.containerId);

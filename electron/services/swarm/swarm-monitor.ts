@@ -193,6 +193,7 @@ export class SwarmMonitor {
       overdue: (message) => {
         for (const w of group.members) if (!w.stopped && w.status.connection !== 'unreachable') this.sayUnreachable(w, message);
       },
+      hookFailed: (error) => this.options.logger?.warn('a swarm status answer could not be handled; polling goes on', { url: target.url, message: error instanceof Error ? error.message : String(error) }),
     });
   }
 
@@ -319,7 +320,12 @@ export class SwarmMonitor {
 
   private async readExcerpt(watch: Watch, sinceMs: number | undefined): Promise<LogExcerpt> {
     const options = sinceMs === undefined ? { tail: BOOT_LOG_LINES } : { tail: BOOT_LOG_LINES, sinceMs };
-    const lines = (await this.options.readLog?.(watch.target, options).catch(() => [] as string[])) ?? [];
+    let lines: string[] = [];
+    try {
+      lines = (await this.options.readLog?.(watch.target, options)) ?? [];
+    } catch {
+      // No log to explain with (the server or its engine went meanwhile): the status stands without one.
+    }
     return pickExplainingLines(lines);
   }
 

@@ -21,6 +21,8 @@ export interface TargetPollerHooks {
   failed(message: string): void;
   /** No answer came in time (`overdueAfterMs`, or the start grace): say so now. */
   overdue(message: string): void;
+  /** A hook threw: reported here, and the polls go on (a bug in one answer's handling must not end the watch). */
+  hookFailed?(error: unknown): void;
 }
 
 /**
@@ -87,6 +89,8 @@ export class TargetPoller {
     this.polling = true;
     try {
       await this.pollOnce();
+    } catch (error) {
+      this.hooks.hookFailed?.(error);
     } finally {
       this.polling = false;
     }

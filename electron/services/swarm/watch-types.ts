@@ -4,6 +4,7 @@ import type { ContainerEvent } from '../engines/container-engine';
 import type { EventSink } from '../events';
 import type { EngineStatusReading, SwarmHttpError } from './swarm-http-client';
 import type { OwnStops } from './own-stops';
+import type { Logger } from '../util/logger';
 
 export interface WatchTarget {
   engineId: string;
@@ -74,6 +75,8 @@ export interface SwarmMonitorOptions {
   describeExit?: (target: WatchTarget, requested: boolean) => Promise<SwarmExit | null | 'gone'>;
   /** The app's own stops kept across restarts (own-stops.ts): an end read again later is still "stopped by you". */
   ownStops?: Pick<OwnStops, 'add' | 'drop' | 'has'>;
+  /** Where a poll whose answer could not be handled is reported (the polls go on). */
+  logger?: Pick<Logger, 'warn'>;
   /** The newest lines of the running container's log, oldest first (default: none). */
   readLog?: (target: WatchTarget, options: { tail: number; sinceMs?: number }) => Promise<string[]>;
   /** How long a fresh server may stay silent before we call it unreachable (default 60 s). */

@@ -121,6 +121,34 @@ describe('SwarmMonitor', () => {
     expect((await again).engineProblem).toBeNull();
   });
 
+  it('goes on polling when the log cannot be read because the engine was removed meanwhile (a throw, not a rejection)', async () => {
+    const server = await fake();
+    const hub = new EventHub();
+    const warned: unknown[] = [];
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    cleanups.push(() => void process.off('unhandledRejection', onUnhandled));
+    // As create-monitor's readLog did: engines.get throws ENGINE_NOT_FOUND before any promise exists.
+    const monitor = monitorFor(hub, () => true, {
+      readLog: () => {
+        throw new Error('No engine with id "gone".');
+      },
+      logger: { warn: (...args: unknown[]) => void warned.push(args) },
+    });
+    monitor.watch({ engineId: 'gone', containerId: '2'.repeat(64), url: server.url });
+    await waitForEvent(hub, 'swarm:status', (s) => s.engineStatus === 'ENGINE.OFFLINE');
+    // BOOTING reads the log every bootLogEveryMs: each read throws; the status still follows the engine.
+    const booting = waitForEvent(hub, 'swarm:status', (s) => s.engineStatus === 'ENGINE.BOOTING');
+    await trainer(server, 'ENGINE.BOOTING');
+    await booting;
+    const rolling = waitForEvent(hub, 'swarm:status', (s) => s.engineStatus === 'ENGINE.ROLLING');
+    await trainer(server, 'ENGINE.ROLLING', 1);
+    await rolling;
+    expect(unhandled).toEqual([]);
+    expect(warned).toEqual([]);
+  });
+
   it('points at the log errors of a boot stuck in BOOTING, and at a boot that lasts too long', async () => {
     const log: Log = [];
     const server = await fake(0, log);
