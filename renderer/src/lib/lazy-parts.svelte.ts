@@ -9,10 +9,13 @@
  *     {/if}
  *
  * `get()` answers at once once the chunk is here (a second opening shows at once) and otherwise
- * starts the fetch; its arrival re-renders the usage site. A new part is one row at the bottom.
+ * starts the fetch; its arrival re-renders the usage site. A part's string topics (lib/i18n/topics.ts) besides
+ * the shell's come with its code: `get()` answers only once both are here (test/unit/build/i18n-topics.spec.ts
+ * checks each row's topics against the keys its code names). A new part is one row at the bottom.
  */
 import type { Component } from 'svelte';
 import { registerChunkLoader } from './chunks';
+import { loadTopics, type Topic } from './i18n';
 
 // Svelte's own component type: any props, as the usage site checks them against the real component.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -22,7 +25,10 @@ export class LazyPart<C extends AnyComponent> {
   private component = $state<C | null>(null);
   private pending: Promise<C> | null = null;
 
-  constructor(private readonly loader: () => Promise<{ default: C }>) {
+  constructor(
+    private readonly loader: () => Promise<{ default: C }>,
+    private readonly topics: readonly Topic[] = [],
+  ) {
     everyPart.push(this as unknown as LazyPart<AnyComponent>);
   }
 
@@ -34,8 +40,8 @@ export class LazyPart<C extends AnyComponent> {
 
   /** Fetches the chunk once; a failed fetch is tried again on the next call. */
   load(): Promise<C> {
-    this.pending ??= this.loader().then(
-      (module) => {
+    this.pending ??= Promise.all([this.loader(), loadTopics(this.topics)]).then(
+      ([module]) => {
         this.component = module.default;
         return module.default;
       },
@@ -56,10 +62,10 @@ export async function loadAllParts(): Promise<void> {
 }
 registerChunkLoader(loadAllParts);
 
-export const ServerDialogPart = new LazyPart(() => import('../pages/servers/ServerDialog.svelte'));
-export const ProfileDialogPart = new LazyPart(() => import('../pages/servers/profiles/ProfileDialog.svelte'));
-export const DryRunMonitorPart = new LazyPart(() => import('../pages/servers/dryrun/DryRunMonitor.svelte'));
-export const DryRunTracesPart = new LazyPart(() => import('../pages/servers/dryrun/DryRunTraces.svelte'));
-export const TrainingDashboardPart = new LazyPart(() => import('../pages/servers/training/TrainingDashboard.svelte'));
-export const LogsPanelPart = new LazyPart(() => import('../pages/servers/logs/LogsPanel.svelte'));
-export const VaultUnlockPromptPart = new LazyPart(() => import('../components/VaultUnlockPrompt.svelte'));
+export const ServerDialogPart = new LazyPart(() => import('../pages/servers/ServerDialog.svelte'), ['vault', 'dryrun']);
+export const ProfileDialogPart = new LazyPart(() => import('../pages/servers/profiles/ProfileDialog.svelte'), ['profiles', 'fleet', 'vault', 'dryrun']);
+export const DryRunMonitorPart = new LazyPart(() => import('../pages/servers/dryrun/DryRunMonitor.svelte'), ['dryrun']);
+export const DryRunTracesPart = new LazyPart(() => import('../pages/servers/dryrun/DryRunTraces.svelte'), ['dryrun']);
+export const TrainingDashboardPart = new LazyPart(() => import('../pages/servers/training/TrainingDashboard.svelte'), ['training', 'dryrun']);
+export const LogsPanelPart = new LazyPart(() => import('../pages/servers/logs/LogsPanel.svelte'), ['logs']);
+export const VaultUnlockPromptPart = new LazyPart(() => import('../components/VaultUnlockPrompt.svelte'), ['vault', 'dryrun']);
