@@ -15,7 +15,10 @@
  */
 import type { Component } from 'svelte';
 import { registerChunkLoader } from './chunks';
+import type { WizardStepName } from '../../../electron/shared/schemas-wizard';
 import { loadTopics, type Topic } from './i18n';
+import type { PageContext } from './pages';
+import type { WizardStore } from './state/wizard.svelte';
 
 // Svelte's own component type: any props, as the usage site checks them against the real component.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -56,6 +59,8 @@ export class LazyPart<C extends AnyComponent> {
 
 const everyPart: LazyPart<AnyComponent>[] = [];
 
+type WizardStepComponent = Component<{ context: PageContext; wizard: WizardStore }>;
+
 /** Every part's chunk (tests open dialogs without waiting for each one's first fetch: lib/chunks.ts). */
 export async function loadAllParts(): Promise<void> {
   await Promise.all(everyPart.map((part) => part.load()));
@@ -64,8 +69,22 @@ registerChunkLoader(loadAllParts);
 
 export const ServerDialogPart = new LazyPart(() => import('../pages/servers/ServerDialog.svelte'), ['vault', 'dryrun']);
 export const ProfileDialogPart = new LazyPart(() => import('../pages/servers/profiles/ProfileDialog.svelte'), ['profiles', 'fleet', 'vault', 'dryrun']);
-export const DryRunMonitorPart = new LazyPart(() => import('../pages/servers/dryrun/DryRunMonitor.svelte'), ['dryrun']);
+export const DryRunMonitorPart = new LazyPart(() => import('../pages/servers/dryrun/DryRunMonitor.svelte'), ['dryrun', 'training']);
 export const DryRunTracesPart = new LazyPart(() => import('../pages/servers/dryrun/DryRunTraces.svelte'), ['dryrun']);
 export const TrainingDashboardPart = new LazyPart(() => import('../pages/servers/training/TrainingDashboard.svelte'), ['training', 'dryrun']);
 export const LogsPanelPart = new LazyPart(() => import('../pages/servers/logs/LogsPanel.svelte'), ['logs']);
 export const VaultUnlockPromptPart = new LazyPart(() => import('../components/VaultUnlockPrompt.svelte'), ['vault', 'dryrun']);
+export const WizardStepProjectPart = new LazyPart(() => import('../pages/wizard/StepProject.svelte'), ['wizard', 'jobs', 'dryrun']);
+export const WizardStepCodePart = new LazyPart(() => import('../pages/wizard/StepCode.svelte'), ['wizard', 'dryrun']);
+export const WizardStepSwarmPart = new LazyPart(() => import('../pages/wizard/StepSwarm.svelte'), ['wizard-run', 'dryrun']);
+export const WizardStepDebugPart = new LazyPart(() => import('../pages/wizard/StepDebug.svelte'), ['wizard-run', 'jobs', 'dryrun']);
+export const WizardStepTrainPart = new LazyPart(() => import('../pages/wizard/StepTrain.svelte'), ['wizard-run', 'training', 'jobs', 'workers', 'worker-notes', 'workers-add', 'dryrun']);
+
+/** The wizard's steps after the first (the first comes with the page: a new user lands on it). */
+export const WizardStepParts: Record<Exclude<WizardStepName, 'llm'>, LazyPart<WizardStepComponent>> = {
+  project: WizardStepProjectPart,
+  code: WizardStepCodePart,
+  swarm: WizardStepSwarmPart,
+  debug: WizardStepDebugPart,
+  train: WizardStepTrainPart,
+};

@@ -58,7 +58,7 @@ function resolveImport(from: string, spec: string): string | null {
   throw new Error(`${relative(root, from)} imports ${spec}, which resolves to no file`);
 }
 
-/** The renderer files `entry` runs: static imports and dynamic ones, but not into `stops` (pages and parts check their own). */
+/** The renderer files `entry` runs: static imports and dynamic ones, but not a dynamic one of `stops` (pages and parts check their own). */
 function moduleGraph(entry: string, stops: Set<string>): Set<string> {
   const seen = new Set<string>();
   const stack = [entry];
@@ -69,15 +69,16 @@ function moduleGraph(entry: string, stops: Set<string>): Set<string> {
     const text = readFileSync(file, 'utf8');
     const specs = [
       // import … from / export … from, unless the whole statement is type-only.
-      ...[...text.matchAll(/\b(?:import|export)\s+(type\s+)?[^'";]*?\s+from\s+['"]([^'"]+)['"]/g)].filter((m) => !m[1]).map((m) => m[2]!),
-      ...[...text.matchAll(/\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]!),
-      ...[...text.matchAll(/\bimport\s+['"]([^'"]+)['"]/g)].map((m) => m[1]!),
+      ...[...text.matchAll(/\b(?:import|export)\s+(type\s+)?[^'";]*?\s+from\s+['"]([^'"]+)['"]/g)].filter((m) => !m[1]).map((m) => ({ spec: m[2]!, dynamic: false })),
+      ...[...text.matchAll(/\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => ({ spec: m[1]!, dynamic: true })),
+      ...[...text.matchAll(/\bimport\s+['"]([^'"]+)['"]/g)].map((m) => ({ spec: m[1]!, dynamic: false })),
     ];
-    for (const spec of specs) {
+    for (const { spec, dynamic } of specs) {
       const target = resolveImport(file, spec);
       // Only renderer code names keys; lib/i18n itself names every key (the dictionaries) and checks its own.
       if (!target || !target.startsWith(src) || target.startsWith(i18nDir) || target.endsWith('.css')) continue;
-      if (target !== entry && stops.has(target)) continue;
+      // A page or part fetched by its table brings its own topics; imported statically, it is part of this code.
+      if (dynamic && stops.has(target)) continue;
       stack.push(target);
     }
   }
