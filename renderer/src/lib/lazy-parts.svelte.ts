@@ -74,6 +74,13 @@ export const DryRunTracesPart = new LazyPart(() => import('../pages/servers/dryr
 export const TrainingDashboardPart = new LazyPart(() => import('../pages/servers/training/TrainingDashboard.svelte'), ['training', 'dryrun']);
 export const LogsPanelPart = new LazyPart(() => import('../pages/servers/logs/LogsPanel.svelte'), ['logs']);
 export const VaultUnlockPromptPart = new LazyPart(() => import('../components/VaultUnlockPrompt.svelte'), ['vault', 'dryrun']);
+export const DryRunCardPart = new LazyPart(() => import('../pages/servers/dryrun/DryRunCard.svelte'), ['dryrun', 'vault']);
+export const ServerCardPart = new LazyPart(() => import('../pages/servers/ServerCard.svelte'), ['dryrun']);
+export const DiagnosticsViewPart = new LazyPart(() => import('../pages/servers/DiagnosticsView.svelte'), ['diagnostics', 'doctor', 'doctor-engines']);
+export const HostKeyDialogPart = new LazyPart(() => import('../pages/servers/HostKeyDialog.svelte'), ['dryrun']);
+export const PromptDialogPart = new LazyPart(() => import('../pages/servers/PromptDialog.svelte'), []);
+export const ProfileStartDialogPart = new LazyPart(() => import('../pages/servers/profiles/ProfileStartDialog.svelte'), ['profiles', 'dryrun']);
+export const ProfileCommandDialogPart = new LazyPart(() => import('../pages/servers/profiles/ProfileCommandDialog.svelte'), ['profiles']);
 export const WizardStepProjectPart = new LazyPart(() => import('../pages/wizard/StepProject.svelte'), ['wizard', 'jobs', 'dryrun']);
 export const WizardStepCodePart = new LazyPart(() => import('../pages/wizard/StepCode.svelte'), ['wizard', 'dryrun']);
 export const WizardStepSwarmPart = new LazyPart(() => import('../pages/wizard/StepSwarm.svelte'), ['wizard-run', 'dryrun']);
