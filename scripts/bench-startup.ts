@@ -89,7 +89,7 @@ async function measurePageLoads(rounds: number): Promise<PageLoad[]> {
   const loads: PageLoad[] = [];
   const byFirstPage = new Map<string, Map<string, number>>();
   /** One load in a fresh context: the scripts it fetched (gzipped kB each) and its first paint. */
-  async function loadOnce(url: string): Promise<{ firstPaintMs: number; byScript: Map<string, number> }> {
+  async function loadOnce(url: string): Promise<{ firstPaintMs: number; byScript: Map<string, number>; shownPage: string }> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
       const page = await context.newPage();
@@ -99,8 +99,11 @@ async function measurePageLoads(rounds: number): Promise<PageLoad[]> {
         if (responseUrl.origin === new URL(host.url).origin && responseUrl.pathname.endsWith('.js')) scripts.add(responseUrl.pathname);
       });
       await page.goto(url);
-      // The app has mounted when its navigation shows; then it is loaded once no API call came for QUIET_MS.
+      // The app has mounted when its navigation shows, and its first page (chosen once the startup facts are in, at
+      // the bare address) when that page's heading shows; then it is loaded once no API call came for QUIET_MS.
       await page.getByTestId('nav-servers').waitFor({ timeout: 60_000 });
+      await page.locator('main h1').first().waitFor({ timeout: 60_000 });
+      const shownPage = await page.locator('nav [aria-current="page"]').first().getAttribute('data-testid');
       lastCallAt = Date.now();
       while (Date.now() - lastCallAt < QUIET_MS) await new Promise((r) => setTimeout(r, 100));
       const firstPaintMs = await page.evaluate(
@@ -112,7 +115,7 @@ async function measurePageLoads(rounds: number): Promise<PageLoad[]> {
             }).observe({ type: 'paint', buffered: true });
           }),
       );
-      return { firstPaintMs, byScript: await gzippedKb(scripts) };
+      return { firstPaintMs, byScript: await gzippedKb(scripts), shownPage: shownPage?.replace('nav-', '') ?? '?' };
     } finally {
       await context.close();
     }
@@ -121,10 +124,10 @@ async function measurePageLoads(rounds: number): Promise<PageLoad[]> {
   try {
     for (let round = 0; round < rounds; round += 1) {
       counts = new Map();
-      const { firstPaintMs, byScript } = await loadOnce(host.openUrl);
+      const { firstPaintMs, byScript, shownPage } = await loadOnce(host.openUrl);
       const apiCalls = [...counts.values()].reduce((sum, n) => sum + n, 0);
       loads.push({ firstPaintMs, jsGzKb: total(byScript), apiCalls, byChannel: counts, byScript });
-      console.log(`load ${round + 1}: first paint ${firstPaintMs.toFixed(0)} ms, ${byScript.size} scripts, ${apiCalls} API calls`);
+      console.log(`load ${round + 1}: first paint ${firstPaintMs.toFixed(0)} ms, ${byScript.size} scripts, ${apiCalls} API calls, landed on ${shownPage}`);
     }
     // A returning user's window opens at the page left last (`#page=…`): each page's first load must meet the goal too.
     for (const id of FIRST_PAGES) byFirstPage.set(id, (await loadOnce(`${host.openUrl}&page=${id}`)).byScript);

@@ -8,9 +8,11 @@ import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import App from '../../renderer/src/App.svelte';
 import { setApiForTests } from '../../renderer/src/lib/api';
-import { getLocale, hasTopics, loadAllTopics, loadLocale, setLocale, t } from '../../renderer/src/lib/i18n';
+import ErrorBanner from '../../renderer/src/components/ErrorBanner.svelte';
+import { errorHelp, errorTitle, getLocale, hasTopics, loadAllTopics, loadLocale, setLocale, t } from '../../renderer/src/lib/i18n';
 import { en } from '../../renderer/src/lib/i18n/en';
 import { forgetStringsForTests } from '../../renderer/src/lib/i18n/locale.svelte';
+import { zhCNErrors } from '../../renderer/src/lib/i18n/zh-CN-errors';
 import { zhCNRuns } from '../../renderer/src/lib/i18n/zh-CN-runs';
 import { LazyPart } from '../../renderer/src/lib/lazy-parts.svelte';
 import { loadedPage, loadPage, pages } from '../../renderer/src/lib/pages';
@@ -84,6 +86,29 @@ describe('strings by topic', () => {
     await part.load();
     expect(hasTopics(['logs'])).toBe(true);
     expect(part.get()).not.toBeNull();
+  });
+});
+
+describe('the error words (a topic fetched with the first error worded)', () => {
+  it('read as nothing while on their way, never as the code or the key, then as words', async () => {
+    expect(hasTopics(['errors'])).toBe(false);
+    expect(errorTitle('SERVER_NOT_FOUND')).toBe('');
+    expect(errorHelp('SERVER_NOT_FOUND')).toBeNull();
+    expect(t('errors.SECRET_NOT_FOUND')).toBe('');
+    await waitFor(() => expect(hasTopics(['errors'])).toBe(true));
+    expect(errorTitle('SERVER_NOT_FOUND')).toBe(en['errors.SERVER_NOT_FOUND']);
+    expect(errorHelp('SERVER_NOT_FOUND')).toBe(en['errorHelp.SERVER_NOT_FOUND']);
+    expect(errorTitle('SOMETHING_NEW')).toBe('Error SOMETHING_NEW.');
+  });
+
+  it('an error banner shows its title once the words are here, and a switch brings them in the new language', async () => {
+    render(ErrorBanner, { error: { code: 'SERVER_NOT_FOUND', message: 'no server "x"' } });
+    const banner = screen.getByTestId('error-banner');
+    expect(banner.textContent).not.toContain('errors.');
+    await waitFor(() => expect(banner.querySelector('strong')?.textContent).toBe(en['errors.SERVER_NOT_FOUND']));
+    setLocale('zh-CN');
+    await waitFor(() => expect(getLocale()).toBe('zh-CN'));
+    expect(banner.querySelector('strong')?.textContent).toBe(zhCNErrors['errors.SERVER_NOT_FOUND']);
   });
 });
 

@@ -7,6 +7,7 @@
  * `en-common.ts` first and each page's topics with the page (topics.ts).
  */
 import { enCommon } from './en-common';
+import { enErrors } from './en-errors';
 import { enDoctor } from './en-doctor';
 import { enLogs } from './en-logs';
 import { enProfiles } from './en-profiles';
@@ -53,6 +54,7 @@ export const en = {
   ...enDoctorEngines,
   ...enFleetAlerts,
   ...enWorkerNotes,
+  ...enErrors,
   ...enCommon,
 } as const;
 

@@ -5,17 +5,19 @@ import type { Language } from '../../../../electron/shared/schemas';
  * chunk of its own: the app loads `shell` (en-shell.ts: the words of the navigation, the status bar and the
  * banners, and those nearly every page shows) before the first paint and a page's topics
  * with the page (lib/pages.ts, lib/lazy-parts.svelte.ts), in the language shown; a language switch loads the
- * topics in use in the new language before it shows (locale.svelte.ts). Which topics a page needs is
+ * topics in use in the new language before it shows (locale.svelte.ts). One topic loads on its own: `errors`
+ * (the error codes' titles and help), the first time one of its keys is worded (ERROR_WORD_PREFIXES). Which topics a page needs is
  * checked against the keys its code uses (test/unit/build/i18n-topics.spec.ts). A new topic file is one row
  * in each table below.
  */
-export type Topic = 'shell' | 'diagnostics' | 'doctor-engines' | 'doctor' | 'dryrun' | 'fleet-alerts' | 'fleet' | 'jobs' | 'logs' | 'profiles' | 'runs' | 'training' | 'updates' | 'vault' | 'wizard-run' | 'wizard' | 'worker-notes' | 'workers-add' | 'workers';
+export type Topic = 'shell' | 'errors' | 'diagnostics' | 'doctor-engines' | 'doctor' | 'dryrun' | 'fleet-alerts' | 'fleet' | 'jobs' | 'logs' | 'profiles' | 'runs' | 'training' | 'updates' | 'vault' | 'wizard-run' | 'wizard' | 'worker-notes' | 'workers-add' | 'workers';
 
 type Strings = Readonly<Record<string, string>>;
 
 export const topicLoaders: Record<Language, Record<Topic, () => Promise<Strings>>> = {
   en: {
     shell: () => import('./en-shell').then((m) => m.enShell),
+    errors: () => import('./en-errors').then((m) => m.enErrors),
     diagnostics: () => import('./en-diagnostics').then((m) => m.enDiagnostics),
     'doctor-engines': () => import('./en-doctor-engines').then((m) => m.enDoctorEngines),
     doctor: () => import('./en-doctor').then((m) => m.enDoctor),
@@ -37,6 +39,7 @@ export const topicLoaders: Record<Language, Record<Topic, () => Promise<Strings>
   },
   'zh-CN': {
     shell: () => import('./zh-CN-shell').then((m) => m.zhCNShell),
+    errors: () => import('./zh-CN-errors').then((m) => m.zhCNErrors),
     diagnostics: () => import('./zh-CN-diagnostics').then((m) => m.zhCNDiagnostics),
     'doctor-engines': () => import('./zh-CN-doctor-engines').then((m) => m.zhCNDoctorEngines),
     doctor: () => import('./zh-CN-doctor').then((m) => m.zhCNDoctor),
@@ -60,3 +63,10 @@ export const topicLoaders: Record<Language, Record<Topic, () => Promise<Strings>
 
 /** Every topic, for tests that need all strings at once. */
 export const allTopics = Object.keys(topicLoaders.en) as Topic[];
+
+/** The keys of the `errors` topic (and only those): `t()` of one fetches the topic on first use. */
+export const ERROR_WORD_PREFIXES = ['errors.', 'errorHelp.'] as const;
+
+export function isErrorWord(key: string): boolean {
+  return ERROR_WORD_PREFIXES.some((prefix) => key.startsWith(prefix));
+}

@@ -1,5 +1,6 @@
 import type { MessageKey } from './en';
 import { zhCNCommon } from './zh-CN-common';
+import { zhCNErrors } from './zh-CN-errors';
 import { zhCNDoctor } from './zh-CN-doctor';
 import { zhCNLogs } from './zh-CN-logs';
 import { zhCNProfiles } from './zh-CN-profiles';
@@ -53,5 +54,6 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNDoctorEngines,
   ...zhCNFleetAlerts,
   ...zhCNWorkerNotes,
+  ...zhCNErrors,
   ...zhCNCommon,
 };
