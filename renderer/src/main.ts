@@ -12,10 +12,13 @@ config({ jitless: true });
 const target = document.getElementById('app');
 if (!target) throw new Error('index.html must contain <div id="app">');
 
-// The language and the first page are chunks of their own: fetch both at once, so the first paint
-// is the whole page in its language. A page that fails to load here is tried again by App.svelte.
+// The shell's strings and the first page (its code and its strings) are chunks of their own: fetch them
+// at once, so the first paint is the whole page in its language. Asking for the language first makes the
+// page's strings come in that language. A page that fails to load here is tried again by App.svelte.
 const language = languageHint();
-await Promise.all([loadLocale(language), loadPage(pageToOpen()).catch(() => undefined)]);
+const firstPage = pageToOpen();
+setLocale(language);
+await Promise.all([loadLocale(language), firstPage === null ? undefined : loadPage(firstPage).catch(() => undefined)]);
 setLocale(language);
 
 export default mount(App, { target });

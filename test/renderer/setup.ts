@@ -4,15 +4,15 @@ import { configure } from '@testing-library/svelte';
 import { afterEach, beforeAll, beforeEach } from 'vitest';
 import { setApiForTests } from '../../renderer/src/lib/api';
 import { loadRegisteredChunks } from '../../renderer/src/lib/chunks';
-import { languages, loadLocale, setLocale } from '../../renderer/src/lib/i18n';
+import { loadAllTopics, setLocale } from '../../renderer/src/lib/i18n';
 import { clearWizardDrafts } from '../../renderer/src/lib/state/wizard-drafts.svelte';
 
-// Languages, pages and parts of pages are chunks fetched on demand (lib/i18n/locale.svelte.ts, lib/chunks.ts):
-// have both languages, and the pages and parts this test file's imports can show, before its tests run
+// Strings (by topic), pages and parts of pages are chunks fetched on demand (lib/i18n/topics.ts, lib/chunks.ts):
+// have every topic in both languages, and the pages and parts this test file's imports can show, before its tests run
 // (hooks run after the file is imported), so a test switches language and opens pages and dialogs at once,
 // as the app does once they have arrived. Generous: the first file of a run compiles every page.
 beforeAll(async () => {
-  await Promise.all([...languages.map((language) => loadLocale(language)), loadRegisteredChunks()]);
+  await Promise.all([loadAllTopics(), loadRegisteredChunks()]);
 }, 120_000);
 
 // findBy…/waitFor give up after 1 s by default: on a loaded two-core machine a render can take longer. A wait for

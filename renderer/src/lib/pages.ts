@@ -1,7 +1,7 @@
 import type { Component } from 'svelte';
 import type { ExposedApi } from '../../../electron/shared/api';
 import { registerChunkLoader } from './chunks';
-import type { MessageKey } from './i18n';
+import { hasTopics, loadTopics, type MessageKey, type Topic } from './i18n';
 import { PAGE_AT_LOAD } from './page-in-url';
 import type { SettingsState } from './state/settings.svelte';
 import type { SwarmStatuses } from './state/swarm-statuses.svelte';
@@ -25,6 +25,12 @@ export type PageComponent = Component<{ context: PageContext }>;
 export interface PageEntry {
   id: Page;
   label: MessageKey;
+  /**
+   * The string topics the page's code shows besides the shell's (lib/i18n/topics.ts), fetched with its code:
+   * the page renders only once both are here (test/unit/build/i18n-topics.spec.ts checks the list against
+   * the keys the page's code names).
+   */
+  topics: readonly Topic[];
   /** The page's code is a chunk of its own, fetched when the page is first shown (the first page loads with the app). */
   load: () => Promise<{ default: PageComponent }>;
 }
@@ -34,12 +40,12 @@ export interface PageEntry {
  * so a new page is one row here. Plain state instead of a router: there are no deep links.
  */
 export const pages: readonly PageEntry[] = [
-  { id: 'fleet', label: 'nav.fleet', load: () => import('../pages/FleetPage.svelte') },
-  { id: 'wizard', label: 'nav.wizard', load: () => import('../pages/WizardPage.svelte') },
-  { id: 'servers', label: 'nav.servers', load: () => import('../pages/ServersPage.svelte') },
-  { id: 'jobs', label: 'nav.jobs', load: () => import('../pages/JobsPage.svelte') },
-  { id: 'runs', label: 'nav.runs', load: () => import('../pages/RunsPage.svelte') },
-  { id: 'settings', label: 'nav.settings', load: () => import('../pages/SettingsPage.svelte') },
+  { id: 'fleet', label: 'nav.fleet', topics: ['fleet', 'fleet-alerts', 'dryrun'], load: () => import('../pages/FleetPage.svelte') },
+  { id: 'wizard', label: 'nav.wizard', topics: ['wizard', 'vault', 'dryrun'], load: () => import('../pages/WizardPage.svelte') },
+  { id: 'servers', label: 'nav.servers', topics: ['profiles', 'doctor', 'doctor-engines', 'dryrun'], load: () => import('../pages/ServersPage.svelte') },
+  { id: 'jobs', label: 'nav.jobs', topics: ['jobs', 'workers', 'worker-notes', 'workers-add', 'dryrun'], load: () => import('../pages/JobsPage.svelte') },
+  { id: 'runs', label: 'nav.runs', topics: ['runs', 'dryrun'], load: () => import('../pages/RunsPage.svelte') },
+  { id: 'settings', label: 'nav.settings', topics: ['updates', 'vault', 'dryrun'], load: () => import('../pages/SettingsPage.svelte') },
 ];
 
 /** The app opens on Servers (what most users check first: is my server up?); the Wizard is first in the navigation. */
@@ -49,27 +55,38 @@ export function findPage(id: Page): PageEntry | undefined {
   return pages.find((entry) => entry.id === id);
 }
 
-/** Electron opens the window at the last page (`#page=…`, remembered by the shell's store); else the first page. */
-export function pageToOpen(): Page {
-  return PAGE_AT_LOAD !== null && findPage(PAGE_AT_LOAD) ? PAGE_AT_LOAD : FIRST_PAGE;
+/**
+ * The page to fetch before the first paint: the one in the address (Electron opens the window at the last
+ * page, `#page=…`, remembered by the shell's store). With none, the page is chosen once the startup facts are
+ * in (lib/landing.ts: a new user gets the wizard), so nothing is fetched on a guess.
+ */
+export function pageToOpen(): Page | null {
+  return PAGE_AT_LOAD !== null && findPage(PAGE_AT_LOAD) ? PAGE_AT_LOAD : null;
 }
 
 const loaded = new Map<Page, PageComponent>();
 const loading = new Map<Page, Promise<PageComponent>>();
 
-/** A page's component when its chunk has arrived, so a page seen before shows at once. */
+/** A page's component when its chunk and its strings have arrived, so a page seen before shows at once. */
 export function loadedPage(id: Page): PageComponent | undefined {
-  return loaded.get(id);
+  const entry = findPage(id);
+  return entry && hasTopics(entry.topics) ? loaded.get(id) : undefined;
 }
 
-/** Fetches a page's chunk once; a failed fetch is tried again on the next call. */
+/**
+ * Fetches a page's chunk and its string topics once (in the language shown; a language switch brings them in
+ * the new one before it shows); a failed fetch is tried again on the next call.
+ */
 export function loadPage(id: Page): Promise<PageComponent> {
   const entry = findPage(id);
   if (!entry) return Promise.reject(new Error(`no page "${id}"`));
+  const cached = loaded.get(id);
+  // A page seen before: its strings may still be on their way in a language being switched to.
+  if (cached) return loadTopics(entry.topics).then(() => cached);
   let pending = loading.get(id);
   if (!pending) {
-    pending = entry.load().then(
-      (module) => {
+    pending = Promise.all([entry.load(), loadTopics(entry.topics)]).then(
+      ([module]) => {
         loaded.set(id, module.default);
         return module.default;
       },

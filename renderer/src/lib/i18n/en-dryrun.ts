@@ -127,8 +127,6 @@ export const enDryrun = {
   'dryrun.episodeState.debug': 'debug episode, not trained on',
   'dryrun.episode.debugWhy': 'The debug script gives its one episode back with abort_episode by design, so nothing of it is trained on; the reward is the one the script computed.',
   // A port held by the app's own dry run (PORT_IN_USE with params.holder 'app-dry-run', a doctor check, a tunnel).
-  'errors.PORT_IN_USE.app-dry-run': "The app's dry run holds port {port} — stop the dry run or choose another port.",
-  'errorHelp.PORT_IN_USE.app-dry-run': 'The dry run is the swarm server inside this app (Servers → This computer). Stop it, or give this server another port.',
   'port.heldByDryRun': "The app's dry run holds port {port} — stop the dry run or choose another port.",
   'port.stopDryRun': 'Stop the dry run',
   'port.stoppingDryRun': 'Stopping the dry run…',

@@ -1,6 +1,5 @@
 /** English strings of the fleet home (issue 33), spread into `en.ts`; zh-CN-fleet.ts has the same keys. */
 export const enFleet = {
-  'nav.fleet': 'Fleet',
   'fleet.title': 'Fleet',
   'fleet.intro':
     'Every engine and every swarm server at a glance: what each is doing, how fast it trains, and what its GPUs do. GPUs are read with nvidia-smi every 10 s while this page is shown, every minute otherwise.',

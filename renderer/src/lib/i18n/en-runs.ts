@@ -1,6 +1,5 @@
 /** English strings of the Runs page (issue 33: every run kept, compared, exported), spread into `en.ts`; zh-CN-runs.ts has the same keys. */
 export const enRuns = {
-  'nav.runs': 'Runs',
   'runs.title': 'Training runs',
   'runs.intro':
     'Every training run the app watched, kept after it ended: its server, image, synced YAML and scripts, its steps and rewards, and what it cost. Pick two to five to compare them.',

@@ -30,6 +30,4 @@ export const enUpdates = {
   'updates.error.unknown': 'The update failed.',
   'updates.errorDetail': 'Details: {message}',
   'updates.retry': 'Try again',
-  'errors.UPDATE_UNAVAILABLE': 'This update step is not possible now.',
-  'errorHelp.UPDATE_UNAVAILABLE': 'Check for updates first, let the download finish, or use the way this copy was installed to update it.',
 } as const;

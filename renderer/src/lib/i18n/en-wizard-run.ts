@@ -86,7 +86,6 @@ export const enWizardRun = {
   // ---- a job's outcome (both steps)
   'wizard.run.traceback': 'Where it failed',
   'wizard.run.tracebackFull': 'The full traceback',
-  'errorHelp.JOB_CRASHED.no-traceback': 'Python printed no traceback: the end of the run’s log says why it stopped. Fix that, then run again.',
 
   // ---- step 5: train
   'wizard.run.train.title': 'Train',

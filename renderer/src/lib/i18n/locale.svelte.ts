@@ -1,6 +1,7 @@
 import type { ErrorCode } from '../../../../electron/shared/errors';
 import type { Language } from '../../../../electron/shared/schemas';
 import type { MessageKey } from './en';
+import { allTopics, isErrorWord, topicLoaders, type Topic } from './topics';
 
 export type { MessageKey };
 export type Params = Record<string, string | number>;
@@ -16,20 +17,19 @@ type MissingErrorHelp = Exclude<`errorHelp.${ErrorCode}`, MessageKey>;
 const everyErrorCodeHasHelp: [MissingErrorHelp] extends [never] ? true : MissingErrorHelp = true;
 void everyErrorCodeHasHelp;
 
-type Dictionary = Record<MessageKey, string>;
+type Strings = Record<string, string>;
 
 /**
- * Each language is a chunk of its own, fetched when it is first needed: the page loads only the
- * language it shows (main.ts awaits it before mounting), and a switch fetches the other one once.
- * Each dictionary file still gathers its topic files (en-*.ts, zh-CN-*.ts) by static import.
+ * Strings arrive by topic (topics.ts): `shell` before the first paint (main.ts), a page's topics with
+ * the page (lib/pages.ts awaits them before it shows the page), each in the language shown. Each
+ * language's dictionary is the topics that have arrived, merged.
  */
-const loaders: Record<Language, () => Promise<Dictionary>> = {
-  en: () => import('./en').then((module) => module.en),
-  'zh-CN': () => import('./zh-CN').then((module) => module.zhCN),
-};
-const dictionaries: Partial<Record<Language, Dictionary>> = {};
-// Plain records, not runes: `t()` re-renders through `state.language`, set once a dictionary is here.
-const loading: Partial<Record<Language, Promise<void>>> = {};
+const dictionaries: Record<Language, Strings> = { en: {}, 'zh-CN': {} };
+// Plain records, not runes: `t()` re-renders through `state`, set once a topic is here.
+const arrived: Record<Language, Set<Topic>> = { en: new Set(), 'zh-CN': new Set() };
+const loading: Partial<Record<string, Promise<void>>> = {};
+/** Every topic the app has asked for: a language switch loads all of them in the new language before it shows. */
+const inUse: Topic[] = ['shell'];
 
 export const languages: readonly Language[] = ['en', 'zh-CN'];
 
@@ -37,8 +37,9 @@ export const languages: readonly Language[] = ['en', 'zh-CN'];
  * The current language lives in one module-level rune, so every `t()` call made while rendering
  * reads it and re-renders when it changes. It starts as the language shown last time (`languageHint`)
  * and is set from backend settings on start; the backend, not localStorage, is the source of truth.
+ * `arrivals` counts topics that arrived, so a string read before its topic re-renders once it is here.
  */
-const state = $state<{ language: Language }>({ language: 'en' });
+const state = $state<{ language: Language; arrivals: number }>({ language: 'en', arrivals: 0 });
 /** The language asked for last: a slower fetch of an earlier choice must not win. */
 let wanted: Language = 'en';
 
@@ -57,23 +58,73 @@ export function languageHint(): Language {
   }
 }
 
-/** Fetches a language's dictionary once (a failed fetch is tried again next time); resolves when it can be shown. */
-export function loadLocale(language: Language): Promise<void> {
-  if (dictionaries[language]) return Promise.resolve();
-  let pending = loading[language];
+/** Fetches one topic in one language once (a failed fetch is tried again next time). */
+function loadTopic(language: Language, topic: Topic): Promise<void> {
+  if (arrived[language].has(topic)) return Promise.resolve();
+  const id = `${language}:${topic}`;
+  let pending = loading[id];
   if (!pending) {
-    pending = loaders[language]().then(
-      (dictionary) => {
-        dictionaries[language] = dictionary;
+    pending = topicLoaders[language][topic]().then(
+      (strings) => {
+        Object.assign(dictionaries[language], strings);
+        arrived[language].add(topic);
+        delete loading[id];
+        state.arrivals += 1;
       },
       (error: unknown) => {
-        delete loading[language];
+        delete loading[id];
         throw error;
       },
     );
-    loading[language] = pending;
+    loading[id] = pending;
   }
   return pending;
+}
+
+function useTopics(topics: readonly Topic[]): void {
+  for (const topic of topics) if (!inUse.includes(topic)) inUse.push(topic);
+}
+
+function missingTopics(language: Language): Topic[] {
+  return inUse.filter((topic) => !arrived[language].has(topic));
+}
+
+/** Resolves once every topic in use is here in `language`, including topics asked for while it waited. */
+async function topicsInUse(language: Language): Promise<void> {
+  for (let missing = missingTopics(language); missing.length > 0; missing = missingTopics(language)) {
+    await Promise.all(missing.map((topic) => loadTopic(language, topic)));
+  }
+}
+
+/**
+ * Fetches a language's strings: the shell's and those of every topic in use (before the first paint, the
+ * shell's); resolves when it can be shown. A failed fetch is tried again next time.
+ */
+export function loadLocale(language: Language): Promise<void> {
+  return topicsInUse(language);
+}
+
+/**
+ * Fetches `topics` in the language shown and in one being switched to, and keeps them in use, so a
+ * later language switch brings them too. Resolves once they can be shown; a page waits for this before
+ * it renders, so `t()` never shows one of its keys.
+ */
+export function loadTopics(topics: readonly Topic[]): Promise<void> {
+  useTopics(topics);
+  // The language shown counts once it can be shown at all (before main.ts's first `setLocale`, only the one asked for).
+  const targets = arrived[state.language].has('shell') && state.language !== wanted ? [wanted, state.language] : [wanted];
+  return Promise.all(targets.map((language) => topicsInUse(language))).then(() => undefined);
+}
+
+/** Whether `topics` are here in the language shown (a page shown from cache still checks: a switch may be under way). */
+export function hasTopics(topics: readonly Topic[]): boolean {
+  return topics.every((topic) => arrived[state.language].has(topic));
+}
+
+/** Every topic in every language (tests render any component at once, in either language). */
+export async function loadAllTopics(): Promise<void> {
+  useTopics(allTopics);
+  await Promise.all(languages.map((language) => topicsInUse(language)));
 }
 
 export function getLocale(): Language {
@@ -83,13 +134,16 @@ export function getLocale(): Language {
 /** Shows `language` now when its dictionary is here, else as soon as it arrives (the current one stays until then). */
 export function setLocale(language: Language): void {
   wanted = language;
-  if (dictionaries[language]) {
+  if (missingTopics(language).length === 0) {
     show(language);
     return;
   }
-  loadLocale(language).then(
+  topicsInUse(language).then(
     () => {
-      if (wanted === language) show(language);
+      // Checked again: a page may have asked for a topic after the last fetch settled (it is loading in both).
+      if (wanted !== language) return;
+      if (missingTopics(language).length === 0) show(language);
+      else setLocale(language);
     },
     (error: unknown) => console.error(`language ${language} did not load`, error),
   );
@@ -132,21 +186,50 @@ export function effectiveLanguage(settings: { language: Language; languageChosen
   return systemLanguage();
 }
 
-/** The dictionary being shown (before any has arrived: none, and `t()` shows keys). */
-function shownDictionary(): Dictionary | undefined {
-  return dictionaries[state.language] ?? dictionaries.en ?? dictionaries['zh-CN'];
+/**
+ * The words for `key`: in the language shown; else (its topic not here yet in that language, which a page's
+ * loader prevents) in the other, so a user never reads a key; re-read when a topic arrives.
+ */
+function lookUp(key: string): string | undefined {
+  void state.arrivals;
+  const own = dictionaries[state.language];
+  if (Object.prototype.hasOwnProperty.call(own, key)) return own[key];
+  if (isErrorWord(key)) fetchErrorWords();
+  const other = languages.find((language) => language !== state.language && Object.prototype.hasOwnProperty.call(dictionaries[language], key));
+  return other ? dictionaries[other][key] : undefined;
 }
 
-/** Every language has the same keys (zh-CN.ts is typed by en.ts), so any loaded dictionary answers. */
+/**
+ * The error codes' words are a topic of their own (topics.ts), fetched the first time one is worded: until
+ * they are here an error's title and help read as nothing (never as a code), then as words (`t()` re-reads
+ * on arrival). A failed fetch is tried again on the next read.
+ */
+function errorWordsPending(): boolean {
+  void state.arrivals;
+  if (arrived[state.language].has('errors')) return false;
+  fetchErrorWords();
+  return !arrived.en.has('errors') && !arrived['zh-CN'].has('errors');
+}
+
+function fetchErrorWords(): void {
+  useTopics(['errors']);
+  void topicsInUse(state.language).catch((error: unknown) => console.error('the error words did not load', error));
+}
+
+/**
+ * Every language has the same keys (zh-CN.ts is typed by en.ts), so any loaded topic answers. A key of a
+ * topic not loaded counts as unknown: code that asks must be in a page or part that loads that topic (the
+ * hygiene test test/unit/build/i18n-topics.spec.ts checks the keys each page's code names).
+ */
 export function isMessageKey(key: string): key is MessageKey {
-  const dictionary = shownDictionary();
-  return dictionary !== undefined && Object.prototype.hasOwnProperty.call(dictionary, key);
+  return lookUp(key) !== undefined;
 }
 
 /** Translates `key` into the current language, replacing `{name}` with `params.name`. */
 export function t(key: MessageKey, params?: Params): string {
-  // A key before any dictionary arrived shows as itself (main.ts loads one before mounting).
-  const template = shownDictionary()?.[key] ?? key;
+  // A key before its topic arrived shows as itself (main.ts loads the shell's before mounting, pages load
+  // theirs); an error word on its way shows as nothing.
+  const template = lookUp(key) ?? (isErrorWord(key) && errorWordsPending() ? '' : key);
   if (!params) return template;
   // A placeholder without a value stays visible as `{name}`, which makes the omission obvious.
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
@@ -160,6 +243,7 @@ export function t(key: MessageKey, params?: Params): string {
  * time (engine health carries any string), so an unknown code gets a neutral title naming it.
  */
 export function errorTitle(code: ErrorCode | string, params?: Params): string {
+  if (errorWordsPending()) return '';
   // A holder the backend names as data (PORT_IN_USE: 'app-dry-run') has words of its own.
   const refined = typeof params?.holder === 'string' ? `errors.${code}.${params.holder}` : null;
   if (refined && isMessageKey(refined)) return t(refined, params);
@@ -169,8 +253,20 @@ export function errorTitle(code: ErrorCode | string, params?: Params): string {
 
 /** The translated explanation of a backend error code; null for a code this version does not know. */
 export function errorHelp(code: ErrorCode | string, params?: Params): string | null {
+  if (errorWordsPending()) return null;
   const refined = typeof params?.holder === 'string' ? `errorHelp.${code}.${params.holder}` : null;
   if (refined && isMessageKey(refined)) return t(refined, params);
   const key = `errorHelp.${code}`;
   return isMessageKey(key) ? t(key) : null;
+}
+
+/** Forgets every topic that arrived (tests that check a page brings its own strings start from the shell's alone). */
+export function forgetStringsForTests(): void {
+  for (const language of languages) {
+    dictionaries[language] = {};
+    arrived[language].clear();
+  }
+  for (const id of Object.keys(loading)) delete loading[id];
+  inUse.splice(0, inUse.length, 'shell');
+  state.arrivals += 1;
 }

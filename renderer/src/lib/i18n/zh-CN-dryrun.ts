@@ -128,8 +128,6 @@ export const zhCNDryrun: Record<keyof typeof enDryrun, string> = {
   'dryrun.episodeState.discarded': '已丢弃',
   'dryrun.episodeState.debug': '调试回合，不参与训练',
   'dryrun.episode.debugWhy': '调试脚本按设计用 abort_episode 交还它唯一的回合，因此不会用它训练；奖励是脚本计算出的值。',
-  'errors.PORT_IN_USE.app-dry-run': '端口 {port} 被本应用的试运行占用 — 请停止试运行，或选择其他端口。',
-  'errorHelp.PORT_IN_USE.app-dry-run': '试运行是本应用内置的 swarm 服务器（服务器 → 本机）。请停止它，或为此服务器换一个端口。',
   'port.heldByDryRun': '端口 {port} 被本应用的试运行占用 — 请停止试运行，或选择其他端口。',
   'port.stopDryRun': '停止试运行',
   'port.stoppingDryRun': '正在停止试运行…',

@@ -2,7 +2,6 @@ import type { enFleet } from './en-fleet';
 
 /** Simplified Chinese of `en-fleet.ts`: the same keys (checked by type). */
 export const zhCNFleet: Record<keyof typeof enFleet, string> = {
-  'nav.fleet': '总览',
   'fleet.title': '总览',
   'fleet.intro': '一眼看清每个引擎和每个 swarm 服务器：各自在做什么、训练多快、GPU 在做什么。本页显示时每 10 秒用 nvidia-smi 读取一次 GPU，否则每分钟一次。',
   'fleet.empty': '还没有 swarm 服务器。添加服务器或从配置启动一个，它就会显示在这里。',

@@ -2,7 +2,6 @@ import type { enRuns } from './en-runs';
 
 /** 运行页（issue 33：保留、对比、导出每次训练运行）的中文文案，键与 en-runs.ts 相同。 */
 export const zhCNRuns: Record<keyof typeof enRuns, string> = {
-  'nav.runs': '运行',
   'runs.title': '训练运行',
   'runs.intro': '应用监视过的每一次训练运行，结束后仍会保留：服务器、镜像、同步的 YAML 与脚本、步数与奖励，以及花费。选择两到五个运行即可对比。',
   'runs.empty': '还没有保留的训练运行。客户端同步任务、引擎启动后，运行会出现在这里。',

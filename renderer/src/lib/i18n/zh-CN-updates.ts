@@ -31,6 +31,4 @@ export const zhCNUpdates: Record<keyof typeof enUpdates, string> = {
   'updates.error.unknown': '更新失败。',
   'updates.errorDetail': '详情：{message}',
   'updates.retry': '重试',
-  'errors.UPDATE_UNAVAILABLE': '现在无法执行此更新步骤。',
-  'errorHelp.UPDATE_UNAVAILABLE': '请先检查更新、等待下载完成，或用安装此副本的方式来更新它。',
 };

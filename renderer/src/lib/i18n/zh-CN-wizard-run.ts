@@ -85,7 +85,6 @@ export const zhCNWizardRun: Record<keyof typeof enWizardRun, string> = {
   // ---- 任务结果（两步共用）
   'wizard.run.traceback': '出错位置',
   'wizard.run.tracebackFull': '完整的回溯',
-  'errorHelp.JOB_CRASHED.no-traceback': 'Python 没有打印回溯：运行日志的末尾说明了停止原因。修复后重新运行。',
 
   // ---- 第 5 步：训练
   'wizard.run.train.title': '训练',

@@ -1,0 +1,134 @@
+/**
+ * Pages bring their own strings (lib/i18n/topics.ts, lib/pages.ts): the app starts with the shell's topic alone
+ * and a page renders only once its topics are here, in the language shown; a language switch on a page shows the
+ * new language only once that page's topics are here in it. test/setup.ts loads every topic for the other specs;
+ * this file forgets them first, so each page really has to bring its own, and reads the rendered page for a key.
+ */
+import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import App from '../../renderer/src/App.svelte';
+import { setApiForTests } from '../../renderer/src/lib/api';
+import ErrorBanner from '../../renderer/src/components/ErrorBanner.svelte';
+import { errorHelp, errorTitle, getLocale, hasTopics, loadAllTopics, loadLocale, setLocale, t } from '../../renderer/src/lib/i18n';
+import { en } from '../../renderer/src/lib/i18n/en';
+import { forgetStringsForTests } from '../../renderer/src/lib/i18n/locale.svelte';
+import { zhCNErrors } from '../../renderer/src/lib/i18n/zh-CN-errors';
+import { zhCNRuns } from '../../renderer/src/lib/i18n/zh-CN-runs';
+import { LazyPart } from '../../renderer/src/lib/lazy-parts.svelte';
+import { loadedPage, loadPage, pages } from '../../renderer/src/lib/pages';
+import { FakeApi } from './fake-api';
+
+const allKeys = Object.keys(en);
+
+/** Keys shown as themselves anywhere a user reads or hears them (text, labels, titles, placeholders). */
+function keysOnScreen(): string[] {
+  const texts = [document.body.textContent ?? ''];
+  for (const element of document.body.querySelectorAll('*')) {
+    for (const attribute of ['aria-label', 'title', 'placeholder', 'alt']) {
+      const value = element.getAttribute(attribute);
+      if (value) texts.push(value);
+    }
+  }
+  const all = texts.join('\n');
+  return allKeys.filter((key) => new RegExp(`(^|[^\\w.])${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w.])`).test(all));
+}
+
+let api: FakeApi;
+
+beforeEach(async () => {
+  forgetStringsForTests();
+  await loadLocale('en');
+  setLocale('en');
+  api = new FakeApi();
+  setApiForTests(api);
+});
+
+afterAll(async () => {
+  // Leave the module as setup.ts made it for any spec that shares it.
+  await loadAllTopics();
+});
+
+describe('strings by topic', () => {
+  it('starts with the shell topic alone: a page topic is not there until asked for', () => {
+    expect(hasTopics(['shell'])).toBe(true);
+    expect(hasTopics(['runs'])).toBe(false);
+    expect(t('runs.title')).toBe('runs.title');
+  });
+
+  it('a page counts as loaded only with its strings, and its loader brings them', async () => {
+    expect(loadedPage('runs')).toBeUndefined();
+    await loadPage('runs');
+    expect(hasTopics(['runs', 'dryrun'])).toBe(true);
+    expect(loadedPage('runs')).toBeDefined();
+    expect(t('runs.title')).toBe(en['runs.title']);
+  });
+
+  it('a language switch shows the new language only once the topics in use are here in it', async () => {
+    await loadPage('runs');
+    setLocale('zh-CN');
+    // Until the Chinese topics arrive the English stays: never a mix with keys.
+    if (getLocale() === 'en') expect(t('runs.title')).toBe(en['runs.title']);
+    await waitFor(() => expect(getLocale()).toBe('zh-CN'));
+    expect(t('runs.title')).toBe(zhCNRuns['runs.title']);
+    expect(hasTopics(['shell', 'runs', 'dryrun'])).toBe(true);
+  });
+
+  it('a page asked for while a switch is under way comes in the new language too', async () => {
+    setLocale('zh-CN');
+    await loadPage('settings');
+    await waitFor(() => expect(getLocale()).toBe('zh-CN'));
+    expect(hasTopics(['updates', 'vault', 'dryrun'])).toBe(true);
+  });
+
+  it('a lazily loaded part answers only once its topics are here', async () => {
+    const part = new LazyPart(() => Promise.resolve({ default: (() => undefined) as never }), ['logs']);
+    expect(part.get()).toBeNull();
+    await part.load();
+    expect(hasTopics(['logs'])).toBe(true);
+    expect(part.get()).not.toBeNull();
+  });
+});
+
+describe('the error words (a topic fetched with the first error worded)', () => {
+  it('read as nothing while on their way, never as the code or the key, then as words', async () => {
+    expect(hasTopics(['errors'])).toBe(false);
+    expect(errorTitle('SERVER_NOT_FOUND')).toBe('');
+    expect(errorHelp('SERVER_NOT_FOUND')).toBeNull();
+    expect(t('errors.SECRET_NOT_FOUND')).toBe('');
+    await waitFor(() => expect(hasTopics(['errors'])).toBe(true));
+    expect(errorTitle('SERVER_NOT_FOUND')).toBe(en['errors.SERVER_NOT_FOUND']);
+    expect(errorHelp('SERVER_NOT_FOUND')).toBe(en['errorHelp.SERVER_NOT_FOUND']);
+    expect(errorTitle('SOMETHING_NEW')).toBe('Error SOMETHING_NEW.');
+  });
+
+  it('an error banner shows its title once the words are here, and a switch brings them in the new language', async () => {
+    render(ErrorBanner, { error: { code: 'SERVER_NOT_FOUND', message: 'no server "x"' } });
+    const banner = screen.getByTestId('error-banner');
+    expect(banner.textContent).not.toContain('errors.');
+    await waitFor(() => expect(banner.querySelector('strong')?.textContent).toBe(en['errors.SERVER_NOT_FOUND']));
+    setLocale('zh-CN');
+    await waitFor(() => expect(getLocale()).toBe('zh-CN'));
+    expect(banner.querySelector('strong')?.textContent).toBe(zhCNErrors['errors.SERVER_NOT_FOUND']);
+  });
+});
+
+describe('each page renders with its own strings, in both languages', () => {
+  for (const entry of pages) {
+    it(`${entry.id}: no key on screen after it opens, nor after a switch to Chinese`, async () => {
+      render(App);
+      await fireEvent.click(screen.getByTestId(`nav-${entry.id}`));
+      await waitFor(() => expect(document.querySelector('main h1')).not.toBeNull());
+      expect(hasTopics(entry.topics)).toBe(true);
+      // Let the page's first data (the fake's answers) arrive, so what it shows for it is read too.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(keysOnScreen()).toEqual([]);
+
+      setLocale('zh-CN');
+      await waitFor(() => expect(getLocale()).toBe('zh-CN'));
+      expect(hasTopics(entry.topics)).toBe(true);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(keysOnScreen()).toEqual([]);
+      expect(document.documentElement.lang).toBe('zh-CN');
+    }, 30_000);
+  }
+});
