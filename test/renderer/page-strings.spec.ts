@@ -9,14 +9,16 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import App from '../../renderer/src/App.svelte';
 import { setApiForTests } from '../../renderer/src/lib/api';
 import ErrorBanner from '../../renderer/src/components/ErrorBanner.svelte';
-import { errorHelp, errorTitle, getLocale, hasTopics, loadAllTopics, loadLocale, setLocale, t } from '../../renderer/src/lib/i18n';
+import { errorHelp, errorTitle, getLocale, hasTopics, loadAllTopics, loadLocale, loadTopics, setLocale, t } from '../../renderer/src/lib/i18n';
 import { en } from '../../renderer/src/lib/i18n/en';
 import { forgetStringsForTests } from '../../renderer/src/lib/i18n/locale.svelte';
+import { zhCNDoctorFindings } from '../../renderer/src/lib/i18n/zh-CN-doctor-findings';
 import { zhCNErrors } from '../../renderer/src/lib/i18n/zh-CN-errors';
 import { zhCNRuns } from '../../renderer/src/lib/i18n/zh-CN-runs';
 import { LazyPart } from '../../renderer/src/lib/lazy-parts.svelte';
 import { loadedPage, loadPage, pages } from '../../renderer/src/lib/pages';
-import { FakeApi } from './fake-api';
+import DoctorPanel from '../../renderer/src/pages/servers/profiles/DoctorPanel.svelte';
+import { FakeApi, makeDoctorCheck, makeDoctorReport } from './fake-api';
 
 const allKeys = Object.keys(en);
 
@@ -109,6 +111,37 @@ describe('the error words (a topic fetched with the first error worded)', () => 
     setLocale('zh-CN');
     await waitFor(() => expect(getLocale()).toBe('zh-CN'));
     expect(banner.querySelector('strong')?.textContent).toBe(zhCNErrors['errors.SERVER_NOT_FOUND']);
+  });
+});
+
+describe("the doctor's findings (a topic fetched with the first report shown)", () => {
+  it('are not fetched with the Servers page, and a report reads as nothing while they come, never as a key or English, then as words in either language', async () => {
+    await loadPage('servers');
+    expect(hasTopics(['doctor-findings'])).toBe(false);
+    // What the Servers page's parts bring (a lazily loaded part's own topics are not asked for here).
+    await loadTopics(['doctor']);
+    const detail = 'There is no folder /srv/models/qwen on this computer.';
+    const fix = 'Download the model there, or correct the path.';
+    const report = makeDoctorReport('p', {}, [
+      makeDoctorCheck('model-dir', { status: 'fail', detail, fix, say: { key: 'modelMissing', params: { path: '/srv/models/qwen', host: '' } } }),
+    ]);
+    render(DoctorPanel, { report });
+    const row = screen.getByTestId('doctor-check-model-dir');
+    expect(row.textContent).not.toContain(detail);
+    expect(row.textContent).not.toContain(fix);
+    expect(keysOnScreen()).toEqual([]);
+    const worded = () => row.querySelector('[data-testid="doctor-detail-worded"]')?.textContent;
+    const wordedFix = () => row.querySelector('[data-testid="doctor-fix-worded"]')?.textContent;
+    await waitFor(() => expect(worded()).toBe('There is no folder /srv/models/qwen on this computer.'));
+    expect(hasTopics(['doctor-findings'])).toBe(true);
+    expect(wordedFix()).toBe(en['doctor.sayFix.modelMissing'].replace('{path}', '/srv/models/qwen'));
+    expect(keysOnScreen()).toEqual([]);
+
+    setLocale('zh-CN');
+    await waitFor(() => expect(getLocale()).toBe('zh-CN'));
+    expect(worded()).toBe(zhCNDoctorFindings['doctor.say.modelMissing'].replace('{host}', '本机').replace('{path}', '/srv/models/qwen'));
+    expect(wordedFix()).toBe(zhCNDoctorFindings['doctor.sayFix.modelMissing'].replace('{path}', '/srv/models/qwen'));
+    expect(keysOnScreen()).toEqual([]);
   });
 });
 

@@ -76,7 +76,7 @@ export const LogsPanelPart = new LazyPart(() => import('../pages/servers/logs/Lo
 export const VaultUnlockPromptPart = new LazyPart(() => import('../components/VaultUnlockPrompt.svelte'), ['vault', 'dryrun']);
 export const DryRunCardPart = new LazyPart(() => import('../pages/servers/dryrun/DryRunCard.svelte'), ['dryrun', 'vault']);
 export const ServerCardPart = new LazyPart(() => import('../pages/servers/ServerCard.svelte'), ['dryrun']);
-export const DiagnosticsViewPart = new LazyPart(() => import('../pages/servers/DiagnosticsView.svelte'), ['diagnostics', 'doctor', 'doctor-engines']);
+export const DiagnosticsViewPart = new LazyPart(() => import('../pages/servers/DiagnosticsView.svelte'), ['diagnostics', 'doctor']);
 export const HostKeyDialogPart = new LazyPart(() => import('../pages/servers/HostKeyDialog.svelte'), ['dryrun']);
 export const PromptDialogPart = new LazyPart(() => import('../pages/servers/PromptDialog.svelte'), []);
 export const ProfileStartDialogPart = new LazyPart(() => import('../pages/servers/profiles/ProfileStartDialog.svelte'), ['profiles', 'dryrun']);

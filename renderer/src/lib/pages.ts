@@ -42,7 +42,7 @@ export interface PageEntry {
 export const pages: readonly PageEntry[] = [
   { id: 'fleet', label: 'nav.fleet', topics: ['fleet', 'fleet-alerts', 'dryrun'], load: () => import('../pages/FleetPage.svelte') },
   { id: 'wizard', label: 'nav.wizard', topics: ['wizard', 'vault', 'dryrun'], load: () => import('../pages/WizardPage.svelte') },
-  { id: 'servers', label: 'nav.servers', topics: ['profiles', 'doctor', 'doctor-engines', 'dryrun'], load: () => import('../pages/ServersPage.svelte') },
+  { id: 'servers', label: 'nav.servers', topics: ['profiles', 'doctor', 'dryrun'], load: () => import('../pages/ServersPage.svelte') },
   { id: 'jobs', label: 'nav.jobs', topics: ['jobs', 'workers', 'worker-notes', 'workers-add', 'dryrun'], load: () => import('../pages/JobsPage.svelte') },
   { id: 'runs', label: 'nav.runs', topics: ['runs', 'dryrun'], load: () => import('../pages/RunsPage.svelte') },
   { id: 'settings', label: 'nav.settings', topics: ['updates', 'vault', 'dryrun'], load: () => import('../pages/SettingsPage.svelte') },

@@ -7,12 +7,13 @@
  * literals' heads (`slurm.reason.${r}` names every `slurm.reason.` key; so does a literal 'slurm.reason' that
  * code joins to a key), and maps each key to its topic file.
  * It also keeps the lists tight (a listed topic the code never names is bytes fetched for nothing). The error
- * codes' words are a topic fetched on first use, so any code may name them; they must all live in en-errors.ts.
+ * codes' words and the doctor's findings are topics fetched on first use (FIRST_USE_TOPICS), so any code may
+ * name them; each one's keys must be exactly those under its prefixes (en-errors.ts, en-doctor-findings.ts).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERROR_WORD_PREFIXES } from '../../../renderer/src/lib/i18n/topics';
+import { FIRST_USE_TOPICS } from '../../../renderer/src/lib/i18n/topics';
 
 const root = resolve(import.meta.dirname, '../../..');
 const src = resolve(root, 'renderer/src');
@@ -106,8 +107,9 @@ async function setUp() {
   const topics = await topicFiles();
   const keyToTopic = new Map<string, string>();
   const shell = new Set(shellParts());
-  // The error words load on first use (locale.svelte.ts), so any code may name them, like the shell's.
-  for (const [topic, keys] of topics) for (const key of keys) keyToTopic.set(key, shell.has(topic) || topic === 'errors' ? 'shell' : topic);
+  // The first-use topics load when one of their keys is worded (locale.svelte.ts), so any code may name them, like the shell's.
+  const firstUse = new Set<string>(Object.keys(FIRST_USE_TOPICS));
+  for (const [topic, keys] of topics) for (const key of keys) keyToTopic.set(key, shell.has(topic) || firstUse.has(topic) ? 'shell' : topic);
   const pages = pageRows();
   const parts = partRows();
   const stops = new Set([...pages, ...parts].map((row) => row.path));
@@ -136,11 +138,13 @@ describe('string topics', () => {
       }
     }
     expect(shell).toContain('common');
-    // `t()` knows an error word by its prefix and fetches the errors topic for it: every such key lives there, and only those.
-    const errorWords = [...seen.keys()].filter((key) => ERROR_WORD_PREFIXES.some((prefix) => key.startsWith(prefix)));
-    expect(errorWords.filter((key) => seen.get(key) !== 'errors'), 'error words outside en-errors.ts').toEqual([]);
-    expect(topics.get('errors')!.filter((key) => !errorWords.includes(key)), 'keys in en-errors.ts that are not error words').toEqual([]);
-    expect(errorWords.length).toBeGreaterThan(100);
+    // `t()` knows a first-use topic's word by its prefix and fetches that topic for it: every such key lives there, and only those.
+    for (const [topic, prefixes] of Object.entries(FIRST_USE_TOPICS)) {
+      const words = [...seen.keys()].filter((key) => prefixes.some((prefix) => key.startsWith(prefix)));
+      expect(words.filter((key) => seen.get(key) !== topic), `${topic} words outside en-${topic}.ts`).toEqual([]);
+      expect(topics.get(topic)!.filter((key) => !words.includes(key)), `keys in en-${topic}.ts under none of its prefixes`).toEqual([]);
+      expect(words.length, topic).toBeGreaterThan(100);
+    }
     const table = readFileSync(resolve(i18nDir, 'topics.ts'), 'utf8');
     for (const topic of [...topics.keys()].filter((t) => !shell.has(t)).concat('shell')) {
       expect(table, `topics.ts loads en-${topic}.ts`).toContain(`import('./en-${topic}')`);

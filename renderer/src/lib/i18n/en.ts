@@ -27,7 +27,7 @@ import { enWorkersAdd } from './en-workers-add';
 import { enFleet } from './en-fleet';
 import { enRuns } from './en-runs';
 import { enDiagnostics } from './en-diagnostics';
-import { enDoctorEngines } from './en-doctor-engines';
+import { enDoctorFindings } from './en-doctor-findings';
 import { enFleetAlerts } from './en-fleet-alerts';
 import { enWorkerNotes } from './en-worker-notes';
 
@@ -51,7 +51,7 @@ export const en = {
   ...enFleet,
   ...enRuns,
   ...enDiagnostics,
-  ...enDoctorEngines,
+  ...enDoctorFindings,
   ...enFleetAlerts,
   ...enWorkerNotes,
   ...enErrors,

@@ -1,3 +1,3 @@
-export { t, errorTitle, errorHelp, getLocale, setLocale, languages, isMessageKey, systemLanguage, effectiveLanguage, loadLocale, languageHint, loadTopics, hasTopics, loadAllTopics } from './locale.svelte';
+export { t, errorTitle, errorHelp, getLocale, setLocale, languages, isMessageKey, systemLanguage, effectiveLanguage, loadLocale, languageHint, loadTopics, hasTopics, loadAllTopics, wordsPending } from './locale.svelte';
 export type { MessageKey, Params } from './locale.svelte';
-export type { Topic } from './topics';
+export type { FirstUseTopic, Topic } from './topics';

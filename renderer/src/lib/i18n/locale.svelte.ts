@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../../../../electron/shared/errors';
 import type { Language } from '../../../../electron/shared/schemas';
 import type { MessageKey } from './en';
-import { allTopics, isErrorWord, topicLoaders, type Topic } from './topics';
+import { allTopics, firstUseTopicOf, topicLoaders, type FirstUseTopic, type Topic } from './topics';
 
 export type { MessageKey };
 export type Params = Record<string, string | number>;
@@ -194,26 +194,29 @@ function lookUp(key: string): string | undefined {
   void state.arrivals;
   const own = dictionaries[state.language];
   if (Object.prototype.hasOwnProperty.call(own, key)) return own[key];
-  if (isErrorWord(key)) fetchErrorWords();
+  const firstUse = firstUseTopicOf(key);
+  if (firstUse) fetchOnFirstUse(firstUse);
   const other = languages.find((language) => language !== state.language && Object.prototype.hasOwnProperty.call(dictionaries[language], key));
   return other ? dictionaries[other][key] : undefined;
 }
 
 /**
- * The error codes' words are a topic of their own (topics.ts), fetched the first time one is worded: until
- * they are here an error's title and help read as nothing (never as a code), then as words (`t()` re-reads
- * on arrival). A failed fetch is tried again on the next read.
+ * Whether a first-use topic's words (topics.ts FIRST_USE_TOPICS: the error codes', a doctor report's) are still
+ * on their way, in no language here yet; asking fetches them. Until they are here, an error's title and help
+ * and a finding read as nothing (never as a code or a key), then as words (`t()` re-reads on arrival). Once
+ * fetched the topic is in use, so a language switch brings it in the new language. A failed fetch is tried
+ * again on the next read.
  */
-function errorWordsPending(): boolean {
+export function wordsPending(topic: FirstUseTopic): boolean {
   void state.arrivals;
-  if (arrived[state.language].has('errors')) return false;
-  fetchErrorWords();
-  return !arrived.en.has('errors') && !arrived['zh-CN'].has('errors');
+  if (arrived[state.language].has(topic)) return false;
+  fetchOnFirstUse(topic);
+  return !arrived.en.has(topic) && !arrived['zh-CN'].has(topic);
 }
 
-function fetchErrorWords(): void {
-  useTopics(['errors']);
-  void topicsInUse(state.language).catch((error: unknown) => console.error('the error words did not load', error));
+function fetchOnFirstUse(topic: FirstUseTopic): void {
+  useTopics([topic]);
+  void topicsInUse(state.language).catch((error: unknown) => console.error(`the ${topic} words did not load`, error));
 }
 
 /**
@@ -228,8 +231,9 @@ export function isMessageKey(key: string): key is MessageKey {
 /** Translates `key` into the current language, replacing `{name}` with `params.name`. */
 export function t(key: MessageKey, params?: Params): string {
   // A key before its topic arrived shows as itself (main.ts loads the shell's before mounting, pages load
-  // theirs); an error word on its way shows as nothing.
-  const template = lookUp(key) ?? (isErrorWord(key) && errorWordsPending() ? '' : key);
+  // theirs); a first-use topic's word on its way shows as nothing.
+  const firstUse = firstUseTopicOf(key);
+  const template = lookUp(key) ?? (firstUse && wordsPending(firstUse) ? '' : key);
   if (!params) return template;
   // A placeholder without a value stays visible as `{name}`, which makes the omission obvious.
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
@@ -243,7 +247,7 @@ export function t(key: MessageKey, params?: Params): string {
  * time (engine health carries any string), so an unknown code gets a neutral title naming it.
  */
 export function errorTitle(code: ErrorCode | string, params?: Params): string {
-  if (errorWordsPending()) return '';
+  if (wordsPending('errors')) return '';
   // A holder the backend names as data (PORT_IN_USE: 'app-dry-run') has words of its own.
   const refined = typeof params?.holder === 'string' ? `errors.${code}.${params.holder}` : null;
   if (refined && isMessageKey(refined)) return t(refined, params);
@@ -253,7 +257,7 @@ export function errorTitle(code: ErrorCode | string, params?: Params): string {
 
 /** The translated explanation of a backend error code; null for a code this version does not know. */
 export function errorHelp(code: ErrorCode | string, params?: Params): string | null {
-  if (errorWordsPending()) return null;
+  if (wordsPending('errors')) return null;
   const refined = typeof params?.holder === 'string' ? `errorHelp.${code}.${params.holder}` : null;
   if (refined && isMessageKey(refined)) return t(refined, params);
   const key = `errorHelp.${code}`;

@@ -5,12 +5,13 @@ import type { Language } from '../../../../electron/shared/schemas';
  * chunk of its own: the app loads `shell` (en-shell.ts: the words of the navigation, the status bar and the
  * banners, and those nearly every page shows) before the first paint and a page's topics
  * with the page (lib/pages.ts, lib/lazy-parts.svelte.ts), in the language shown; a language switch loads the
- * topics in use in the new language before it shows (locale.svelte.ts). One topic loads on its own: `errors`
- * (the error codes' titles and help), the first time one of its keys is worded (ERROR_WORD_PREFIXES). Which topics a page needs is
+ * topics in use in the new language before it shows (locale.svelte.ts). Some topics load on their own, the
+ * first time one of their keys is worded (FIRST_USE_TOPICS): `errors` (the error codes' titles and help) and
+ * `doctor-findings` (a doctor report's details and fixes). Which topics a page needs is
  * checked against the keys its code uses (test/unit/build/i18n-topics.spec.ts). A new topic file is one row
  * in each table below.
  */
-export type Topic = 'shell' | 'errors' | 'diagnostics' | 'doctor-engines' | 'doctor' | 'dryrun' | 'fleet-alerts' | 'fleet' | 'jobs' | 'logs' | 'profiles' | 'runs' | 'training' | 'updates' | 'vault' | 'wizard-run' | 'wizard' | 'worker-notes' | 'workers-add' | 'workers';
+export type Topic = 'shell' | 'errors' | 'diagnostics' | 'doctor-findings' | 'doctor' | 'dryrun' | 'fleet-alerts' | 'fleet' | 'jobs' | 'logs' | 'profiles' | 'runs' | 'training' | 'updates' | 'vault' | 'wizard-run' | 'wizard' | 'worker-notes' | 'workers-add' | 'workers';
 
 type Strings = Readonly<Record<string, string>>;
 
@@ -19,7 +20,7 @@ export const topicLoaders: Record<Language, Record<Topic, () => Promise<Strings>
     shell: () => import('./en-shell').then((m) => m.enShell),
     errors: () => import('./en-errors').then((m) => m.enErrors),
     diagnostics: () => import('./en-diagnostics').then((m) => m.enDiagnostics),
-    'doctor-engines': () => import('./en-doctor-engines').then((m) => m.enDoctorEngines),
+    'doctor-findings': () => import('./en-doctor-findings').then((m) => m.enDoctorFindings),
     doctor: () => import('./en-doctor').then((m) => m.enDoctor),
     dryrun: () => import('./en-dryrun').then((m) => m.enDryrun),
     'fleet-alerts': () => import('./en-fleet-alerts').then((m) => m.enFleetAlerts),
@@ -41,7 +42,7 @@ export const topicLoaders: Record<Language, Record<Topic, () => Promise<Strings>
     shell: () => import('./zh-CN-shell').then((m) => m.zhCNShell),
     errors: () => import('./zh-CN-errors').then((m) => m.zhCNErrors),
     diagnostics: () => import('./zh-CN-diagnostics').then((m) => m.zhCNDiagnostics),
-    'doctor-engines': () => import('./zh-CN-doctor-engines').then((m) => m.zhCNDoctorEngines),
+    'doctor-findings': () => import('./zh-CN-doctor-findings').then((m) => m.zhCNDoctorFindings),
     doctor: () => import('./zh-CN-doctor').then((m) => m.zhCNDoctor),
     dryrun: () => import('./zh-CN-dryrun').then((m) => m.zhCNDryrun),
     'fleet-alerts': () => import('./zh-CN-fleet-alerts').then((m) => m.zhCNFleetAlerts),
@@ -64,9 +65,22 @@ export const topicLoaders: Record<Language, Record<Topic, () => Promise<Strings>
 /** Every topic, for tests that need all strings at once. */
 export const allTopics = Object.keys(topicLoaders.en) as Topic[];
 
-/** The keys of the `errors` topic (and only those): `t()` of one fetches the topic on first use. */
-export const ERROR_WORD_PREFIXES = ['errors.', 'errorHelp.'] as const;
+/**
+ * The topics fetched the first time one of their keys is worded rather than with a page or part: only a
+ * moment of the page shows them (an error, a doctor report). Each one's keys are exactly those starting with
+ * its prefixes (test/unit/build/i18n-topics.spec.ts), so `t()` knows the topic from the key alone.
+ */
+export const FIRST_USE_TOPICS = {
+  errors: ['errors.', 'errorHelp.'],
+  'doctor-findings': ['doctor.say.', 'doctor.sayFix.'],
+} as const satisfies Partial<Record<Topic, readonly string[]>>;
 
-export function isErrorWord(key: string): boolean {
-  return ERROR_WORD_PREFIXES.some((prefix) => key.startsWith(prefix));
+export type FirstUseTopic = keyof typeof FIRST_USE_TOPICS;
+
+/** The first-use topic `key` belongs to; null for a key of a page's or the shell's topic. */
+export function firstUseTopicOf(key: string): FirstUseTopic | null {
+  for (const [topic, prefixes] of Object.entries(FIRST_USE_TOPICS) as [FirstUseTopic, readonly string[]][]) {
+    if (prefixes.some((prefix) => key.startsWith(prefix))) return topic;
+  }
+  return null;
 }

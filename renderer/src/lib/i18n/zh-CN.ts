@@ -20,7 +20,7 @@ import { zhCNWorkersAdd } from './zh-CN-workers-add';
 import { zhCNFleet } from './zh-CN-fleet';
 import { zhCNRuns } from './zh-CN-runs';
 import { zhCNDiagnostics } from './zh-CN-diagnostics';
-import { zhCNDoctorEngines } from './zh-CN-doctor-engines';
+import { zhCNDoctorFindings } from './zh-CN-doctor-findings';
 import { zhCNFleetAlerts } from './zh-CN-fleet-alerts';
 import { zhCNWorkerNotes } from './zh-CN-worker-notes';
 
@@ -51,7 +51,7 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNFleet,
   ...zhCNRuns,
   ...zhCNDiagnostics,
-  ...zhCNDoctorEngines,
+  ...zhCNDoctorFindings,
   ...zhCNFleetAlerts,
   ...zhCNWorkerNotes,
   ...zhCNErrors,

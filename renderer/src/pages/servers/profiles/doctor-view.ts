@@ -1,5 +1,5 @@
 import type { DoctorCheck, DoctorReport, PullView } from '../../../../../electron/shared/schemas-profiles';
-import { getLocale, isMessageKey, t, type MessageKey } from '../../../lib/i18n';
+import { getLocale, isMessageKey, t, wordsPending, type MessageKey } from '../../../lib/i18n';
 import { elapsed, say, since } from '../../../lib/durations';
 
 /** A shape per status, so the status reads without colour (and the word next to it says it too). */
@@ -71,13 +71,14 @@ export function isEnded(pull: PullView): boolean {
 
 /**
  * A check's detail in the user's language from the facts the backend sends (`check.say`); null for
- * a case the renderer has no words for yet (its English `detail` is shown then, marked lang="en").
+ * a case the renderer has no words for yet (its English `detail` is shown then, marked lang="en"); '' while
+ * the findings' words are on their way (a topic fetched with the first report shown: lib/i18n/topics.ts).
  */
 export function sayText(check: Pick<DoctorCheck, 'say'>): string | null {
   return worded(check, 'doctor.say');
 }
 
-/** A warning's or failure's fix in the user's language (`doctor.sayFix.<key>`); null when there are no words for it. */
+/** A warning's or failure's fix in the user's language (`doctor.sayFix.<key>`); null when there are no words for it, '' while they come. */
 export function sayFixText(check: Pick<DoctorCheck, 'say'>): string | null {
   return worded(check, 'doctor.sayFix');
 }
@@ -91,7 +92,8 @@ export function saidText(check: Pick<DoctorCheck, 'say'>): string | null {
 function worded(check: Pick<DoctorCheck, 'say'>, prefix: 'doctor.say' | 'doctor.sayFix'): string | null {
   if (!check.say) return null;
   const key = `${prefix}.${check.say.key}`;
-  if (!isMessageKey(key)) return null;
+  // Asking fetches the words the first time; until they are here the finding reads as nothing, not as English.
+  if (!isMessageKey(key)) return wordsPending('doctor-findings') ? '' : null;
   const params = { ...check.say.params };
   // '' is this computer, worded here; a server keeps its own label.
   if (params.host === '') params.host = t('doctor.say.host.local');
