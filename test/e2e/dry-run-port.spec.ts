@@ -39,7 +39,8 @@ describe("a port held by the app's dry run, in the UI (Chromium + browser host +
     const banner = page.getByTestId('error-banner').filter({ has: page.getByTestId('stop-dry-run') });
     await banner.waitFor({ timeout: 30_000 });
     expect(await banner.getAttribute('data-error-code')).toBe('PORT_IN_USE');
-    expect(await banner.locator('strong').textContent()).toBe(`The app's dry run holds port ${port} — stop the dry run or choose another port.`);
+    // The error words are fetched with the first error worded (issue 35): the title follows in a moment.
+    await expect.poll(() => banner.locator('strong').textContent(), { timeout: 15_000 }).toBe(`The app's dry run holds port ${port} — stop the dry run or choose another port.`);
     expect(await banner.textContent()).not.toMatch(/node \(pid/);
     await saveScreenshot(page, 'dry-run-holds-port-banner');
 

@@ -211,7 +211,8 @@ describe('getting started: a new user from first launch to a dry-run debug episo
     await click(page.getByTestId('nav-wizard'));
     await main().getByRole('radio', { name: 'A swarm profile' }).waitFor();
     const profile = main().getByRole('combobox', { name: 'Profile' });
-    const option = await profile.locator('option', { hasText: label }).getAttribute('value');
+    // The step's profile list is fetched when the step (a chunk of its own) mounts: slow on a loaded machine.
+    const option = await profile.locator('option', { hasText: label }).getAttribute('value', { timeout: SLOW });
     counts.clicks += 1;
     await profile.selectOption(option ?? '');
     await click(main().getByRole('button', { name: 'Start the swarm server' }));

@@ -214,9 +214,16 @@ export function wordsPending(topic: FirstUseTopic): boolean {
   return !arrived.en.has(topic) && !arrived['zh-CN'].has(topic);
 }
 
+/** After a failed fetch (the backend was away), the words' readers read again this much later, which fetches again. */
+const FIRST_USE_RETRY_MS = 3000;
+
 function fetchOnFirstUse(topic: FirstUseTopic): void {
   useTopics([topic]);
-  void topicsInUse(state.language).catch((error: unknown) => console.error(`the ${topic} words did not load`, error));
+  void topicsInUse(state.language).catch((error: unknown) => {
+    console.error(`the ${topic} words did not load`, error);
+    // Nothing else would re-render what shows nothing for now: a blank error title would stay blank.
+    setTimeout(() => (state.arrivals += 1), FIRST_USE_RETRY_MS);
+  });
 }
 
 /**

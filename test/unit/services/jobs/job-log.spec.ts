@@ -55,7 +55,8 @@ describe('JobLog', () => {
     const problems: string[] = [];
     const log = new JobLog(join(dir, 'no-such-folder', 'd.log'), 10, (error) => problems.push(error.message));
     log.append('out', 'still here');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The write fails asynchronously: wait for its report (no fixed sleep: a loaded machine may take longer).
+    for (let i = 0; i < 200 && problems.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
     expect(problems[0]).toMatch(/ENOENT/);
     expect(await log.window(0, 5)).toEqual([{ n: 0, stream: 'out', text: 'still here' }]);
     await log.close();
