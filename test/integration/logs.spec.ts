@@ -16,7 +16,9 @@ const docker = new Docker({ socketPath: tb.dockerSocket });
 const PHASE = 5000;
 
 /**
- * Prints `line 0`…`line 4999` on stdout (every 10th also `err <i>` on stderr), waits for /tmp/go,
+ * Waits for /tmp/start (so the test listens before the first line is stored: an idle machine's app stored them all
+ * while it started, before the test could listen for the event), then prints `line 0`…`line 4999` on stdout (every
+ * 10th also `err <i>` on stderr), waits for /tmp/go,
  * prints `line 5000`…`line 9999` the same way and `done`, then stays up. Writes a swarm_server.log first.
  */
 const PRINTER = `
@@ -28,8 +30,8 @@ function phase(from) {
   for (let i = from; i < from + ${PHASE}; i++) { out += 'line ' + i + '\\n'; if (i % 10 === 0) err += 'err ' + i + '\\n'; }
   fs.writeSync(1, out); fs.writeSync(2, err);
 }
-phase(0);
-const wait = setInterval(() => { if (fs.existsSync('/tmp/go')) { clearInterval(wait); phase(${PHASE}); fs.writeSync(1, 'done\\n'); } }, 50);
+function after(file, then) { const wait = setInterval(() => { if (fs.existsSync(file)) { clearInterval(wait); then(); } }, 50); }
+after('/tmp/start', () => { phase(0); after('/tmp/go', () => { phase(${PHASE}); fs.writeSync(1, 'done\\n'); }); });
 setInterval(() => {}, 1 << 30);
 `;
 
@@ -84,6 +86,7 @@ describe('stored logs on the local Docker engine', () => {
   it('follows every line in order, and after a backend restart continues without duplicates or gaps', async () => {
     const ref = { engineId: 'local', containerId: printer };
     const appended = waitForEvent(first.hub, 'logs:appended', (e) => e.containerId === printer && e.total > 0);
+    await execIn(printer, "require('fs').writeFileSync('/tmp/start', '')");
     await poll('the first phase stored', 30_000, async () => ((await first.handlers['logs:read']({ ...ref, from: -1, count: 1, filter: { text: '', regex: false, stream: 'all' } })).total >= PHASE * 1.1 ? true : undefined));
     const event = await appended;
     expect(event.lines.length).toBeLessThanOrEqual(200);

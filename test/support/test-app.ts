@@ -87,7 +87,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       env: {},
       ...options.ssh,
       // A Slurm login node's queue poll every 2 s, not the app's 30 s / 60 s: tests see a job's changes at once.
-      tuning: { slurmQueuePace: { shownMs: 2000, hiddenMs: 2000 }, ...options.ssh?.tuning },
+      // Slurm jobs look for a port from here, not 10086: on the test bed the node is this machine, where every test
+      // app's tunnels listen from 10086 up (a job found 10087 free, then another lane's tunnel took it: CI 2026-12-05).
+      // Below the ephemeral range, one span of 1,000 per process.
+      tuning: { slurmQueuePace: { shownMs: 2000, hiddenMs: 2000 }, slurmPortBase: 21_000 + (process.pid % 11) * 1000, ...options.ssh?.tuning },
     },
   });
   let host: BrowserHost | null = null;

@@ -14,7 +14,7 @@ import { runDiagnostics } from './connection-diagnostics';
 import { listSshConfigHosts } from './ssh-config-listing';
 
 /** Session knobs tests turn (short backoff, fast probes, an auth-attempt counter). */
-export type SessionTuning = Partial<Pick<ServerSessionOptions, 'backoff' | 'probeIntervalMs' | 'readyTimeoutMs' | 'keepaliveIntervalMs' | 'waitForConnectionMs' | 'onAuthAttempt' | 'slurmQueuePace'>>;
+export type SessionTuning = Partial<Pick<ServerSessionOptions, 'backoff' | 'probeIntervalMs' | 'readyTimeoutMs' | 'keepaliveIntervalMs' | 'waitForConnectionMs' | 'onAuthAttempt' | 'slurmQueuePace' | 'slurmPortBase'>>;
 
 export interface ServerManagerOptions {
   dataDir: string;

@@ -42,6 +42,11 @@ export interface ServerSessionOptions {
   isShown?: () => boolean;
   /** A Slurm login node's queue poll pace, shown and hidden (default 30 s and 60 s; tests shorten it). */
   slurmQueuePace?: { shownMs: number; hiddenMs: number };
+  /**
+   * Where a Slurm job's port search starts on its node (default 10086). Tests set it: on the test bed the node is this
+   * machine, where the app's own tunnels listen from 10086 up.
+   */
+  slurmPortBase?: number;
   /** Where the profile's `passwordSecretId` / `passphraseSecretId` are read before the user is asked. */
   vault?: SecretVaultApi;
   /** A Slurm login node's jobs carry it in their comment when the spec does not (default "0.0.0"). */
@@ -105,6 +110,7 @@ export class ServerSession {
       this.engine = createSlurmLoginEngine(profile, options.appVersion ?? '0.0.0', () => this.connection(), {
         ...(options.isShown ? { isShown: options.isShown } : {}),
         ...(options.slurmQueuePace ? { eventPollMs: options.slurmQueuePace.shownMs, hiddenPollMs: options.slurmQueuePace.hiddenMs } : {}),
+        ...(options.slurmPortBase !== undefined ? { portBase: options.slurmPortBase } : {}),
       });
       return;
     }

@@ -51,12 +51,18 @@ async function watch(s: Swarm, options: { step?: number; forMs?: number }): Prom
   }
 }
 
-/** How long, from the first sample, the status stayed ROLLING_POST / WEIGHT_SYNCING without a break. */
-function syncWindowMs(seen: Array<{ at: number; status: string }>): number {
-  const firstOut = seen.findIndex((x) => !SYNC_STATES.includes(x.status));
-  const last = firstOut === -1 ? seen.at(-1) : seen[firstOut - 1];
-  return last ? last.at : 0;
+/**
+ * When the status was first seen outside ROLLING_POST / WEIGHT_SYNCING (the last sample if never): the sync lasted at
+ * least until then minus one poll. Not the last sample inside it: polls 40 ms apart can be 200 ms apart on a loaded
+ * machine, and the sync's end lies anywhere between those two samples.
+ */
+function syncSeenUntilMs(seen: Array<{ at: number; status: string }>): number {
+  const firstOut = seen.find((x) => !SYNC_STATES.includes(x.status));
+  return (firstOut ?? seen.at(-1))?.at ?? 0;
 }
+
+/** The window's lower bound for a 700 ms step: the watch starts a request after the agreement (slack for a loaded machine). */
+const SYNC_AT_LEAST_MS = 700 - 150;
 
 export function trainingStepPart(ctx: PartContext): void {
   const start = ctx.target.startTraining;
@@ -84,7 +90,7 @@ export function trainingStepPart(ctx: PartContext): void {
       const seen = await watch(s, { step: 2 });
       expect(SYNC_STATES, JSON.stringify(seen.slice(0, 3))).toContain(seen[0]?.status);
       expect(seen.map((x) => x.status)).toContain(STATUS.WEIGHT_SYNCING);
-      expect(syncWindowMs(seen), JSON.stringify(seen)).toBeGreaterThanOrEqual(700 - 60);
+      expect(syncSeenUntilMs(seen), JSON.stringify(seen)).toBeGreaterThanOrEqual(SYNC_AT_LEAST_MS);
       expect(seen.at(-1)).toMatchObject({ status: STATUS.ROLLING, step: 2 });
     });
 
@@ -95,7 +101,7 @@ export function trainingStepPart(ctx: PartContext): void {
       expect((await s.end(client, episode, 't')).status).toBe(200);
       const seen = await watch(s, { step: 2 });
       expect(SYNC_STATES).toContain(seen[0]?.status);
-      expect(syncWindowMs(seen), JSON.stringify(seen)).toBeGreaterThanOrEqual(700 - 60);
+      expect(syncSeenUntilMs(seen), JSON.stringify(seen)).toBeGreaterThanOrEqual(SYNC_AT_LEAST_MS);
     });
 
     it('by default the weight sync after an agreement outlasts one client poll period (5 s) plus its cache age', async () => {

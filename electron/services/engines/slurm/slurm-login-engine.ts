@@ -11,7 +11,7 @@ import { slurmWording } from './slurm-wording';
  * channels on the new connection after a reconnect. `isShown`: whether a window shows this server (the queue poll's
  * pace; default: always).
  */
-export function createSlurmLoginEngine(profile: ServerProfile, appVersion: string, current: () => Promise<SshConnection>, watch: Pick<SlurmEngineOptions, 'isShown' | 'eventPollMs' | 'hiddenPollMs'> = {}): SlurmEngine {
+export function createSlurmLoginEngine(profile: ServerProfile, appVersion: string, current: () => Promise<SshConnection>, watch: Pick<SlurmEngineOptions, 'isShown' | 'eventPollMs' | 'hiddenPollMs' | 'portBase'> = {}): SlurmEngine {
   const target = `${profile.username}@${profile.host}:${profile.port}`;
   return new SlurmEngine({
     summary: { id: engineIdOfServer(profile.id), kind: 'slurm', label: profile.label, endpoint: `ssh://${target} (Slurm login node)` },
