@@ -42,10 +42,7 @@ export interface ServerSessionOptions {
   isShown?: () => boolean;
   /** A Slurm login node's queue poll pace, shown and hidden (default 30 s and 60 s; tests shorten it). */
   slurmQueuePace?: { shownMs: number; hiddenMs: number };
-  /**
-   * Where a Slurm job's port search starts on its node (default 10086). Tests set it: on the test bed the node is this
-   * machine, where the app's own tunnels listen from 10086 up.
-   */
+  /** Where a Slurm job's port search starts on its node (default 10086); tests move it off their own tunnels' ports. */
   slurmPortBase?: number;
   /** Where the profile's `passwordSecretId` / `passphraseSecretId` are read before the user is asked. */
   vault?: SecretVaultApi;

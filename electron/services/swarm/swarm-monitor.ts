@@ -320,12 +320,8 @@ export class SwarmMonitor {
 
   private async readExcerpt(watch: Watch, sinceMs: number | undefined): Promise<LogExcerpt> {
     const options = sinceMs === undefined ? { tail: BOOT_LOG_LINES } : { tail: BOOT_LOG_LINES, sinceMs };
-    let lines: string[] = [];
-    try {
-      lines = (await this.options.readLog?.(watch.target, options)) ?? [];
-    } catch {
-      // No log to explain with (the server or its engine went meanwhile): the status stands without one.
-    }
+    // Wrapped: a readLog that throws before it returns a promise (its engine was removed) is no log either.
+    const lines = await (async () => (await this.options.readLog?.(watch.target, options)) ?? [])().catch(() => [] as string[]);
     return pickExplainingLines(lines);
   }
 

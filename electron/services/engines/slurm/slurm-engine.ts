@@ -238,9 +238,7 @@ export class SlurmEngine implements ContainerEngine {
       await this.client.release(id);
       const jobKey = key;
       const progress = await waitForStart({
-        // One `scontrol show job` per look (one controller request), 0.5, 1, 2, 4 s apart. The job is released: a
-        // look that fails (a busy controller's "Socket timed out", a slow login node) must not cancel a job that may
-        // already run. It counts as "not known yet"; the queue watch adopts the job when the looks are over.
+        // One `scontrol show job` per look, 0.5, 1, 2, 4 s apart; a failed look is "not known yet" (never a cancel).
         look: async () => {
           try {
             const job = await this.client.showJob(id);
