@@ -19,6 +19,7 @@ import { LazyPart } from '../../renderer/src/lib/lazy-parts.svelte';
 import { loadedPage, loadPage, pages } from '../../renderer/src/lib/pages';
 import DoctorPanel from '../../renderer/src/pages/servers/profiles/DoctorPanel.svelte';
 import { FakeApi, makeDoctorCheck, makeDoctorReport } from './fake-api';
+import ShowLazyPart from './fixtures/ShowLazyPart.svelte';
 
 const allKeys = Object.keys(en);
 
@@ -89,6 +90,29 @@ describe('strings by topic', () => {
     expect(hasTopics(['logs'])).toBe(true);
     expect(part.get()).not.toBeNull();
   });
+});
+
+describe('a lazily loaded part whose chunk did not come (the backend was away)', () => {
+  it('is asked for again a few seconds later by the page that shows it, and then shows', async () => {
+    let calls = 0;
+    const part = new LazyPart(async () => {
+      calls += 1;
+      if (calls === 1) throw new TypeError('Failed to fetch dynamically imported module');
+      return import('./fixtures/PartShown.svelte');
+    });
+    const errors: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void errors.push(args);
+    try {
+      render(ShowLazyPart, { part });
+      expect(screen.getByTestId('part-missing')).toBeTruthy();
+      await waitFor(() => expect(screen.getByTestId('part-shown')).toBeTruthy(), { timeout: 10_000 });
+      expect(calls).toBe(2);
+      expect(String((errors[0] as unknown[])[0])).toBe('a part of the page did not load');
+    } finally {
+      console.error = original;
+    }
+  }, 20_000);
 });
 
 describe('the error words (a topic fetched with the first error worded)', () => {

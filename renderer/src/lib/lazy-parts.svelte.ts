@@ -24,9 +24,14 @@ import type { WizardStore } from './state/wizard.svelte';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyComponent = Component<any>;
 
+/** How long after a failed fetch a shown part asks again (nothing else would re-render it: it would stay missing). */
+const RETRY_MS = 3000;
+
 export class LazyPart<C extends AnyComponent> {
   private component = $state<C | null>(null);
   private pending: Promise<C> | null = null;
+  /** Bumped a while after a failed fetch (the backend was away): whoever shows the part asks again then. */
+  private retries = $state(0);
 
   constructor(
     private readonly loader: () => Promise<{ default: C }>,
@@ -37,7 +42,13 @@ export class LazyPart<C extends AnyComponent> {
 
   /** The component, or null while its chunk is on its way (the fetch starts on the first call). */
   get(): C | null {
-    if (this.component === null) void this.load().catch((error: unknown) => console.error('a part of the page did not load', error));
+    void this.retries;
+    if (this.component === null) {
+      void this.load().catch((error: unknown) => {
+        console.error('a part of the page did not load', error);
+        setTimeout(() => (this.retries += 1), RETRY_MS);
+      });
+    }
     return this.component;
   }
 
