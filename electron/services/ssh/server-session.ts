@@ -40,9 +40,8 @@ export interface ServerSessionOptions {
   onAuthAttempt?: (hop: number, outcome: SshAuthOutcome) => void;
   /** Whether a page is shown (default: always): a Slurm login node's queue poll is slower while none is. */
   isShown?: () => boolean;
-  /** A Slurm login node's queue poll pace, shown and hidden (default 30 s and 60 s; tests shorten it). */
+  /** Tests' Slurm tuning: the queue poll's pace (default 30 s shown, 60 s hidden); a job's port search start (10086). */
   slurmQueuePace?: { shownMs: number; hiddenMs: number };
-  /** Where a Slurm job's port search starts on its node (default 10086); tests move it off their own tunnels' ports. */
   slurmPortBase?: number;
   /** Where the profile's `passwordSecretId` / `passphraseSecretId` are read before the user is asked. */
   vault?: SecretVaultApi;
