@@ -12,6 +12,8 @@ const root = import.meta.dirname;
  */
 const patience = { testTimeout: 60_000, hookTimeout: 120_000 };
 const pollPatience = { expect: { poll: { timeout: 15_000 } } };
+/** Each file's CPU into the run's report when scripts/run-tests.mjs asks for it (test/support/file-cpu.ts). */
+const fileCpu = 'test/support/file-cpu.ts';
 
 /**
  * Five suites: `unit` (plain Node, Electron replaced by a labelled stand-in), `conformance` (the swarm protocol
@@ -40,6 +42,7 @@ export default defineConfig({
           // specs mock no modules and change no process-wide state; a spec that must is a renderer or integration spec.
           isolate: false,
           environment: 'node',
+          setupFiles: [fileCpu],
           include: ['test/unit/**/*.spec.ts'],
           // electron-store imports `electron` itself: inlined, vite resolves that import through the
           // alias above; left to Node, it would load the real module (which tries to download Electron).
@@ -54,6 +57,7 @@ export default defineConfig({
           ...patience,
           ...pollPatience,
           environment: 'node',
+          setupFiles: [fileCpu],
           include: ['test/conformance/**/*.spec.ts'],
         },
       },
@@ -66,7 +70,7 @@ export default defineConfig({
           ...pollPatience,
           environment: 'jsdom',
           include: ['test/renderer/**/*.spec.ts'],
-          setupFiles: ['test/renderer/setup.ts'],
+          setupFiles: [fileCpu, 'test/renderer/setup.ts'],
         },
       },
       {
@@ -75,6 +79,7 @@ export default defineConfig({
           name: 'integration',
           ...pollPatience,
           environment: 'node',
+          setupFiles: [fileCpu],
           include: ['test/integration/**/*.spec.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
@@ -86,6 +91,7 @@ export default defineConfig({
           name: 'e2e',
           ...pollPatience,
           environment: 'node',
+          setupFiles: [fileCpu],
           include: ['test/e2e/**/*.spec.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,

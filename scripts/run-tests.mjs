@@ -15,6 +15,7 @@ const report = join(results, 'vitest.json');
 const reportOf = (name) => (name === 'containers' ? report : join(results, `vitest-${name}.json`));
 const logOf = (name) => join(results, `vitest-${name}.log`);
 const timesOf = (name) => join(results, `file-times-${name}.json`);
+const cpuOf = (name) => join(results, `file-cpu-${name}.jsonl`);
 const extraArgs = process.argv.slice(2);
 
 // Nothing may be downloaded by accident: Electron tooling's downloads stay on loopback and fail.
@@ -33,15 +34,45 @@ function run(command, args, options = {}) {
   return result.status ?? 1;
 }
 
+/**
+ * Where the CPU went (issue 35: both cores are busy for a whole idle CI, so a faster CI needs less work, not more
+ * lanes): the command runs under bash, whose `times` (after the command) gives the user + system CPU of every process
+ * of the command's tree that was waited for (vitest, its workers, the Chromiums and Pythons they start; not the
+ * daemons they talk to). Resolves { code, cpuSeconds }.
+ */
 function runAsync(command, args, logFile, extraEnv = {}) {
+  const cpuFile = join(results, `cpu-${process.pid}-${Math.random().toString(36).slice(2)}.txt`);
+  const script = 'CPU_FILE=$1; shift; "$@"; rc=$?; times > "$CPU_FILE"; exit $rc';
   return new Promise((resolvePromise) => {
     const out = logFile ? openSync(logFile, 'w') : 'inherit';
-    const child = spawn(command, args, { cwd: root, env: { ...env, ...extraEnv }, stdio: ['ignore', out, out] });
+    const child = spawn('bash', ['-c', script, 'bash', cpuFile, command, ...args], { cwd: root, env: { ...env, ...extraEnv }, stdio: ['ignore', out, out] });
     child.on('close', (code, signal) => {
       if (typeof out === 'number') closeSync(out);
-      resolvePromise(code ?? (signal ? 1 : 0));
+      resolvePromise({ code: code ?? (signal ? 1 : 0), cpuSeconds: childrenCpuSeconds(cpuFile) });
     });
   });
+}
+
+/** The children's line of bash's `times` ("0m12.500s 0m1.250s"), user + system in seconds; NaN when it is missing. */
+function childrenCpuSeconds(file) {
+  try {
+    const line = readFileSync(file, 'utf8').trim().split('\n')[1] ?? '';
+    rmSync(file, { force: true });
+    return [...line.matchAll(/(\d+)m([\d.]+)s/g)].reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The whole machine's busy CPU seconds so far (every core, from /proc/stat: all but idle and iowait). */
+function machineBusySeconds() {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = fields;
+    return (user + nice + system + irq + softirq + steal) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** A vitest JSON report; null when it is missing or cut short (the vitest crashed while writing it). */
@@ -76,16 +107,39 @@ function printSlowestFiles(runs, count = 15) {
     } catch {
       console.log(`[test] no file times from the ${run} run`);
     }
-    for (const t of times) rows.push({ run, seconds: t.seconds, importSeconds: t.importSeconds, name: t.file.replace(`${root}/`, ''), tests: t.tests });
+    const cpu = fileCpu(run);
+    for (const t of times) {
+      rows.push({ run, seconds: t.seconds, importSeconds: t.importSeconds, cpuSeconds: cpu.get(t.file) ?? Number.NaN, name: t.file.replace(`${root}/`, ''), tests: t.tests });
+    }
   }
   rows.sort((a, b) => b.seconds - a.seconds);
-  const tsv = rows.map((r) => `${r.run}\t${r.seconds.toFixed(1)}\t${r.importSeconds.toFixed(1)}\t${r.tests}\t${r.name}`);
-  writeFileSync(join(results, 'file-timings.tsv'), ['run\tseconds\timport_seconds\ttests\tfile', ...tsv].join('\n') + '\n');
+  const tsv = rows.map((r) => `${r.run}\t${r.seconds.toFixed(1)}\t${r.importSeconds.toFixed(1)}\t${r.cpuSeconds.toFixed(1)}\t${r.tests}\t${r.name}`);
+  writeFileSync(join(results, 'file-timings.tsv'), ['run\tseconds\timport_seconds\tcpu_seconds\ttests\tfile', ...tsv].join('\n') + '\n');
   const perRun = new Map();
   for (const row of rows) perRun.set(row.run, (perRun.get(row.run) ?? 0) + row.seconds);
   console.log(`[test] files' seconds added up per run: ${[...perRun].map(([run, s]) => `${run} ${s.toFixed(0)}`).join(', ')} (every file: test-results/file-timings.tsv)`);
-  console.log(`[test] the ${Math.min(count, rows.length)} slowest of ${rows.length} files (run, seconds with import and hooks, tests, file):`);
-  for (const row of rows.slice(0, count)) console.log(`[test]   ${row.run.padEnd(13)} ${row.seconds.toFixed(1).padStart(6)} s ${String(row.tests).padStart(4)}  ${row.name}`);
+  console.log(`[test] the ${Math.min(count, rows.length)} slowest of ${rows.length} files (run, seconds with import and hooks, CPU seconds, tests, file):`);
+  const line = (row) => `[test]   ${row.run.padEnd(13)} ${row.seconds.toFixed(1).padStart(6)} s ${row.cpuSeconds.toFixed(1).padStart(6)} CPU s ${String(row.tests).padStart(4)}  ${row.name}`;
+  for (const row of rows.slice(0, count)) console.log(line(row));
+  const byCpu = rows.filter((r) => Number.isFinite(r.cpuSeconds)).sort((a, b) => b.cpuSeconds - a.cpuSeconds);
+  const cpuTotal = byCpu.reduce((sum, r) => sum + r.cpuSeconds, 0);
+  console.log(`[test] the ${Math.min(count, byCpu.length)} costliest files in CPU (of ${cpuTotal.toFixed(0)} CPU s in test files; the same columns):`);
+  for (const row of byCpu.slice(0, count)) console.log(line(row));
+}
+
+/** A run's CPU per file (test/support/file-cpu.ts); empty when it wrote none. */
+function fileCpu(run) {
+  const byFile = new Map();
+  try {
+    for (const line of readFileSync(cpuOf(run), 'utf8').split('\n')) {
+      if (!line.trim()) continue;
+      const { file, cpuSeconds } = JSON.parse(line);
+      byFile.set(file, (byFile.get(file) ?? 0) + cpuSeconds);
+    }
+  } catch {
+    // No CPU figures (an older vitest config, or the run crashed): the columns say NaN.
+  }
+  return byFile;
 }
 
 /** The reports added up; null when a vitest that ran wrote none (it crashed before reporting). */
@@ -102,17 +156,17 @@ let failedSetup = 0;
 const buildLog = join(results, 'build.log');
 const building = (async () => {
   const started = Date.now();
-  const status = await runAsync('npx', ['electron-vite', 'build'], buildLog);
-  return { status, seconds: ((Date.now() - started) / 1000).toFixed(1) };
+  const { code: status, cpuSeconds } = await runAsync('npx', ['electron-vite', 'build'], buildLog);
+  return { status, seconds: ((Date.now() - started) / 1000).toFixed(1), cpuSeconds };
 })();
 const testbedUp = run('bash', ['test/testbed/testbed.sh', 'up']);
 if (testbedUp !== 0) failedSetup += 1;
-const { status: build, seconds: buildSeconds } = await building;
+const { status: build, seconds: buildSeconds, cpuSeconds: buildCpu } = await building;
 console.log(readFileSync(buildLog, 'utf8'));
-console.log(`[test] npx electron-vite build (beside the test bed's start) -> exit ${build} in ${buildSeconds}s`);
+console.log(`[test] npx electron-vite build (beside the test bed's start) -> exit ${build} in ${buildSeconds}s, ${buildCpu.toFixed(0)} CPU s`);
 if (build !== 0) failedSetup += 1;
 
-for (const file of readdirSync(results)) if (/^(vitest|file-times).*\.(json|log)$/.test(file)) rmSync(join(results, file), { force: true });
+for (const file of readdirSync(results)) if (/^(vitest|file-times|file-cpu).*\.(json|jsonl|log)$/.test(file)) rmSync(join(results, file), { force: true });
 
 /** vitest with its reporters: the default one on the output, the JSON one into `json`, each file's cost (printSlowestFiles). */
 function vitestArgs(json, args) {
@@ -125,7 +179,7 @@ const reports = [];
 const runNames = [];
 if (extraArgs.length > 0) {
   // A filtered run (files, -t, --project): one vitest as asked.
-  vitest = run('npx', vitestArgs(report, extraArgs), { env: { ...env, AGENTSWARM_FILE_TIMES: timesOf('run') } });
+  vitest = run('npx', vitestArgs(report, extraArgs), { env: { ...env, AGENTSWARM_FILE_TIMES: timesOf('run'), AGENTSWARM_FILE_CPU: cpuOf('run') } });
 } else {
   // The suites that share nothing (unit, renderer, conformance) are CPU-bound; the integration suite
   // (one file at a time: its files share one dockerd, Podman and Slurm) mostly waits on daemons,
@@ -138,12 +192,13 @@ if (extraArgs.length > 0) {
   if (build === 0) cpSync(join(root, 'out', 'renderer'), rendererCopy, { recursive: true });
   const plan = testPlan(rendererCopy);
   const started = Date.now();
+  const busyAtStart = machineBusySeconds();
   const at = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
   const ran = [];
   async function runOne(group) {
     const begun = at();
-    const status = await runAsync('npx', vitestArgs(reportOf(group.name), group.args), group.terminal ? null : logOf(group.name), { ...group.env, AGENTSWARM_FILE_TIMES: timesOf(group.name) });
-    ran.push({ group, line: `${group.name} -> exit ${status} (${begun} to ${at()})` });
+    const { code: status, cpuSeconds } = await runAsync('npx', vitestArgs(reportOf(group.name), group.args), group.terminal ? null : logOf(group.name), { ...group.env, AGENTSWARM_FILE_TIMES: timesOf(group.name), AGENTSWARM_FILE_CPU: cpuOf(group.name) });
+    ran.push({ group, line: `${group.name} -> exit ${status} (${begun} to ${at()}, ${cpuSeconds.toFixed(0)} CPU s)` });
     return status;
   }
   const floating = [...plan.floating];
@@ -174,7 +229,7 @@ if (extraArgs.length > 0) {
   })();
   const statuses = await Promise.all([cpu.status, slurm.status, containers.status, alone]);
   for (const { group } of ran) if (!group.terminal && existsSync(logOf(group.name))) console.log(readFileSync(logOf(group.name), 'utf8'));
-  console.log(`[test] vitest runs (exit, from and to the lanes' start): ${ran.map((r) => r.line).join('; ')}; all in ${at()}`);
+  console.log(`[test] vitest runs (exit, from and to the lanes' start): ${ran.map((r) => r.line).join('; ')}; all in ${at()}, the machine ${(machineBusySeconds() - busyAtStart).toFixed(0)} CPU s busy`);
   reports.push(...ran.map(({ group }) => reportOf(group.name)));
   runNames.push(...ran.map(({ group }) => group.name));
   vitest = statuses.find((status) => status !== 0) ?? 0;
