@@ -195,6 +195,9 @@ describe('test bed: Slurm over SSH as the login user', () => {
   it('cancels a running job: CANCELLED, with the notice in its output file', async () => {
     const id = await submit('cancel', '#!/bin/bash\necho started\nsleep 300');
     await jobIn(id, 'RUNNING');
+    // RUNNING comes before the batch script's first line has run (CI 2026-12-05: the file held only the notice): the
+    // cancel comes once the script has printed.
+    await poll(`job ${id} printed "started"`, 30_000, async () => ((await exec(`cat ${outDir}/${run}-cancel-${id}.out`)).stdout.startsWith('started\n') ? true : undefined), 100);
     const r = await exec(`scancel ${id}`);
     expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
     await jobIn(id, 'CANCELLED');
