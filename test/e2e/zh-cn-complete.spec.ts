@@ -186,6 +186,16 @@ describe('zh-CN is complete (Chromium + browser host)', () => {
     // The engine's own facts are data too: the OS name dockerd reports (the doctor quotes it).
     const engineOs = ((await new Docker({ socketPath: loadTestbed().dockerSocket }).info()) as { OperatingSystem: string }).OperatingSystem;
     const userData = ['crash.py', 'zh-check-job', "KeyError: 'id'", 'zh-profile', engineOs];
+    // Dialogs are parts loaded on first use: wait for one to be open before reading it, and for it to be gone after
+    // Escape (a loaded run once pressed Escape before the profile dialog had arrived; it then opened and covered the page).
+    const openDialog = async (trigger: string): Promise<void> => {
+      await page.getByTestId(trigger).first().click();
+      await page.locator('dialog[open]').waitFor({ timeout: 30_000 });
+    };
+    const closeDialog = async (): Promise<void> => {
+      await page.keyboard.press('Escape');
+      await page.locator('dialog[open]').waitFor({ state: 'detached', timeout: 30_000 });
+    };
     const check = async (where: string): Promise<void> => {
       // Let the page settle: lists load through the API after navigation.
       await page.waitForTimeout(400);
@@ -203,12 +213,12 @@ describe('zh-CN is complete (Chromium + browser host)', () => {
 
     // Servers: the add-server dialog and a new profile on Local Docker.
     await page.getByTestId('nav-servers').click();
-    await page.getByTestId('server-add').click();
+    await openDialog('server-add');
     await check('servers › add server dialog');
-    await page.keyboard.press('Escape');
-    await page.getByTestId('profile-new').first().click();
+    await closeDialog();
+    await openDialog('profile-new');
     await check('servers › new profile dialog');
-    await page.keyboard.press('Escape');
+    await closeDialog();
 
     // A profile on local Docker and its preflight doctor (the test bed's image, no GPUs).
     const testbed = loadTestbed();
@@ -225,9 +235,9 @@ describe('zh-CN is complete (Chromium + browser host)', () => {
     await app.handlers['vault:setup']({ backend: 'session' });
     await page.getByTestId('secret-add').first().waitFor();
     await check('settings › vault (session)');
-    await page.getByTestId('secret-add').first().click();
+    await openDialog('secret-add');
     await check('settings › add secret dialog');
-    await page.keyboard.press('Escape');
+    await closeDialog();
 
     // A dry run that runs (its LLM is unreachable on purpose: no episode needs it here).
     await app.handlers['dryrun:start']({
