@@ -22,17 +22,8 @@ const fileCpu = 'test/support/file-cpu.ts';
  * (Debian's Chromium against the browser host). The real `electron` module is never loaded: it
  * would try to download its binary.
  */
-/**
- * `npm test` starts ten vitest runs (scripts/run-tests.mjs), each of which would transform the same app modules anew:
- * about a fifth of a CI's test CPU was the vitest processes themselves (issue 35). It names a folder here, emptied at
- * its start, where the runs share their transformed modules (vitest's file cache: keyed by each file's content and the
- * config, written atomically, so runs side by side can share it). Other vitest runs go without.
- */
-const moduleCache = process.env.AGENTSWARM_VITEST_MODULE_CACHE;
-
 export default defineConfig({
   test: {
-    ...(moduleCache ? { experimental: { fsModuleCache: true, fsModuleCachePath: moduleCache } } : {}),
     // Two workers (our machines have two cores) for the suites that share nothing: unit,
     // conformance, renderer. Integration and e2e set fileParallelism: false, which puts each of
     // their files in vitest's sequential group: one file at a time, never beside another

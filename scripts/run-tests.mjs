@@ -18,13 +18,9 @@ const timesOf = (name) => join(results, `file-times-${name}.json`);
 const cpuOf = (name) => join(results, `file-cpu-${name}.jsonl`);
 const extraArgs = process.argv.slice(2);
 
-/** The vitest runs' shared transformed modules (vitest.config.ts), emptied before the first. */
-const moduleCache = join(results, 'vitest-module-cache');
-
 // Nothing may be downloaded by accident: Electron tooling's downloads stay on loopback and fail.
 const env = {
   ...process.env,
-  AGENTSWARM_VITEST_MODULE_CACHE: moduleCache,
   ELECTRON_MIRROR: process.env.ELECTRON_MIRROR ?? 'http://127.0.0.1:9/',
   ELECTRON_BUILDER_BINARIES_MIRROR: process.env.ELECTRON_BUILDER_BINARIES_MIRROR ?? 'http://127.0.0.1:9/',
   ELECTRON_SKIP_BINARY_DOWNLOAD: '1',
@@ -170,7 +166,6 @@ console.log(readFileSync(buildLog, 'utf8'));
 console.log(`[test] npx electron-vite build (beside the test bed's start) -> exit ${build} in ${buildSeconds}s, ${buildCpu.toFixed(0)} CPU s`);
 if (build !== 0) failedSetup += 1;
 
-rmSync(moduleCache, { recursive: true, force: true });
 for (const file of readdirSync(results)) if (/^(vitest|file-times|file-cpu).*\.(json|jsonl|log)$/.test(file)) rmSync(join(results, file), { force: true });
 
 /** vitest with its reporters: the default one on the output, the JSON one into `json`, each file's cost (printSlowestFiles). */
