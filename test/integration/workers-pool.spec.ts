@@ -75,6 +75,9 @@ async function remotePidAlive(pid: number): Promise<boolean> {
   return (await connection.exec(`kill -0 ${pid} 2>/dev/null`)).code === 0;
 }
 
+/** The time scale before this file set its own: put back after (the integration files share one process). */
+const timeScaleBefore = process.env.AJET_STUB_TIME_SCALE;
+
 beforeAll(async () => {
   process.env.AJET_STUB_TIME_SCALE = '0.05';
   projectDir = await mkdtemp(join(tmpdir(), 'workers-it-'));
@@ -93,6 +96,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  if (timeScaleBefore === undefined) delete process.env.AJET_STUB_TIME_SCALE;
+  else process.env.AJET_STUB_TIME_SCALE = timeScaleBefore;
   const pools = app?.workers.pool.list() ?? [];
   for (const pool of pools) await app?.workers.pool.stopAll(pool.poolId).catch(() => undefined);
   await closeApp();
