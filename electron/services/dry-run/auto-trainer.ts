@@ -244,6 +244,9 @@ export class DryRunTrainer {
     this.state.updateStatus(STATUS.WEIGHT_SYNCING, {
       reason: `step ${step.globalStep} collected; simulated training step: WEIGHT_SYNCING for ${seconds} s (dry run: nothing is trained, no weights change)`,
     });
+    // A step of 0 ms moves on in this same turn: no status poll can see it, whatever the event loop's load (a timer
+    // of 0 ms let a poll that was already waiting see WEIGHT_SYNCING on a loaded machine, now and then).
+    if (this.options.trainingStepMs <= 0) return this.beginStep(step.globalStep + 1);
     this.later(this.options.trainingStepMs, () => {
       if (this.state.status === STATUS.WEIGHT_SYNCING && this.step === step) this.beginStep(step.globalStep + 1);
     });
