@@ -107,7 +107,7 @@ source "$REPO/test/testbed/slurm.sh"
 
 ensure_packages() {
   local missing=() p installed
-  # One dpkg-query for every package (one each cost a CI a few CPU seconds: the test bed starts several times).
+  # One dpkg-query for all packages, not one per package (the other dpkg-query calls a CI makes are Podman's own).
   installed=$(dpkg-query -W -f='${Package}\t${Status}\n' "${PACKAGES[@]}" 2>/dev/null | awk -F'\t' '$2 ~ /install ok installed/ { print $1 }')
   for p in "${PACKAGES[@]}"; do
     grep -qxF "$p" <<<"$installed" || missing+=("$p")
