@@ -113,7 +113,9 @@ describe('TrainingMonitor', () => {
       [3, 'unobserved', null, null],
       [4, 'pool', 2, 0.5],
     ]);
-    expect(series.points[1]?.seconds).toBeGreaterThan(0.3);
+    // A step lasts its 300 ms weight sync plus the claims, and is seen to within the 50 ms status poll: at least
+    // 250 ms, which the point rounds to 0.3 s. On a fast machine it is 0.3 exactly (CI 2026-12-05 saw 0.3 > 0.3 fail).
+    expect(series.points[1]?.seconds).toBeGreaterThanOrEqual(0.3);
     // Four steps of 300 ms plus claims: about 3 s, more on a loaded machine.
   }, 20_000);
 
