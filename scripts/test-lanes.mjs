@@ -7,10 +7,12 @@
 // - containers: the integration files that start containers on the shared dockerd and Podman (one at a time).
 // A lane whose own runs (and THEN runs) are done takes the next FLOATING run (container-free files; longest first),
 // so the idle cores of a finished lane shorten the others. The other e2e files run ALONE once the container lane's
-// and the Slurm lane's own runs are done: their pages read dockerd's container list (the landing page, the fleet
-// home, the Servers page's rows, the Runs page record what trains there), which the integration files fill. Beside
-// them may still run: floating runs (they start no container) and the Slurm e2e files (native servers in Slurm jobs:
-// no container either; their assertions name their own jobs and profiles).
+// own run is done: their pages read dockerd's container list (the landing page, the fleet home, the Servers page's
+// rows, the Runs page record what trains there), which the container lane's files fill. Beside them may still run:
+// floating runs (they start no container) and the Slurm lane (native servers in Slurm jobs, and rootless Podman
+// containers inside Slurm jobs that every sweep spares; their assertions name their own jobs and profiles). The one
+// e2e file on the Slurm lane's rootless Podman user runs LAST, once both are done (its Servers page lists that
+// user's containers).
 //
 // Every run but the containers lane's and the e2e's sets AGENTSWARM_TEST_SLURM_LANE: their test apps then leave the
 // shared daemons' test containers alone on dispose (test/support/test-app.ts), as they run beside the files that
@@ -21,8 +23,11 @@ const NO_SWEEP = { AGENTSWARM_TEST_SLURM_LANE: '1' };
 
 /** Integration files that use only the test bed's Slurm node (and the login node's sshd): path contains this. */
 const SLURM_FILES = 'slurm';
-/** The worker pool's own files stay one after another (workers-slurm is a Slurm file): they share the test user's sshd paths. */
-const WITH_SLURM = ['workers-pool'].map(spec('integration'));
+/**
+ * The worker pool on this computer and an sshd of its own (no Slurm, no container, the fake swarm in-process): it
+ * floats. It was on the Slurm lane, 42 s of the lane's critical path (idle CI 2026-12-05).
+ */
+const WORKERS_POOL = ['workers-pool'].map(spec('integration'));
 /**
  * e2e on the real Slurm node (server-truth-slurm takes it down): after the Slurm integration files, in their lane.
  * Their servers run natively in Slurm jobs; their assertions name their own jobs, profiles and server rows (never a
@@ -66,6 +71,11 @@ const NO_CONTAINER_SMALL = [
  * of the shared dockerd reaches their pages. Every other e2e file runs alone.
  */
 const E2E_NO_ENGINE = ['packaged-smoke', 'settings-file', 'vault', 'backend-link', 'jobs-page', 'runs-page'].map(spec('e2e'));
+/**
+ * The e2e file whose server is the test bed's rootless Podman user, whose containers the Slurm lane's slurm-podman
+ * file starts too (inside Slurm jobs): after e2e alone and the Slurm lane's own runs.
+ */
+const E2E_ROOTLESS_PODMAN = ['podman-servers'].map(spec('e2e'));
 
 /**
  * The e2e runs serve a copy of the built renderer: packaging.spec and npm-start.spec rebuild out/ in the container lane
@@ -79,7 +89,7 @@ export function testPlan(rendererCopy) {
       cpu: { own: [{ name: 'isolated', args: ['--project', 'unit', '--project', 'renderer', '--project', 'conformance', '--maxWorkers=1'] }] },
       slurm: {
         own: [
-          { name: 'slurm', args: ['--project', 'integration', SLURM_FILES, ...WITH_SLURM, '--exclude', SLURM_PODMAN], env: NO_SWEEP },
+          { name: 'slurm', args: ['--project', 'integration', SLURM_FILES, '--exclude', SLURM_PODMAN], env: NO_SWEEP },
           { name: 'slurm-podman', args: ['--project', 'integration', SLURM_PODMAN], env: NO_SWEEP },
         ],
         then: [{ name: 'slurm-e2e', args: ['--project', 'e2e', ...SLURM_E2E], env: { ...NO_SWEEP, ...e2eEnv } }],
@@ -90,18 +100,20 @@ export function testPlan(rendererCopy) {
           {
             name: 'containers',
             terminal: true,
-            args: ['--project', 'integration', '--exclude', `**/*${SLURM_FILES}*`, ...excluding([...WITH_SLURM, ...WIZARD_RUNS, ...NO_CONTAINER, ...NO_CONTAINER_SMALL])],
+            args: ['--project', 'integration', '--exclude', `**/*${SLURM_FILES}*`, ...excluding([...WORKERS_POOL, ...WIZARD_RUNS, ...NO_CONTAINER, ...NO_CONTAINER_SMALL])],
           },
         ],
       },
     },
-    // Longest first (2026-12-05, idle CI or alone: about 105 s, 90 s, 70 s and 60 s).
+    // Longest first (idle CI 2026-12-05: about 94 s, 42 s, 34 s, 30 s and 27 s).
     floating: [
       { name: 'wizard-runs', args: ['--project', 'integration', ...WIZARD_RUNS], env: NO_SWEEP },
-      { name: 'no-container', args: ['--project', 'integration', ...NO_CONTAINER], env: NO_SWEEP },
-      { name: 'no-container-small', args: ['--project', 'integration', ...NO_CONTAINER_SMALL], env: NO_SWEEP },
+      { name: 'workers-pool', args: ['--project', 'integration', ...WORKERS_POOL], env: NO_SWEEP },
       { name: 'e2e-no-engine', args: ['--project', 'e2e', ...E2E_NO_ENGINE], env: { ...NO_SWEEP, ...e2eEnv } },
+      { name: 'no-container-small', args: ['--project', 'integration', ...NO_CONTAINER_SMALL], env: NO_SWEEP },
+      { name: 'no-container', args: ['--project', 'integration', ...NO_CONTAINER], env: NO_SWEEP },
     ],
-    alone: { name: 'e2e', terminal: true, args: ['--project', 'e2e', ...excluding([...SLURM_E2E, ...E2E_NO_ENGINE])], env: e2eEnv },
+    alone: { name: 'e2e', terminal: true, args: ['--project', 'e2e', ...excluding([...SLURM_E2E, ...E2E_NO_ENGINE, ...E2E_ROOTLESS_PODMAN])], env: e2eEnv },
+    last: { name: 'e2e-rootless-podman', terminal: true, args: ['--project', 'e2e', ...E2E_ROOTLESS_PODMAN], env: e2eEnv },
   };
 }

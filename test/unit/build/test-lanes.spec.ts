@@ -21,9 +21,10 @@ interface Plan {
   lanes: Record<string, { own: Run[]; then?: Run[] }>;
   floating: Run[];
   alone: Run;
+  last: Run;
 }
 const plan = (testPlan as (rendererCopy: string) => Plan)('/tmp/renderer-copy');
-const runs: Run[] = [...Object.values(plan.lanes).flatMap((lane) => [...lane.own, ...(lane.then ?? [])]), ...plan.floating, plan.alone];
+const runs: Run[] = [...Object.values(plan.lanes).flatMap((lane) => [...lane.own, ...(lane.then ?? [])]), ...plan.floating, plan.alone, plan.last];
 
 const specsOf = (project: string) =>
   readdirSync(join(root, 'test', project))
@@ -64,10 +65,17 @@ describe("npm test's lanes (scripts/test-lanes.mjs)", () => {
     });
   }
 
-  it('lets only the container lane and e2e alone sweep the shared containers', () => {
+  it('lets only the container lane, e2e alone and the last e2e run sweep the shared containers', () => {
     const withApps = runs.filter((run) => run.args.includes('integration') || run.args.includes('e2e'));
     const sweeping = withApps.filter((run) => run.env?.['AGENTSWARM_TEST_SLURM_LANE'] !== '1').map((run) => run.name);
-    expect(sweeping.sort()).toEqual(['containers', 'e2e']);
+    expect(sweeping.sort()).toEqual(['containers', 'e2e', plan.last.name].sort());
+  });
+
+  it("keeps the e2e files on the test bed's rootless Podman user (the Slurm lane's slurm-podman starts containers there) for the last run", () => {
+    const e2eFiles = (run: Run) => specsOf('e2e').filter((file) => selected(run, 'e2e', file));
+    const onRootless = specsOf('e2e').filter((file) => readFileSync(join(root, file), 'utf8').includes('loadTestbedWithPodman('));
+    expect(onRootless.length).toBeGreaterThan(0);
+    expect(e2eFiles(plan.last)).toEqual(onRootless);
   });
 
   it("runs beside the container lane only e2e files whose apps have no engine (the shared dockerd's servers stay off their pages)", () => {
