@@ -227,8 +227,10 @@ describe('dry-run LLM relay: chat completions', () => {
   });
 
   it('ends a stream that already opened with an error event when the LLM fails after the keepalive started', async () => {
-    const h = await startHarness({ keepaliveMs: 50 });
-    llm.script([{ kind: 'error', status: 500, delayMs: 180 }]);
+    // The LLM fails a second after the call, 50 keepalive periods: two keepalives even when a loaded machine fires
+    // the timers late (with 180 ms, loaded run L8 saw one, and the stream had still opened with it).
+    const h = await startHarness({ keepaliveMs: 20 });
+    llm.script([{ kind: 'error', status: 500, delayMs: 1000 }]);
     const res = await post(h, '/v1/chat/completions', chatBody({ stream: true }));
     expect(res.status).toBe(200);
     const { comments, data } = sse(res.text);
@@ -239,8 +241,9 @@ describe('dry-run LLM relay: chat completions', () => {
   });
 
   it('keeps a waiting call alive: keepalive comments before the answer and touch() on the episode', async () => {
+    // A second of waiting, 25 keepalive periods and 33 touch periods, so three of each hold on a loaded machine too.
     const h = await startHarness({ keepaliveMs: 40, touchMs: 30 });
-    llm.script([{ kind: 'text', text: 'late', delayMs: 200 }]);
+    llm.script([{ kind: 'text', text: 'late', delayMs: 1000 }]);
     const res = await post(h, '/v1/chat/completions', chatBody({ stream: true }));
     const { comments, data } = sse(res.text);
     expect(comments.length).toBeGreaterThanOrEqual(3);
