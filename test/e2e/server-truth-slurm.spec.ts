@@ -9,7 +9,7 @@ import { startTestApp, type TestApp } from '../support/test-app';
 import { connectTestbedServer } from '../support/testbed-server';
 import { connectToTestbed } from '../support/testbed-ssh';
 import { loadTestbed, loadTestbedWithSlurm } from '../testbed/testbed';
-import { launchChromium, openAppPage, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
+import { launchChromium, openAppPage, rendererDir, requireBuiltRenderer, saveScreenshot, showServer } from './browser';
 
 // Issue 31's table, the scheduler's ends: on the test bed's REAL Slurm 22.05 (its sshd as the login node; one node with
 // 2 CPUs; the server in each job is the fake swarm, the TEST DOUBLE of ajet-swarm). Three jobs at once: one with a
@@ -110,9 +110,17 @@ describe('one truth per Slurm job on every surface (Chromium + real Slurm)', () 
     await page.getByTestId('nav-servers').click();
   }
 
+  /**
+   * The Slurm server's place in the Servers page's list, chosen as a user would: the default place is where a swarm
+   * server runs, and npm test runs this file beside e2e files whose containers run on the shared dockerd, this app's
+   * local engine (loaded run L10: the page showed the local engine's detail, no profile card of the Slurm jobs).
+   */
+  const showSlurmServer = () => showServer(page, `ssh:${engineId.slice('ssh-'.length)}`);
+
   async function reload(): Promise<void> {
     await page.reload();
     await page.getByTestId('nav-servers').click();
+    await showSlurmServer();
   }
 
   it('a time limit, a scancel outside the app, a queued job and a node failure read the same on the card, its dashboard, the jobs panel and the fleet page, also after a reload; each end told once', { timeout: 480_000 }, async () => {
@@ -123,6 +131,7 @@ describe('one truth per Slurm job on every surface (Chromium + real Slurm)', () 
     const queued = await startProfile(`Queued then node down ${run}`, port2);
     for (const entry of [timed, cancelled]) await online(entry, 150_000);
     page = await openAppPage(browser, app.host!.openUrl, pageErrors);
+    await showSlurmServer();
 
     // Both CPUs taken: the third job waits, with Slurm's reason in words and its place, the same on every surface.
     const waiting = /^Queued: .+/;
