@@ -202,26 +202,31 @@ if (extraArgs.length > 0) {
     return status;
   }
   const floating = [...plan.floating];
+  /** Each lane's own runs done: a run may wait for another lane's (`waitFor`: they share a daemon's user). */
+  const ownDoneOf = {};
+  const markOwnDone = {};
+  for (const name of Object.keys(plan.lanes)) ownDoneOf[name] = new Promise((resolvePromise) => (markOwnDone[name] = resolvePromise));
   /**
-   * A lane's own runs one after another (each runs, whatever the one before did), then its `then` runs, then floating
-   * runs while any are left. `ownDone` once its own runs are done.
+   * A lane's own runs one after another (each runs, whatever the one before did; one with `waitFor` once that lane's
+   * own runs are done), then its `then` runs, then floating runs while any are left. `ownDone` once its own runs are done.
    */
-  function lane({ own, then = [] }) {
-    let ownDone;
-    const done = new Promise((resolvePromise) => (ownDone = resolvePromise));
+  function lane(name, { own, then = [] }) {
     const status = (async () => {
       const statuses = [];
-      for (const group of own) statuses.push(await runOne(group));
-      ownDone();
+      for (const group of own) {
+        if (group.waitFor) await ownDoneOf[group.waitFor];
+        statuses.push(await runOne(group));
+      }
+      markOwnDone[name]();
       for (const group of then) statuses.push(await runOne(group));
       for (let next = floating.shift(); next; next = floating.shift()) statuses.push(await runOne(next));
       return statuses.find((s) => s !== 0) ?? 0;
     })();
-    return { ownDone: done, status };
+    return { ownDone: ownDoneOf[name], status };
   }
-  const cpu = lane(plan.lanes.cpu);
-  const slurm = lane(plan.lanes.slurm);
-  const containers = lane(plan.lanes.containers);
+  const cpu = lane('cpu', plan.lanes.cpu);
+  const slurm = lane('slurm', plan.lanes.slurm);
+  const containers = lane('containers', plan.lanes.containers);
   const alone = (async () => {
     await containers.ownDone;
     console.log(`[test] the container lane's own run is done (${at()}): the other e2e files`);

@@ -37,7 +37,10 @@ const SLURM_E2E = ['server-truth-slurm', 'slurm-servers'].map(spec('e2e'));
 /**
  * Last of the Slurm lane's own files: run first (vitest starts the largest file first), at the lanes' start while type
  * check and lint load both cores, its job's rootless Podman server never answered through the tunnel and the login
- * connection dropped (CI 2026-12-05, 6 failures); alone, and later in the lane as before, it passes.
+ * connection dropped (CI 2026-12-05, 6 failures); alone, and later in the lane as before, it passes. It also waits for
+ * the container lane's own run (`waitFor`): its jobs run Podman as the test bed's rootless Podman user, whose storage
+ * and service the container lane's Podman files use (loaded run L12: beside slurm-podman, the app over SSH saw no event
+ * for 30 s after a `podman rm -f` of that user's container).
  */
 const SLURM_PODMAN = spec('integration')('slurm-podman');
 /**
@@ -90,7 +93,7 @@ export function testPlan(rendererCopy) {
       slurm: {
         own: [
           { name: 'slurm', args: ['--project', 'integration', SLURM_FILES, '--exclude', SLURM_PODMAN], env: NO_SWEEP },
-          { name: 'slurm-podman', args: ['--project', 'integration', SLURM_PODMAN], env: NO_SWEEP },
+          { name: 'slurm-podman', waitFor: 'containers', args: ['--project', 'integration', SLURM_PODMAN], env: NO_SWEEP },
         ],
         then: [{ name: 'slurm-e2e', args: ['--project', 'e2e', ...SLURM_E2E], env: { ...NO_SWEEP, ...e2eEnv } }],
       },

@@ -16,6 +16,8 @@ interface Run {
   name: string;
   args: string[];
   env?: Record<string, string>;
+  /** Runs once this lane's own runs are done. */
+  waitFor?: string;
 }
 interface Plan {
   lanes: Record<string, { own: Run[]; then?: Run[] }>;
@@ -69,6 +71,19 @@ describe("npm test's lanes (scripts/test-lanes.mjs)", () => {
     const withApps = runs.filter((run) => run.args.includes('integration') || run.args.includes('e2e'));
     const sweeping = withApps.filter((run) => run.env?.['AGENTSWARM_TEST_SLURM_LANE'] !== '1').map((run) => run.name);
     expect(sweeping.sort()).toEqual(['containers', 'e2e', plan.last.name].sort());
+  });
+
+  it("runs the Slurm jobs on the rootless Podman user after the container lane's Podman files, never beside them", () => {
+    const integrationFiles = (run: Run) => specsOf('integration').filter((file) => selected(run, 'integration', file));
+    const podmanInSlurm = Object.values(plan.lanes)
+      .flatMap((lane) => lane.own)
+      .filter((run) => integrationFiles(run).some((file) => readFileSync(join(root, file), 'utf8').includes('rootless')) && run.name !== 'containers');
+    expect(podmanInSlurm.map((run) => run.name)).toEqual(['slurm-podman']);
+    expect(podmanInSlurm[0]!.waitFor).toBe('containers');
+    // The floating runs start beside everything: none of their files may use the rootless Podman user.
+    const floatingOnPodman = plan.floating.flatMap((run) => integrationFiles(run)).filter((file) => readFileSync(join(root, file), 'utf8').includes('rootless'));
+    expect(floatingOnPodman).toEqual([]);
+    for (const run of runs) if (run.waitFor) expect(Object.keys(plan.lanes), run.name).toContain(run.waitFor);
   });
 
   it("keeps the e2e files on the test bed's rootless Podman user (the Slurm lane's slurm-podman starts containers there) for the last run", () => {
