@@ -39,8 +39,9 @@ const SLURM_E2E = ['server-truth-slurm', 'slurm-servers'].map(spec('e2e'));
  * check and lint load both cores, its job's rootless Podman server never answered through the tunnel and the login
  * connection dropped (CI 2026-12-05, 6 failures); alone, and later in the lane as before, it passes. It also waits for
  * the container lane's own run (`waitFor`): its jobs run Podman as the test bed's rootless Podman user, whose storage
- * and service the container lane's Podman files use (loaded run L12: beside slurm-podman, the app over SSH saw no event
- * for 30 s after a `podman rm -f` of that user's container).
+ * and service the container lane's Podman files use, as this file's own header says. A precaution, not a measured
+ * failure: loaded run L12's Podman failure (no event for 30 s after a `podman rm -f`) came 100 s before slurm-podman
+ * started, so it was the load alone.
  */
 const SLURM_PODMAN = spec('integration')('slurm-podman');
 /**
