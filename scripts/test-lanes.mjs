@@ -31,7 +31,9 @@ const WORKERS_POOL = ['workers-pool'].map(spec('integration'));
 /**
  * e2e on the real Slurm node (server-truth-slurm takes it down): after the Slurm integration files, in their lane.
  * Their servers run natively in Slurm jobs; their assertions name their own jobs, profiles and server rows (never a
- * count of servers), so the other e2e files' containers on their Servers and fleet pages do not matter.
+ * count of servers), and they choose their server's place on the Servers page (its default place is wherever a swarm
+ * server runs, which beside e2e alone is the local engine: loaded run L10), so the other e2e files' containers on
+ * their Servers and fleet pages do not matter.
  */
 const SLURM_E2E = ['server-truth-slurm', 'slurm-servers'].map(spec('e2e'));
 /**
