@@ -13,13 +13,14 @@ import { ContainerId } from '../../electron/shared/schemas';
 import { SlurmJobOptions } from '../../electron/shared/schemas-slurm';
 import { poll } from '../support/helpers';
 import { TEST_CONTAINER_LABELS } from '../support/test-app';
+import { slurmTestPorts } from '../support/slurm-test-ports';
 import { connectToTestbed } from '../support/testbed-ssh';
 import { loadTestbed, loadTestbedWithSlurm } from '../testbed/testbed';
 
 const tb = loadTestbedWithSlurm();
 const run = `se${process.pid.toString(36)}${Date.now().toString(36)}`;
 /** A port label of this run only (the job chooses its real port on the node, from portBase up). */
-const labelPort = 30_000 + (process.pid % 5000);
+const { labelPort, portBase } = slurmTestPorts();
 /** The app's labels with this run as the profile (so a listing finds only this run's jobs). */
 const labels = { [LABEL_MANAGED]: 'true', [LABEL_ROLE]: 'swarm-server', [LABEL_PROFILE]: run };
 let connection: SshConnection;
@@ -54,8 +55,8 @@ async function newEngine(): Promise<{ engine: SlurmEngine; connection: SshConnec
     host,
     openChannel: (address, port) => conn.forwardOut(address, port),
     appVersion: '0.1.0-test',
-    // Away from 10086, which other suites' servers on this machine use.
-    portBase: 31_000 + (process.pid % 3000),
+    // Away from 10086, which other suites' servers on this machine use, and from the label port's tunnel.
+    portBase,
     eventPollMs: 500,
     logPollMs: 300,
   });

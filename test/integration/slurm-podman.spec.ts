@@ -22,14 +22,14 @@ import { SlurmJobOptions, type SlurmJobOptionsInput } from '../../electron/share
 import { poll } from '../support/helpers';
 import { TEST_APP_VERSION, TEST_CONTAINER_FILTER, TEST_CONTAINER_LABELS } from '../support/test-app';
 import { connectToTestbed } from '../support/testbed-ssh';
+import { slurmTestPorts } from '../support/slurm-test-ports';
 import { loadTestbedWithPodman, loadTestbedWithSlurm } from '../testbed/testbed';
 
 const tb = loadTestbedWithSlurm();
 const podUser = loadTestbedWithPodman().podman.rootless.user;
 const image = loadTestbedWithPodman().podman.image;
 const run = `sp${process.pid.toString(36)}${Date.now().toString(36)}`;
-const labelPort = 30_000 + (process.pid % 5000);
-const portBase = 34_000 + (process.pid % 3000);
+const { labelPort, portBase } = slurmTestPorts();
 let connection: SshConnection;
 let host: SshHost;
 let engine: SlurmEngine;

@@ -144,6 +144,8 @@ describe('a worker pool of 2 local and 2 SSH workers', () => {
     const started = await workers.handlers['workers:start'](request);
     const id = started.poolId;
     const view = (): PoolViewData => workers.pool.get(id);
+    // What a failed state assertion prints: each worker's state and why (official CI of stop 40 said only "exit 1").
+    const why = (v: PoolViewData = view()): string => JSON.stringify(v.workers.map((w) => ({ state: w.state, lastError: w.lastError, note: w.note })));
     expect(started.workers.map((w) => w.state), JSON.stringify(started.workers.map((w) => w.lastError))).toEqual(['running', 'running', 'running', 'running']);
     expect(started.split.shares.map((s) => s.batchShare)).toEqual([1, 1, 1, 1]);
     expect(started.workers[3]!.note).toContain(TUNNEL_NOTE);
@@ -163,8 +165,8 @@ describe('a worker pool of 2 local and 2 SSH workers', () => {
     await poll('the killed worker to be marked', 20_000, async () => (view().workers[2]!.state === 'failed' ? true : undefined), 200);
     const stepAtKill = swarm.state.globalStep ?? 0;
     await poll('global step 3 and beyond the kill', 90_000, async () => ((swarm.state.globalStep ?? 0) >= Math.max(3, stepAtKill + 1) ? true : undefined), 200);
-    expect(notifications.filter((n) => n.kind === 'worker-died')).toHaveLength(1);
-    expect(view().workers.map((w) => w.state)).toEqual(['running', 'running', 'failed', 'running']);
+    expect(notifications.filter((n) => n.kind === 'worker-died'), `${JSON.stringify(notifications)} ${why()}`).toHaveLength(1);
+    expect(view().workers.map((w) => w.state), why()).toEqual(['running', 'running', 'failed', 'running']);
 
     // An app restart: the SSH worker still runs and is found by its pid; the local ones start again.
     const sshPid = view().workers[3]!.pid!;
@@ -172,13 +174,13 @@ describe('a worker pool of 2 local and 2 SSH workers', () => {
     expect(await remotePidAlive(sshPid)).toBe(true);
     const second = await openApp();
     const again = second.workers.pool.get(id);
-    expect(again.workers.map((w) => w.state)).toEqual(['running', 'running', 'failed', 'running']);
+    expect(again.workers.map((w) => w.state), why(again)).toEqual(['running', 'running', 'failed', 'running']);
     expect(again.workers[3]!.pid).toBe(sshPid);
     const stepBefore = swarm.state.globalStep ?? 0;
     await poll('training to go on after the restart', 90_000, async () => ((swarm.state.globalStep ?? 0) > stepBefore ? true : undefined), 200);
 
     const stopped = await second.workers.handlers['workers:stop-all']({ poolId: id });
-    expect(stopped.workers.map((w) => w.state)).toEqual(['stopped', 'stopped', 'failed', 'stopped']);
+    expect(stopped.workers.map((w) => w.state), why(stopped)).toEqual(['stopped', 'stopped', 'failed', 'stopped']);
     for (const w of stopped.workers.filter((w) => w.placement.kind === 'local')) expect(groupAlive(w.pid!)).toBe(false);
     for (const w of stopped.workers.filter((w) => w.placement.kind === 'ssh')) expect(await remotePidAlive(w.pid!)).toBe(false);
     // Nothing of the pool runs on the host (its run folders name every process it started).
