@@ -1,10 +1,11 @@
 // Where `npm test` (scripts/run-tests.mjs) runs each test file, and why (issue 35: an idle CI took 1,362 s, of which
 // the container lane's 728 s and then e2e alone 515 s were the critical path).
 //
-// Three lanes start together, each one vitest run after another:
+// Four lanes start together, each one vitest run after another:
 // - cpu: unit + renderer + conformance on one worker (CPU-bound; the other lanes mostly wait on daemons and timers).
 // - slurm: the Slurm integration files (the one Slurm node: one file at a time), THEN the Slurm e2e files.
 // - containers: the integration files that start containers on the shared dockerd and Podman (one at a time).
+// - timers: the container files that mostly wait on the app's timers, as a test run of their own (CONTAINER_TIMERS).
 // A lane whose own runs (and THEN runs) are done takes the next FLOATING run (container-free files; longest first),
 // so the idle cores of a finished lane shorten the others. The other e2e files run ALONE once the container lane's
 // own run is done: their pages read dockerd's container list (the landing page, the fleet home, the Servers page's
@@ -51,6 +52,18 @@ const SLURM_PODMAN = spec('integration')('slurm-podman');
  * job runner, sshd only). Their apps may see the container lane's containers; none of these files asserts on a
  * container list (the dry run's list is its own engine's).
  */
+/**
+ * Container files that mostly wait on the app's timers (auto-stop's minutes, the GPU sampling budget's seconds, the
+ * alerts' and the monitor's pace): 125 of the container lane's 278 s (idle CI 2026-12-06; runs.spec's 23 s stay in
+ * the container lane, so the two end together). They run in a lane of their own beside the container lane, as another
+ * test run (AGENTSWARM_TEST_RUN): their containers carry their own test label, so neither run's cleanup sweeps the
+ * other's containers. Their assertions name their own containers and profiles, and the container lane's name theirs:
+ * none counts the servers, statuses, runs or tunnels of a whole engine. e2e alone waits for both. None uses the
+ * rootless Podman user.
+ */
+const CONTAINER_TIMERS = ['fleet-auto-stop', 'gpu-sampling', 'training-monitor', 'fleet-alerts'].map(spec('integration'));
+/** The timers lane's test run: its word after the checkout's own, when that is set. */
+export const TIMERS_RUN = process.env.AGENTSWARM_TEST_RUN ? `${process.env.AGENTSWARM_TEST_RUN}.timers` : 'timers';
 const WIZARD_RUNS = ['wizard-run', 'generated-scripts', 'dry-run-app'].map(spec('integration'));
 const NO_CONTAINER = ['jobs', 'jobs-control', 'jobs-preflight', 'jobs-failures', 'wizard', 'wizard-project', 'ssh-connection', 'ssh-jump', 'ssh-known-hosts', 'dry-run-relay', 'ssh-tunnel'].map(
   spec('integration'),
@@ -106,10 +119,11 @@ export function testPlan(rendererCopy) {
           {
             name: 'containers',
             terminal: true,
-            args: ['--project', 'integration', '--exclude', `**/*${SLURM_FILES}*`, ...excluding([...WORKERS_POOL, ...WIZARD_RUNS, ...NO_CONTAINER, ...NO_CONTAINER_SMALL])],
+            args: ['--project', 'integration', '--exclude', `**/*${SLURM_FILES}*`, ...excluding([...CONTAINER_TIMERS, ...WORKERS_POOL, ...WIZARD_RUNS, ...NO_CONTAINER, ...NO_CONTAINER_SMALL])],
           },
         ],
       },
+      timers: { own: [{ name: 'container-timers', args: ['--project', 'integration', ...CONTAINER_TIMERS], env: { AGENTSWARM_TEST_RUN: TIMERS_RUN } }] },
     },
     // Longest first (idle CI 2026-12-05: about 94 s, 42 s, 34 s, 30 s and 27 s).
     floating: [

@@ -244,8 +244,9 @@ describe.each(enginesUnderTest(loadTestbedWithPodman()).filter((e) => e.product 
     expect(message).not.toMatch(/runtime configure|--runtime=docker/);
     expect(await leftOn(port)).toEqual([]);
     // Never watched, so never reported: no status at all for this engine, only the list invalidation.
-    expect(sent.filter((e) => e.name === 'swarm:status')).toEqual([]);
-    expect(await app.handlers['swarm:statuses']({})).toEqual([]);
+    expect(sent.filter((e) => e.name === 'swarm:status' && (e.payload as { engineId: string }).engineId === engineId)).toEqual([]);
+    // Of this engine: Local Docker may run other files' servers meanwhile (npm test's timer lane).
+    expect((await app.handlers['swarm:statuses']({})).filter((st) => st.engineId === engineId)).toEqual([]);
     expect(await app.handlers['swarm:list']({ engineId })).toEqual([]);
   });
 

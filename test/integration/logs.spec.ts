@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABEL_MANAGED, LABEL_NETWORK, LABEL_PORT, LABEL_ROLE } from '../../electron/services/engines/container-engine';
 import type { LogLine } from '../../electron/shared/schemas-profiles';
 import { ServerProfileInput, engineIdOfServer } from '../../electron/shared/schemas-servers';
-import { freePort, poll, waitForEvent } from '../support/helpers';
+import { freePort, poll, recordSwarmStatuses, waitForEvent } from '../support/helpers';
 import { startTestApp, TEST_CONTAINER_LABELS, type TestApp } from '../support/test-app';
 import { loadTestbed } from '../testbed/testbed';
 
@@ -156,9 +156,9 @@ describe('stored logs on the local Docker engine', () => {
     const slow = await startTestApp({ monitorIntervalMs: 60_000 });
     try {
       const port = await freePort();
-      const online = waitForEvent(slow.hub, 'swarm:status', (s) => s.connection === 'online', 60_000);
+      const statuses = recordSwarmStatuses(slow.hub);
       const container = await slow.handlers['swarm:start']({ engineId: 'local', image: tb.fakeSwarmImage, port, networkMode: 'host', gpus: false, shmSizeGb: 1 });
-      await online;
+      await statuses.of(container.id, (s) => s.connection === 'online', 60_000).finally(statuses.stop);
       const crashed = waitForEvent(slow.hub, 'swarm:status', (s) => s.containerId === container.id && s.connection === 'stopped' && s.exit !== null, 20_000);
       const killedAt = Date.now();
       await docker.getContainer(container.id).kill();
@@ -203,9 +203,9 @@ describe('stored logs and crash detection over SSH (the test bed sshd)', () => {
     expect(up.state).toBe('up');
 
     const port = await freePort();
-    const online = waitForEvent(app.hub, 'swarm:status', (s) => s.engineId === engineId && s.connection === 'online', 60_000);
+    const statuses = recordSwarmStatuses(app.hub);
     const container = await app.handlers['swarm:start']({ engineId, image: tb.fakeSwarmImage, port, networkMode: 'host', gpus: false, shmSizeGb: 1 });
-    await online;
+    await statuses.of(container.id, (s) => s.engineId === engineId && s.connection === 'online', 60_000).finally(statuses.stop);
     await poll('the startup lines stored', 30_000, async () => {
       const window = await app.handlers['logs:read']({ engineId, containerId: container.id, from: 0, count: 100, filter: { text: 'interchange server is running', regex: false, stream: 'all' } });
       return window.matching === 1 && window.following ? true : undefined;

@@ -115,9 +115,12 @@ describe('every run kept: history across a backend restart, compare, the run car
     await next;
   }
 
+  /** This file's runs: the test bed's dockerd may run other files' servers meanwhile (npm test's lanes), each a run too. */
+  const ours = (runs: RunSummary[]) => runs.filter((run) => run.containerId === containerId);
+
   async function endedRuns(count: number): Promise<RunSummary[]> {
     return poll(`${count} ended runs`, 30_000, async () => {
-      const runs = await app.handlers['runs:list'](filter('ended'));
+      const runs = ours(await app.handlers['runs:list'](filter('ended')));
       return runs.length === count ? runs : undefined;
     });
   }
@@ -136,7 +139,7 @@ describe('every run kept: history across a backend restart, compare, the run car
     await startRun(jobYaml('0.0005'));
     await playStep(1, 1);
     await poll('the second run written', 15_000, async () => {
-      const [running] = await app.handlers['runs:list'](filter('running'));
+      const [running] = ours(await app.handlers['runs:list'](filter('running')));
       return running?.stats.steps === 1 ? running : undefined;
     });
     await app.stop();
@@ -161,7 +164,7 @@ describe('every run kept: history across a backend restart, compare, the run car
   }, 240_000);
 
   it('compares the two runs: both curves by step, the YAML side by side', async () => {
-    const [newer, older] = await app.handlers['runs:list'](filter());
+    const [newer, older] = ours(await app.handlers['runs:list'](filter()));
     const comparison = await app.handlers['runs:compare']({ runIds: [older!.runId, newer!.runId] });
     expect(comparison.runs.map((r) => r.points.map((p) => p.rewardMean))).toEqual([
       [0.5, 0.25],
@@ -173,7 +176,7 @@ describe('every run kept: history across a backend restart, compare, the run car
   });
 
   it('exports a run card that opens in Chromium offline, shows the chart, and holds no secret; Markdown with its PNG', async () => {
-    const [run] = await app.handlers['runs:list'](filter());
+    const [run] = ours(await app.handlers['runs:list'](filter()));
     const html = await app.handlers['runs:export-card']({ format: 'html', runId: run!.runId });
     const text = await readFile(html.path, 'utf8');
     expect(text).not.toContain(CANARY);

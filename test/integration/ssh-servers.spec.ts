@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SshAuthOutcome } from '../../electron/services/ssh/ssh-auth';
 import type { ServerProfileDraft, ServerView } from '../../electron/shared/schemas-servers';
 import { ServerProfileInput, engineIdOfServer } from '../../electron/shared/schemas-servers';
-import { freePort, poll, waitForEvent } from '../support/helpers';
+import { freePort, poll, recordSwarmStatuses, waitForEvent } from '../support/helpers';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { loadTestbed } from '../testbed/testbed';
 
@@ -57,9 +57,14 @@ async function serversWhen(app: TestApp, predicate: (views: ServerView[]) => boo
 }
 
 /** Up, with every tunnel's probe green. */
-const upAndGreen = (id: string) => (views: ServerView[]) => {
+/**
+ * This file's swarm server's tunnel (by its remote port): the test bed's dockerd may run other servers meanwhile
+ * (npm test's timer lane starts its own beside this file), each with a tunnel of its own on this server.
+ */
+const ownTunnel = (view: ServerView | undefined, remotePort: number) => view?.tunnels.find((t) => t.remotePort === remotePort);
+const upAndGreen = (id: string, remotePort: number) => (views: ServerView[]) => {
   const v = serverIn(views, id);
-  return v?.state === 'up' && v.tunnels.length > 0 && v.tunnels.every((t) => t.probe?.ok === true);
+  return v?.state === 'up' && ownTunnel(v, remotePort)?.probe?.ok === true;
 };
 
 /**
@@ -184,15 +189,15 @@ describe('SSH servers against the test bed sshd and dockerd', () => {
   });
 
   it('starts the swarm on the server and watches ENGINE.OFFLINE through the tunnel on the next free local port', async () => {
-    const online = waitForEvent(app.hub, 'swarm:status', (s) => s.engineId === engineId && s.connection === 'online' && s.engineStatus === 'ENGINE.OFFLINE');
+    const statuses = recordSwarmStatuses(app.hub);
     const container = await app.handlers['swarm:start']({ engineId, image: tb.fakeSwarmImage, port: swarmPort, networkMode: 'host', gpus: false, shmSizeGb: 1 });
     containerId = container.id;
     expect(container).toMatchObject({ engineId, state: 'running', port: swarmPort });
-    const status = await online;
+    const status = await statuses.of(containerId, (s) => s.engineId === engineId && s.connection === 'online' && s.engineStatus === 'ENGINE.OFFLINE').finally(statuses.stop);
     monitorUrl = status.url;
 
-    const views = await serversWhen(app, upAndGreen(id));
-    const tunnel = serverIn(views, id)!.tunnels[0]!;
+    const views = await serversWhen(app, upAndGreen(id, swarmPort));
+    const tunnel = ownTunnel(serverIn(views, id), swarmPort)!;
     expect(tunnel).toMatchObject({ remotePort: swarmPort, requestedLocalPort: tunnelPort, portWasTaken: true });
     expect(tunnel.localPort).toBeGreaterThan(tunnelPort);
     expect(tunnel.url).toBe(`http://127.0.0.1:${tunnel.localPort}`);
@@ -221,7 +226,7 @@ describe('SSH servers against the test bed sshd and dockerd', () => {
     await waitForEvent(
       app.hub,
       'servers:changed',
-      (views) => upAndGreen(id)(views) && Date.parse(serverIn(views, id)!.tunnels[0]!.probe!.checkedAt) > killedAt,
+      (views) => upAndGreen(id, swarmPort)(views) && Date.parse(ownTunnel(serverIn(views, id), swarmPort)!.probe!.checkedAt) > killedAt,
       5000,
     );
     const healedMs = Date.now() - killedAt;
@@ -272,7 +277,7 @@ describe('SSH servers against the test bed sshd and dockerd', () => {
       });
       const server = serverIn(await restarted.handlers['servers:list']({}), id)!;
       expect(server.state).toBe('up');
-      expect(status.url).toBe(server.tunnels[0]?.url);
+      expect(status.url).toBe(ownTunnel(server, swarmPort)?.url);
       // The profile file holds no secret and no state.
       const stored = readFileSync(join(app.dataDir, 'servers.json'), 'utf8');
       expect(JSON.parse(stored)).toEqual({ servers: [expect.objectContaining({ id, label: 'testbed' })] });
@@ -289,12 +294,12 @@ describe('SSH servers against the test bed sshd and dockerd', () => {
   it('stopping the swarm server closes its tunnel: the local port is free again and the server stays up, not degraded', async () => {
     const before = await poll('the third app to reconnect and reopen the tunnel', 15_000, async () => {
       const view = serverIn(await app.handlers['servers:list']({}), id);
-      return view?.state === 'up' && view.tunnels.length === 1 && view.tunnels[0]!.localPort ? view : undefined;
+      return view?.state === 'up' && ownTunnel(view, swarmPort)?.localPort ? view : undefined;
     });
-    const localPort = before.tunnels[0]!.localPort!;
+    const localPort = ownTunnel(before, swarmPort)!.localPort!;
     await app.handlers['swarm:stop']({ engineId, containerId });
     const after = serverIn(await app.handlers['servers:list']({}), id)!;
-    expect(after.tunnels).toEqual([]);
+    expect(ownTunnel(after, swarmPort)).toBeUndefined();
     // Nothing listens on the tunnel's local port any more.
     const refused = await new Promise<boolean>((resolve) => {
       const socket = net.connect(localPort, '127.0.0.1');
@@ -305,7 +310,8 @@ describe('SSH servers against the test bed sshd and dockerd', () => {
     // Past one probe period (5 s), the link is still up: no dead tunnel is left to probe.
     await new Promise((ok) => setTimeout(ok, 5500));
     const settled = serverIn(await app.handlers['servers:list']({}), id)!;
-    expect(settled).toMatchObject({ state: 'up', reason: null, tunnels: [] });
+    expect(settled).toMatchObject({ state: 'up', reason: null });
+    expect(ownTunnel(settled, swarmPort)).toBeUndefined();
   });
 
   it('a wrong password ends down with SSH_AUTH_FAILED and is never retried', async () => {

@@ -4,7 +4,7 @@ import type { EventHub } from '../../electron/services/events';
 import type { Handlers } from '../../electron/services/ipc/handlers';
 import type { SwarmContainer } from '../../electron/shared/schemas';
 import { enginesUnderTest, type EngineUnderTest } from '../support/engines-under-test';
-import { freePort, poll, waitForEvent } from '../support/helpers';
+import { freePort, poll, recordSwarmStatuses, waitForEvent } from '../support/helpers';
 import { startTestApp, TEST_CONTAINER_LABELS, type TestApp } from '../support/test-app';
 
 // One suite, every engine of the test bed: real dockerd, real Podman rootful on its socket, real
@@ -29,8 +29,9 @@ describe.each(enginesUnderTest())('swarm server lifecycle on $name', (eut: Engin
     });
   }
 
-  async function ourContainerIds(): Promise<string[]> {
-    return (await handlers['swarm:list']({ engineId })).map((c) => c.id);
+  /** The engine's swarm containers, or only those for `port`: other files' servers may run on it meanwhile (npm test's lanes). */
+  async function ourContainerIds(port?: number): Promise<string[]> {
+    return (await handlers['swarm:list']({ engineId })).filter((c) => port === undefined || c.port === port).map((c) => c.id);
   }
 
   beforeAll(async () => {
@@ -46,10 +47,10 @@ describe.each(enginesUnderTest())('swarm server lifecycle on $name', (eut: Engin
 
   it('starts a labelled, detached container with Init and reports ENGINE.OFFLINE from its API', async () => {
     const port = await freePort();
-    const online = waitForEvent(hub, 'swarm:status', (s) => s.connection === 'online' && s.engineStatus === 'ENGINE.OFFLINE');
+    const statuses = recordSwarmStatuses(hub);
     const container = await start(port);
     expect(container).toMatchObject({ engineId, state: 'running', port, networkMode: 'host', image: eut.image });
-    const status = await online;
+    const status = await statuses.of(container.id, (s) => s.connection === 'online' && s.engineStatus === 'ENGINE.OFFLINE').finally(statuses.stop);
     // Remote engines reach the port through the SSH tunnel, whose local port may differ.
     expect(status).toMatchObject({ containerId: container.id, globalStep: null });
     expect(status.url).toMatch(eut.remote ? /^http:\/\/127\.0\.0\.1:\d+$/ : new RegExp(`^http://127\\.0\\.0\\.1:${port}$`));
@@ -106,13 +107,13 @@ describe.each(enginesUnderTest())('swarm server lifecycle on $name', (eut: Engin
     const blocker = net.createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
     const port = (blocker.address() as net.AddressInfo).port;
-    const before = await ourContainerIds();
+    const before = await ourContainerIds(port);
     try {
       await expect(start(port)).rejects.toMatchObject({ code: 'PORT_IN_USE', message: expect.stringContaining(`Port ${port}`) });
     } finally {
       blocker.close();
     }
-    expect(await ourContainerIds()).toEqual(before);
+    expect(await ourContainerIds(port)).toEqual(before);
   });
 
   it('says IMAGE_NOT_FOUND with the pull command for a missing image', async () => {
@@ -124,15 +125,16 @@ describe.each(enginesUnderTest())('swarm server lifecycle on $name', (eut: Engin
   });
 
   it('removes the half-created container when the engine cannot give it GPUs (no NVIDIA runtime, no CDI spec)', async () => {
-    const before = await ourContainerIds();
+    const port = await freePort();
+    const before = await ourContainerIds(port);
     // Docker refuses the GPU request at start; Podman takes GPUs only through CDI and the test bed
     // has no CDI spec, so its start fails too. Never a silently GPU-less server.
-    const failure = await start(await freePort(), { gpus: true }).then(
+    const failure = await start(port, { gpus: true }).then(
       () => null,
       (error: unknown) => error,
     );
     expect(failure).toMatchObject({ code: expect.stringMatching(/^(CONTAINER_START_FAILED|GPU_NOT_VISIBLE)$/), message: expect.stringMatching(/GPU/) });
-    expect(await ourContainerIds()).toEqual(before);
+    expect(await ourContainerIds(port)).toEqual(before);
   });
 
   it('notices a swarm container that died on its own', async () => {

@@ -11,7 +11,7 @@ import { LABEL_PROFILE, NATIVE_ID_PREFIX } from '../../electron/services/engines
 import { ServerProfileInput, engineIdOfServer } from '../../electron/shared/schemas-servers';
 import type { ProfileInputRaw, ProfileView } from '../../electron/shared/schemas-profiles';
 import { ProfileInput } from '../../electron/shared/schemas-profiles';
-import { freePort, waitForEvent } from '../support/helpers';
+import { freePort, recordSwarmStatuses, waitForEvent } from '../support/helpers';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { loadTestbed, loadTestbedWithNative } from '../testbed/testbed';
 
@@ -89,7 +89,7 @@ describe('swarm profiles on the local Docker engine', () => {
 
     await expectRejected(app.handlers['profiles:start']({ profileId, secrets: {}, skipDoctor: true, replaceDrifted: false }), 'SECRET_MISSING');
 
-    const online = waitForEvent(app.hub, 'swarm:status', (s) => s.connection === 'online' && s.engineStatus === 'ENGINE.OFFLINE');
+    const statuses = recordSwarmStatuses(app.hub);
     // The real doctor runs first and passes: model folder with config.json, folders, free port, image present, no GPUs asked.
     const started = await app.handlers['profiles:start']({ profileId, secrets: { SWANLAB_API_KEY: CANARY }, skipDoctor: false, replaceDrifted: false });
     expect(events.some((e) => e.startsWith('doctor:report') && e.includes(`"profileId":"${profileId}"`))).toBe(true);
@@ -98,7 +98,8 @@ describe('swarm profiles on the local Docker engine', () => {
     firstContainerId = started.runtime.container!.id;
     // The engine's plain list says which profile a container belongs to (the quick-start list leaves it to the card).
     expect((await app.handlers['swarm:list']({ engineId: 'local' })).find((c) => c.id === firstContainerId)?.profileId).toBe(profileId);
-    expect((await online).containerId).toBe(firstContainerId);
+    await statuses.of(firstContainerId, (s) => s.connection === 'online' && s.engineStatus === 'ENGINE.OFFLINE');
+    statuses.stop();
 
     const info = await docker.getContainer(firstContainerId).inspect();
     expect(info.HostConfig.Binds).toEqual([
@@ -244,10 +245,11 @@ describe('swarm profiles on a server over SSH', () => {
     const added = await app.handlers['profiles:add'](
       ProfileInput.parse({ label: 'Remote fake', engineId, image: tb.fakeSwarmImage, port, networkMode: 'host', gpus: { mode: 'none' }, shm: { mode: 'size', gb: 1 }, logDir: `~/${subdir}/log` }),
     );
-    const online = waitForEvent(app.hub, 'swarm:status', (s) => s.engineId === engineId && s.connection === 'online');
+    const statuses = recordSwarmStatuses(app.hub);
     const started = await app.handlers['profiles:start']({ profileId: added.profile.id, secrets: {}, skipDoctor: true, replaceDrifted: false });
     expect(started.runtime.container).toMatchObject({ engineId, state: 'running', port });
-    await online;
+    await statuses.of(started.runtime.container!.id, (s) => s.engineId === engineId && s.connection === 'online');
+    statuses.stop();
     const info = await docker.getContainer(started.runtime.container!.id).inspect();
     expect(info.HostConfig.Binds).toEqual([`${home}/${subdir}/log:/workspace/log`]);
     expect(info.Config.Labels?.[LABEL_PROFILE]).toBe(added.profile.id);
@@ -277,12 +279,13 @@ describe('swarm profiles on a server over SSH', () => {
     expect(command).toContain(`ajet-swarm start --swarm-port=${port}`);
     expect(command).not.toContain(CANARY);
 
-    const online = waitForEvent(app.hub, 'swarm:status', (s) => s.engineId === engineId && s.connection === 'online' && s.url !== null, 60_000);
+    const statuses = recordSwarmStatuses(app.hub);
     const started = await app.handlers['profiles:start']({ profileId: added.profile.id, secrets: { SWANLAB_API_KEY: CANARY }, skipDoctor: true, replaceDrifted: false });
     expect(started.runtime).toMatchObject({ drifted: false, secretsKnown: ['SWANLAB_API_KEY'] });
     expect(started.runtime.container?.id.startsWith(NATIVE_ID_PREFIX)).toBe(true);
     expect(started.runtime.container?.state).toBe('running');
-    expect((await online).containerId).toBe(started.runtime.container!.id);
+    await statuses.of(started.runtime.container!.id, (s) => s.engineId === engineId && s.connection === 'online' && s.url !== null, 60_000);
+    statuses.stop();
 
     const stopped = await app.handlers['profiles:stop']({ profileId: added.profile.id });
     expect(stopped.runtime.container?.state).toBe('exited');

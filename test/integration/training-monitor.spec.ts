@@ -32,6 +32,8 @@ describe('training monitor against the fake swarm server in a container', () => 
   let containerId: string;
   let client: SwarmTestClient;
   const views: TrainingView[] = [];
+  /** What was told of this file's server: the test bed's dockerd may run other files' servers meanwhile (npm test's lanes). */
+  const shownOf = (kind: string) => notifier.shown.filter((n) => n.kind === kind && n.containerId === containerId);
 
   beforeAll(async () => {
     app = await startTestApp({ monitorIntervalMs: 100, notifier });
@@ -117,7 +119,7 @@ describe('training monitor against the fake swarm server in a container', () => 
       expect(p.secondsInStatus['ENGINE.ROLLING']).toBeGreaterThan(0);
     }
     expect(series.timeline.slice(0, 3).map((s) => s.status)).toEqual(['ENGINE.BOOTING', 'ENGINE.ROLLING', 'ENGINE.ROLLING_POST']);
-    expect(notifier.shown.filter((n) => n.kind === 'engine-rolling')).toEqual([
+    expect(shownOf('engine-rolling')).toEqual([
       expect.objectContaining({ containerId, engineId: 'local', title: expect.stringContaining('Local Docker') }),
     ]);
   });
@@ -146,7 +148,7 @@ describe('training monitor against the fake swarm server in a container', () => 
       expect(after.runId).toBe(before.runId);
       expect(after.points.map((p) => p.step)).toEqual([1, 2, 3, 4]);
       // A restart is not a new run reaching ROLLING.
-      expect(notifier.shown.filter((n) => n.kind === 'engine-rolling')).toHaveLength(1);
+      expect(shownOf('engine-rolling')).toHaveLength(1);
     }
   });
 
@@ -156,14 +158,14 @@ describe('training monitor against the fake swarm server in a container', () => 
     // The server still says global_step 5 (upstream keeps it after a stop): not progress.
     expect(await client.step()).toBe(5);
     expect(offline).toMatchObject({ globalStep: null, episodes: null, taskRewards: [], runningEpisodes: [] });
-    await poll('the engine-offline notification', 15_000, async () => notifier.shown.find((n) => n.kind === 'engine-offline'));
+    await poll('the engine-offline notification', 15_000, async () => shownOf('engine-offline')[0]);
     const series = await app.handlers['training:series']({ engineId: 'local', containerId });
     expect(series.timeline.at(-1)).toMatchObject({ status: 'ENGINE.OFFLINE', to: null });
 
     await docker.getContainer(containerId).kill();
     // Told once, by the server-state store's EndTeller, worded from the server's state.
-    const died = await poll('the server-ended notification', 30_000, async () => notifier.shown.find((n) => n.kind === 'server-ended'));
+    const died = await poll('the server-ended notification', 30_000, async () => shownOf('server-ended')[0]);
     expect(died).toMatchObject({ containerId, engineId: 'local', body: expect.stringContaining('was killed with exit code 137'), end: { kind: 'killed', code: 137 } });
-    expect(notifier.shown.filter((n) => n.kind === 'container-died')).toEqual([]);
+    expect(shownOf('container-died')).toEqual([]);
   });
 });

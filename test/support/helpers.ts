@@ -62,6 +62,42 @@ export async function poll<T>(what: string, timeoutMs: number, fn: () => Promise
   }
 }
 
+/**
+ * Records swarm:status events from now on; `of(containerId, predicate)` resolves with the first one of that container
+ * that `predicate` accepts, whether it came before the call (a start that reported while it returned) or after. For
+ * tests whose engine may run other files' servers meanwhile (npm test's lanes): a predicate on the engine alone
+ * could match theirs.
+ */
+export function recordSwarmStatuses(hub: EventHub): { of(containerId: string, predicate: (s: EventPayload<'swarm:status'>) => boolean, timeoutMs?: number): Promise<EventPayload<'swarm:status'>>; stop(): void } {
+  const seen: EventPayload<'swarm:status'>[] = [];
+  const waiters = new Set<(s: EventPayload<'swarm:status'>) => void>();
+  const unsubscribe = hub.subscribe((name, payload) => {
+    if (name !== 'swarm:status') return;
+    seen.push(payload as EventPayload<'swarm:status'>);
+    for (const waiter of [...waiters]) waiter(payload as EventPayload<'swarm:status'>);
+  });
+  return {
+    of: (containerId, predicate, timeoutMs = 30_000) =>
+      new Promise((resolve, reject) => {
+        const matches = (s: EventPayload<'swarm:status'>) => s.containerId === containerId && predicate(s);
+        const earlier = seen.find(matches);
+        if (earlier) return resolve(earlier);
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(new Error(`no matching swarm:status of ${containerId} within ${timeoutMs} ms; saw ${JSON.stringify(seen.filter((s) => s.containerId === containerId).slice(-5))}`));
+        }, timeoutMs);
+        const waiter = (s: EventPayload<'swarm:status'>) => {
+          if (!matches(s)) return;
+          clearTimeout(timer);
+          waiters.delete(waiter);
+          resolve(s);
+        };
+        waiters.add(waiter);
+      }),
+    stop: unsubscribe,
+  };
+}
+
 export function waitForEvent<E extends EventChannel>(
   hub: EventHub,
   channel: E,

@@ -67,10 +67,14 @@ describe("npm test's lanes (scripts/test-lanes.mjs)", () => {
     });
   }
 
-  it('lets only the container lane, e2e alone and the last e2e run sweep the shared containers', () => {
+  it('lets only the container lane, e2e alone and the last e2e run sweep the shared containers; the timer lane sweeps only its own', () => {
     const withApps = runs.filter((run) => run.args.includes('integration') || run.args.includes('e2e'));
-    const sweeping = withApps.filter((run) => run.env?.['AGENTSWARM_TEST_SLURM_LANE'] !== '1').map((run) => run.name);
-    expect(sweeping.sort()).toEqual(['containers', 'e2e', plan.last.name].sort());
+    const sweeping = withApps.filter((run) => run.env?.['AGENTSWARM_TEST_SLURM_LANE'] !== '1');
+    // A run of its own (AGENTSWARM_TEST_RUN): its containers carry their own test label, the only ones its cleanup removes.
+    const ownLabel = sweeping.filter((run) => run.env?.['AGENTSWARM_TEST_RUN'] !== undefined);
+    expect(ownLabel.map((run) => run.name)).toEqual(['container-timers']);
+    expect(ownLabel[0]!.env!['AGENTSWARM_TEST_RUN']).toMatch(/timers$/);
+    expect(sweeping.filter((run) => !ownLabel.includes(run)).map((run) => run.name).sort()).toEqual(['containers', 'e2e', plan.last.name].sort());
   });
 
   it("runs the Slurm jobs on the rootless Podman user after the container lane's Podman files, never beside them", () => {
