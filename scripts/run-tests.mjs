@@ -226,17 +226,18 @@ if (extraArgs.length > 0) {
   }
   const cpu = lane('cpu', plan.lanes.cpu);
   const slurm = lane('slurm', plan.lanes.slurm);
+  const slurmPodman = lane('slurmPodman', plan.lanes.slurmPodman);
   const containers = lane('containers', plan.lanes.containers);
   const timers = lane('timers', plan.lanes.timers);
   const alone = (async () => {
     await Promise.all([containers.ownDone, timers.ownDone]);
     console.log(`[test] the container and timer lanes' own runs are done (${at()}): the other e2e files`);
     const status = await runOne(plan.alone);
-    await slurm.ownDone;
+    await Promise.all([slurm.ownDone, slurmPodman.ownDone]);
     console.log(`[test] e2e alone and the Slurm lane's own runs are done (${at()}): the e2e file on the rootless Podman user`);
     return (await runOne(plan.last)) || status;
   })();
-  const statuses = await Promise.all([cpu.status, slurm.status, containers.status, timers.status, alone]);
+  const statuses = await Promise.all([cpu.status, slurm.status, slurmPodman.status, containers.status, timers.status, alone]);
   for (const { group } of ran) if (!group.terminal && existsSync(logOf(group.name))) console.log(readFileSync(logOf(group.name), 'utf8'));
   console.log(`[test] vitest runs (exit, from and to the lanes' start): ${ran.map((r) => r.line).join('; ')}; all in ${at()}, the machine ${(machineBusySeconds() - busyAtStart).toFixed(0)} CPU s busy`);
   reports.push(...ran.map(({ group }) => reportOf(group.name)));

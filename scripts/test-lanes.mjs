@@ -1,9 +1,11 @@
 // Where `npm test` (scripts/run-tests.mjs) runs each test file, and why (issue 35: an idle CI took 1,362 s, of which
 // the container lane's 728 s and then e2e alone 515 s were the critical path).
 //
-// Four lanes start together, each one vitest run after another:
+// Five lanes start together, each one vitest run after another:
 // - cpu: unit + renderer + conformance on one worker (CPU-bound; the other lanes mostly wait on daemons and timers).
-// - slurm: the Slurm integration files (the one Slurm node: one file at a time), THEN the Slurm e2e files.
+// - slurm: the Slurm integration files that share the node (SLURM_SHARED), then (once slurmPodman's is done) those
+//   that need it to themselves, THEN the Slurm e2e files.
+// - slurmPodman: the Slurm job with its server in rootless Podman, beside the shared Slurm files.
 // - containers: the integration files that start containers on the shared dockerd and Podman (one at a time).
 // - timers: the container files that mostly wait on the app's timers, as a test run of their own (CONTAINER_TIMERS).
 // A lane whose own runs (and THEN runs) are done takes the next FLOATING run (container-free files; longest first),
@@ -38,15 +40,21 @@ const WORKERS_POOL = ['workers-pool'].map(spec('integration'));
  */
 const SLURM_E2E = ['server-truth-slurm', 'slurm-servers'].map(spec('e2e'));
 /**
- * Last of the Slurm lane's own files: run first (vitest starts the largest file first), at the lanes' start while type
- * check and lint load both cores, its job's rootless Podman server never answered through the tunnel and the login
- * connection dropped (CI 2026-12-05, 6 failures); alone, and later in the lane as before, it passes. It also waits for
- * the container lane's own run (`waitFor`): its jobs run Podman as the test bed's rootless Podman user, whose storage
- * and service the container lane's Podman files use, as this file's own header says. A precaution, not a measured
- * failure: loaded run L12's Podman failure (no event for 30 s after a `podman rm -f`) came 100 s before slurm-podman
- * started, so it was the load alone.
+ * The Slurm job running its server in rootless Podman: a lane of its own, beside the Slurm files that hold at most one
+ * job at a time (SLURM_SHARED): the node has 2 CPUs and 2 GPUs, each of the two runs holds one job of one CPU (and at
+ * most one GPU). It failed twice at the lanes' start (CI 2026-12-05 and idle CI-T, 6 of 6 each), both times because its
+ * tunnel listened on the port its job had chosen on this machine and forwarded into itself (fixed in the spec:
+ * test/support/slurm-test-ports.ts), not for the load or the company. Its job containers carry the test label, and
+ * every cleanup of the other lanes spares containers inside Slurm jobs (test/support/test-app.ts), so the container
+ * lane's Podman files may run beside it.
  */
 const SLURM_PODMAN = spec('integration')('slurm-podman');
+/**
+ * Slurm files whose tests hold at most one job of one CPU and no GPU at a time, and never take the node down: they run
+ * beside slurm-podman. The other Slurm files need the node to themselves (both GPUs taken, a node DOWN, a job array
+ * beside a swarm job, GPUs inside the allocation): they run after both, then the Slurm e2e files.
+ */
+const SLURM_SHARED = ['slurm-ends', 'slurm-app', 'slurm-engine', 'slurm-custom', 'slurm-doctor', 'slurm-diagnostics'].map(spec('integration'));
 /**
  * Integration files that start no container on the shared daemons (an in-process fake swarm server, the dry run, the
  * job runner, sshd only). Their apps may see the container lane's containers; none of these files asserts on a
@@ -108,8 +116,8 @@ export function testPlan(rendererCopy) {
       cpu: { own: [{ name: 'isolated', args: ['--project', 'unit', '--project', 'renderer', '--project', 'conformance', '--maxWorkers=1'] }] },
       slurm: {
         own: [
-          { name: 'slurm', args: ['--project', 'integration', SLURM_FILES, '--exclude', SLURM_PODMAN], env: NO_SWEEP },
-          { name: 'slurm-podman', waitFor: 'containers', args: ['--project', 'integration', SLURM_PODMAN], env: NO_SWEEP },
+          { name: 'slurm-shared', args: ['--project', 'integration', ...SLURM_SHARED], env: NO_SWEEP },
+          { name: 'slurm', waitFor: 'slurmPodman', args: ['--project', 'integration', SLURM_FILES, ...excluding([SLURM_PODMAN, ...SLURM_SHARED])], env: NO_SWEEP },
         ],
         then: [{ name: 'slurm-e2e', args: ['--project', 'e2e', ...SLURM_E2E], env: { ...NO_SWEEP, ...e2eEnv } }],
       },
@@ -123,6 +131,7 @@ export function testPlan(rendererCopy) {
           },
         ],
       },
+      slurmPodman: { own: [{ name: 'slurm-podman', args: ['--project', 'integration', SLURM_PODMAN], env: NO_SWEEP }] },
       timers: { own: [{ name: 'container-timers', args: ['--project', 'integration', ...CONTAINER_TIMERS], env: { AGENTSWARM_TEST_RUN: TIMERS_RUN } }] },
     },
     // Longest first (idle CI 2026-12-05: about 94 s, 42 s, 34 s, 30 s and 27 s).

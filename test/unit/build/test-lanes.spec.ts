@@ -77,17 +77,31 @@ describe("npm test's lanes (scripts/test-lanes.mjs)", () => {
     expect(sweeping.filter((run) => !ownLabel.includes(run)).map((run) => run.name).sort()).toEqual(['containers', 'e2e', plan.last.name].sort());
   });
 
-  it("runs the Slurm jobs on the rootless Podman user after the container lane's Podman files, never beside them", () => {
+  it("runs the Slurm jobs on the rootless Podman user in a lane of their own, whose containers every other lane's cleanup spares", () => {
     const integrationFiles = (run: Run) => specsOf('integration').filter((file) => selected(run, 'integration', file));
+    const usesRootless = (file: string) => readFileSync(join(root, file), 'utf8').includes('rootless');
     const podmanInSlurm = Object.values(plan.lanes)
       .flatMap((lane) => lane.own)
-      .filter((run) => integrationFiles(run).some((file) => readFileSync(join(root, file), 'utf8').includes('rootless')) && run.name !== 'containers');
+      .filter((run) => integrationFiles(run).some(usesRootless) && run.name !== 'containers');
     expect(podmanInSlurm.map((run) => run.name)).toEqual(['slurm-podman']);
-    expect(podmanInSlurm[0]!.waitFor).toBe('containers');
+    expect(plan.lanes['slurmPodman']!.own.map((run) => run.name)).toEqual(['slurm-podman']);
+    // Beside the container lane's Podman files: their cleanups must leave a Slurm job's containers alone.
+    const cleanup = readFileSync(join(root, 'test', 'support', 'test-app.ts'), 'utf8');
+    expect(cleanup).toMatch(/filter\(\(c\) => !c\.Labels\?\.\['io\.agentswarm\.slurm-job'\]\)/);
     // The floating runs start beside everything: none of their files may use the rootless Podman user.
-    const floatingOnPodman = plan.floating.flatMap((run) => integrationFiles(run)).filter((file) => readFileSync(join(root, file), 'utf8').includes('rootless'));
-    expect(floatingOnPodman).toEqual([]);
+    expect(plan.floating.flatMap((run) => integrationFiles(run)).filter(usesRootless)).toEqual([]);
     for (const run of runs) if (run.waitFor) expect(Object.keys(plan.lanes), run.name).toContain(run.waitFor);
+  });
+
+  it('runs beside slurm-podman only the Slurm files that share the node; the others after it, then the Slurm e2e files', () => {
+    const [shared, exclusive] = plan.lanes['slurm']!.own;
+    expect(shared!.waitFor).toBeUndefined();
+    expect(exclusive!.waitFor).toBe('slurmPodman');
+    const files = (run: Run) => specsOf('integration').filter((file) => selected(run, 'integration', file));
+    // Beside a running job: no file that takes the node down (a refused GPU request holds none; slurm-ends has one).
+    for (const file of files(shared!)) expect(readFileSync(join(root, file), 'utf8'), file).not.toMatch(/state=down/i);
+    expect(files(shared!).length + files(exclusive!).length + 1).toBe(specsOf('integration').filter((file) => file.includes('slurm')).length);
+    expect(plan.lanes['slurm']!.then!.map((run) => run.name)).toEqual(['slurm-e2e']);
   });
 
   it("keeps the e2e files on the test bed's rootless Podman user (the Slurm lane's slurm-podman starts containers there) for the last run", () => {
