@@ -170,10 +170,22 @@ describe('Slurm job running the swarm server in rootless Podman', () => {
     expect(await portOpen(port), `port ${port} closed on the node`).toBe(false);
   });
 
-  it('a job cancelled while `podman run` starts the container leaves none behind', { timeout: 300_000 }, async () => {
-    const id = await engine.createContainer(spec('early', TEST_CONTAINER_LABELS));
+  it('a job cancelled while `podman run` starts the container leaves none behind', { timeout: 600_000 }, async () => {
+    // The window (conmon started, `podman run -d` not returned) lasts a moment; on a loaded machine the watcher below
+    // may not run inside it (loaded run L16: "run-already-returned"). Each attempt is checked the same way (a cancel
+    // after the start must leave nothing behind either); one of them must have hit the window.
+    const outcomes: string[] = [];
+    for (let attempt = 1; attempt <= 4 && !outcomes.includes('cancelled-during-run'); attempt += 1) {
+      outcomes.push(await cancelDuringStart(`early${attempt}`));
+    }
+    expect(outcomes, 'a cancel hit after conmon started, while podman run was still working').toContain('cancelled-during-run');
+  });
+
+  /** One job cancelled as soon as its container's conmon runs; what the watcher saw, after checking nothing is left. */
+  async function cancelDuringStart(name: string): Promise<string> {
+    const id = await engine.createContainer(spec(name, TEST_CONTAINER_LABELS));
     created.add(id);
-    const container = `${slurmJobName(`${run}-early`)}-${id}`;
+    const container = `${slurmJobName(`${run}-${name}`)}-${id}`;
     // On the node, as the user, with no SSH round trip in between: wait until this job's `podman run -d` has started
     // the container's conmon but has not returned yet, and cancel the job right then. That is the window in which a
     // trap set after `podman run` left the container behind (created, or running and serving). `[a]`/`[c]` keep
@@ -195,16 +207,17 @@ describe('Slurm job running the swarm server in rootless Podman', () => {
     );
     // startContainer returns once the job ends (kept, as an exited container) or runs with its endpoint.
     await engine.startContainer(id).catch(() => undefined);
-    const watched = await watcher;
-    expect(watched.stdout.trim(), 'the cancel hit after conmon started, while podman run was still working').toBe('cancelled-during-run');
+    const watched = (await watcher).stdout.trim();
+    expect(['cancelled-during-run', 'run-already-returned'], `the watcher saw conmon start (attempt ${name})`).toContain(watched);
     const stopped = await ended(id);
     expect(stopped.statusText).toContain('CANCELLED');
     expect(stopped.exitCode).toBe(143);
     // The trap waits for the killed `podman run`, then stops and removes what it left (created or running).
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    expect(await containersOfJob(id), 'no container left behind by a cancel during the start').toEqual([]);
-    expect(await portOpen(await endpointPort('early').catch(() => portBase)), 'nothing listens on the job\'s port').toBe(false);
-  });
+    expect(await containersOfJob(id), `no container left behind by a cancel during the start (${watched})`).toEqual([]);
+    expect(await portOpen(await endpointPort(name).catch(() => portBase)), 'nothing listens on the job\'s port').toBe(false);
+    return watched;
+  }
 
   it('a container that exits by itself ends the job with its exit code, and the container is removed', { timeout: 300_000 }, async () => {
     // The fake swarm's test knob: fail at start with this exit code, like a broken install would.
