@@ -7,7 +7,7 @@
  * transport (streamlocal on one connection), over docker-modem's `ssh` protocol (a new SSH login
  * and `docker system dial-stdio` per call) and over the local socket.
  * The last line is machine-readable:
- * `BENCH tunnel throughput_vs_openssh=… conc128_p99_vs_openssh=… newconn_p50_vs_openssh=… docker_call_vs_local=… docker_call_speedup_vs_modem_ssh=…`
+ * `BENCH tunnel throughput_vs_openssh=… conc128_p99_vs_openssh=… newconn_p50_vs_openssh=… docker_call_vs_local=… docker_ping_vs_local=… docker_call_speedup_vs_modem_ssh=…`
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -132,14 +132,18 @@ async function main(): Promise<void> {
   const dockerLocal = await callP50(() => local.listContainers(), 200);
   const dockerOurs = await callP50(() => overSsh.listContainers(), 200);
   const dockerModem = await callP50(() => modem.listContainers(), 20);
+  // The smallest call, /_ping: what the transport itself adds (issue 12's bound: at most 3x the local socket, +1 ms).
+  const pingLocal = await callP50(() => local.ping(), 200);
+  const pingOurs = await callP50(() => overSsh.ping(), 200);
   agent.destroy();
   await connection.close();
   console.log(`\nDocker listContainers p50: local socket ${ms(dockerLocal)} ms, our SSH transport ${ms(dockerOurs)} ms, docker-modem ssh ${ms(dockerModem)} ms`);
+  console.log(`Docker /_ping p50: local socket ${ms(pingLocal)} ms, our SSH transport ${ms(pingOurs)} ms`);
 
   const ssh = rows.get('openssh -L')!;
   const ours = rows.get('ours (ssh2)')!;
   console.log(
-    `BENCH tunnel throughput_vs_openssh=${(ours.mbps / ssh.mbps).toFixed(2)} conc128_p99_vs_openssh=${(ours.concP99 / ssh.concP99).toFixed(2)} newconn_p50_vs_openssh=${(ours.newP50 / ssh.newP50).toFixed(2)} docker_call_vs_local=${(dockerOurs / dockerLocal).toFixed(1)} docker_call_speedup_vs_modem_ssh=${(dockerModem / dockerOurs).toFixed(0)}`,
+    `BENCH tunnel throughput_vs_openssh=${(ours.mbps / ssh.mbps).toFixed(2)} conc128_p99_vs_openssh=${(ours.concP99 / ssh.concP99).toFixed(2)} newconn_p50_vs_openssh=${(ours.newP50 / ssh.newP50).toFixed(2)} docker_call_vs_local=${(dockerOurs / dockerLocal).toFixed(1)} docker_ping_vs_local=${(pingOurs / pingLocal).toFixed(1)} docker_call_speedup_vs_modem_ssh=${(dockerModem / dockerOurs).toFixed(0)}`,
   );
 }
 
