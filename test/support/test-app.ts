@@ -133,7 +133,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       // npm test runs the Slurm files in a lane of their own beside the other integration files: their apps make
       // no containers on the shared daemons, so their cleanup must not sweep away the other lane's running ones.
       if (!process.env.AGENTSWARM_TEST_SLURM_LANE) await removeTestContainers();
-      if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
+      // Retried: a file the stopped app's last write puts in the folder while it is removed makes rmdir fail with
+      // ENOTEMPTY (loaded run L18, dry-run-app); Node retries that with a short backoff.
+      if (ownsDataDir) await rm(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   };
 }

@@ -67,10 +67,13 @@ export class FleetAlerts {
   private running: Promise<void> | null = null;
   private again = false;
   private startedAt = 0;
+  private started = false;
 
   constructor(private readonly options: FleetAlertsOptions) {}
 
+  /** Call once the book has read its episodes from disk: looks made before would open (and tell) them again. */
   start(): void {
+    this.started = true;
     this.startedAt = this.options.now?.() ?? Date.now();
     this.timer = setInterval(() => void this.evaluate(), EVALUATE_EVERY_MS);
     this.timer.unref?.();
@@ -90,6 +93,9 @@ export class FleetAlerts {
 
   /** One look at everything; calls made while one runs are folded into one more. Resolves when done (tests wait on it). */
   evaluate(): Promise<void> {
+    // A new sample or state may come while the book still reads its file (the app's start): an episode already told
+    // before a restart would look new, be told again, then be replaced by the one read (loaded run L18).
+    if (!this.started) return Promise.resolve();
     if (this.running) {
       this.again = true;
       return this.running;

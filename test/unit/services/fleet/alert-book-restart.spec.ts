@@ -5,10 +5,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AlertBook } from '../../../../electron/services/fleet/alert-book';
 import { AlertBookFile } from '../../../../electron/services/fleet/alert-book-file';
 import { GpuIdleTracker, StallTracker } from '../../../../electron/services/fleet/alert-rules';
+import { FleetAlerts } from '../../../../electron/services/fleet/fleet-alerts';
 import { SlurmLimitWarnings, limitWarningText } from '../../../../electron/services/slurm/limit-warnings';
-import { AlertThresholds } from '../../../../electron/shared/schemas-fleet';
+import { AlertThresholds, type GpuSample } from '../../../../electron/shared/schemas-fleet';
 import type { AppNotification } from '../../../../electron/shared/schemas-profiles';
 import type { SlurmJobView } from '../../../../electron/shared/schemas-slurm';
+import type { ServerState } from '../../../../electron/shared/server-state';
 
 const t = AlertThresholds.parse({});
 const MIN = 60_000;
@@ -106,5 +108,41 @@ describe('the Slurm time-limit warning in the alert book', () => {
     await watcher.pollDue();
     expect(book.list()[0]).toMatchObject({ state: 'resolved' });
     expect(shown).toHaveLength(1);
+  });
+});
+
+describe('the fleet alerts while the app starts', () => {
+  it('look at nothing before the book has read its file: an episode told before the restart is not told again', async () => {
+    const path = join(dir, 'fleet-alert-book.json');
+    const before: AppNotification[] = [];
+    const first = bookAt(path, before);
+    first.update('gpus-idle', server, { active: true, detail: '1 GPU under 5 % for 0 min' });
+    await first.flush();
+    expect(before).toHaveLength(1);
+
+    const after: AppNotification[] = [];
+    const second = bookAt(path, after);
+    const idleAtOnce = AlertThresholds.parse({ idleMinutes: 0 });
+    const training = { key: 'local:c1', engineId: 'local', containerId: 'c1', engineKind: 'local-docker', phase: 'training', engineStatus: 'ENGINE.OFFLINE' } as ServerState;
+    const idleSample = { key: 'local', engineId: 'local', engineIds: ['local'], containerId: null, hostLabel: 'this computer', at: new Date().toISOString(), gpus: [{ index: 0, uuid: 'GPU-0', utilizationPct: 0, memoryUsedMiB: 0, memoryTotalMiB: 1 }], error: null } as GpuSample;
+    const alerts = new FleetAlerts({
+      states: () => [training],
+      samples: () => [idleSample],
+      views: () => Promise.resolve([]),
+      series: () => Promise.resolve(null),
+      thresholds: () => idleAtOnce,
+      book: second,
+      nameOf: () => server.name,
+      logger: quiet,
+    });
+    // A sample comes while the book still reads (the app's start, as in loaded run L18): nothing is looked at yet.
+    await alerts.evaluate();
+    expect(second.list()).toEqual([]);
+    await second.load();
+    alerts.start();
+    await alerts.evaluate();
+    alerts.dispose();
+    expect(second.list().map((a) => [a.rule, a.state, a.detail])).toEqual([['gpus-idle', 'open', '1 GPU under 5 % for 0 min']]);
+    expect(after).toEqual([]);
   });
 });
