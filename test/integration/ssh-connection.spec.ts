@@ -175,7 +175,8 @@ describe('SshConnection against the test bed sshd', () => {
         .slice(offset)
         .split(/\r?\n/)
         .filter((line) => line.includes(`port ${clientPort}`));
-    for (let i = 0; i < 50 && !ours().some((l) => l.startsWith('Disconnected')); i += 1) await new Promise((ok) => setTimeout(ok, 20));
+    // Up to 15 s: sshd writes the line after the socket closes, later on a loaded machine (1 s was ssh-jump's too-short wait in CI-W).
+    for (let i = 0; i < 750 && !ours().some((l) => l.startsWith('Disconnected')); i += 1) await new Promise((ok) => setTimeout(ok, 20));
     // "Disconnected from <ip>" without "authenticating user": sshd never saw a login attempt.
     expect(ours()).toContain(`Disconnected from ${tb.ssh.host} port ${clientPort} [preauth]`);
     expect(ours().filter((l) => /user|Failed|Accepted|password|publickey/i.test(l))).toEqual([]);
