@@ -9,17 +9,17 @@
 // - containers: the integration files that start containers on the shared dockerd and Podman (one at a time).
 // - timers: the container files that mostly wait on the app's timers, as a test run of their own (CONTAINER_TIMERS).
 // A lane whose own runs (and THEN runs) are done takes the next FLOATING run (container-free files; longest first),
-// so the idle cores of a finished lane shorten the others. The other e2e files run ALONE once the container lane's
-// own run is done: their pages read dockerd's container list (the landing page, the fleet home, the Servers page's
-// rows, the Runs page record what trains there), which the container lane's files fill. Beside them may still run:
+// so the idle cores of a finished lane shorten the others. The other e2e files run ALONE once the container and timer
+// lanes' own runs are done: their pages read dockerd's container list (the landing page, the fleet home, the Servers
+// page's rows, the Runs page record what trains there), which those lanes' files fill. Beside them may still run:
 // floating runs (they start no container) and the Slurm lane (native servers in Slurm jobs, and rootless Podman
 // containers inside Slurm jobs that every sweep spares; their assertions name their own jobs and profiles). The one
-// e2e file on the Slurm lane's rootless Podman user runs LAST, once both are done (its Servers page lists that
-// user's containers).
+// e2e file on the rootless Podman user (which slurm-podman's jobs use too) runs LAST, once both are done (its Servers
+// page lists that user's containers).
 //
-// Every run but the containers lane's and the e2e's sets AGENTSWARM_TEST_SLURM_LANE: their test apps then leave the
-// shared daemons' test containers alone on dispose (test/support/test-app.ts), as they run beside the files that
-// own those containers.
+// Every run but the containers lane's, the timer lane's and the e2e's sets AGENTSWARM_TEST_SLURM_LANE: their test
+// apps then leave the shared daemons' test containers alone on dispose (test/support/test-app.ts), as they run beside
+// the files that own those containers. The timer lane's apps sweep only their own run's label.
 
 const spec = (dir) => (name) => `test/${dir}/${name}.spec.ts`;
 const NO_SWEEP = { AGENTSWARM_TEST_SLURM_LANE: '1' };
