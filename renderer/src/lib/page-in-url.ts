@@ -12,8 +12,14 @@ export function pageFromHash(hash: string): string | null {
   return new URLSearchParams(hash.replace(/^#/, '')).get(PAGE_PARAM);
 }
 
-/** The page the app was opened at, read once when the app loads (later mounts in tests start fresh). */
-export const PAGE_AT_LOAD: string | null = typeof location === 'undefined' ? null : pageFromHash(location.hash);
+/**
+ * The page the address names now. The app reads it once, as it starts (main.ts, then App.svelte when it is created),
+ * before it shows any page; read at that moment, not when this module is first evaluated, so a test that renders the
+ * App after changing the address sees that address (renderer specs share one module graph per worker).
+ */
+export function pageInAddress(): string | null {
+  return typeof location === 'undefined' ? null : pageFromHash(location.hash);
+}
 
 /** Replaces (not pushes: the back button is not page navigation here) the fragment's page. */
 export function showPageInUrl(page: string, target: Pick<Location, 'hash' | 'replace'> = location): void {

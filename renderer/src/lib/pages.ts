@@ -2,7 +2,7 @@ import type { Component } from 'svelte';
 import type { ExposedApi } from '../../../electron/shared/api';
 import { registerChunkLoader } from './chunks';
 import { hasTopics, loadTopics, type MessageKey, type Topic } from './i18n';
-import { PAGE_AT_LOAD } from './page-in-url';
+import { pageInAddress } from './page-in-url';
 import type { SettingsState } from './state/settings.svelte';
 import type { SwarmStatuses } from './state/swarm-statuses.svelte';
 
@@ -61,7 +61,8 @@ export function findPage(id: Page): PageEntry | undefined {
  * in (lib/landing.ts: a new user gets the wizard), so nothing is fetched on a guess.
  */
 export function pageToOpen(): Page | null {
-  return PAGE_AT_LOAD !== null && findPage(PAGE_AT_LOAD) ? PAGE_AT_LOAD : null;
+  const named = pageInAddress();
+  return named !== null && findPage(named) ? named : null;
 }
 
 const loaded = new Map<Page, PageComponent>();
