@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { testPlan, TIMERS_RUN } from './test-lanes.mjs';
+import { OWN_RUNS, testPlan } from './test-lanes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const results = join(root, 'test-results');
@@ -224,20 +224,13 @@ if (extraArgs.length > 0) {
     })();
     return { ownDone: ownDoneOf[name], status };
   }
-  const cpu = lane('cpu', plan.lanes.cpu);
-  const slurm = lane('slurm', plan.lanes.slurm);
-  const slurmPodman = lane('slurmPodman', plan.lanes.slurmPodman);
-  const containers = lane('containers', plan.lanes.containers);
-  const timers = lane('timers', plan.lanes.timers);
+  const lanes = Object.fromEntries(Object.entries(plan.lanes).map(([name, spec]) => [name, lane(name, spec)]));
   const alone = (async () => {
-    await Promise.all([containers.ownDone, timers.ownDone]);
-    console.log(`[test] the container and timer lanes' own runs are done (${at()}): the other e2e files`);
-    const status = await runOne(plan.alone);
-    await Promise.all([slurm.ownDone, slurmPodman.ownDone]);
-    console.log(`[test] e2e alone and the Slurm lane's own runs are done (${at()}): the e2e file on the rootless Podman user`);
-    return (await runOne(plan.last)) || status;
+    await Promise.all([lanes.containers.ownDone, lanes.timers.ownDone, lanes.e2e.ownDone]);
+    console.log(`[test] the container, timer and e2e lanes' own runs are done (${at()}): the e2e file of a new user`);
+    return runOne(plan.alone);
   })();
-  const statuses = await Promise.all([cpu.status, slurm.status, slurmPodman.status, containers.status, timers.status, alone]);
+  const statuses = await Promise.all([...Object.values(lanes).map((started) => started.status), alone]);
   for (const { group } of ran) if (!group.terminal && existsSync(logOf(group.name))) console.log(readFileSync(logOf(group.name), 'utf8'));
   console.log(`[test] vitest runs (exit, from and to the lanes' start): ${ran.map((r) => r.line).join('; ')}; all in ${at()}, the machine ${(machineBusySeconds() - busyAtStart).toFixed(0)} CPU s busy`);
   reports.push(...ran.map(({ group }) => reportOf(group.name)));
@@ -245,10 +238,13 @@ if (extraArgs.length > 0) {
   vitest = statuses.find((status) => status !== 0) ?? 0;
 }
 
-// The timer lane's containers carry their run's own test label (test/support/test-app.ts spells it), which `testbed.sh
-// down` does not sweep: what a failed test of that lane left behind on the shared dockerd.
-const timersLabel = `io.agentswarm.app-version=0.0.0-test.${TIMERS_RUN}`;
-if (extraArgs.length === 0) run('bash', ['-c', `docker ps -aq --filter label=${timersLabel} | xargs -r docker rm -f >/dev/null || true`]);
+// The lanes' own test runs label their containers 0.0.0-test.<run> (test/support/test-app.ts). `testbed.sh down` sweeps
+// every test label; with AGENTSWARM_KEEP_TESTBED it does not run, so what a failed test of those runs left behind on
+// the shared dockerd is removed here.
+if (extraArgs.length === 0 && process.env.AGENTSWARM_KEEP_TESTBED) {
+  const filters = OWN_RUNS.map((word) => `--filter label=io.agentswarm.app-version=0.0.0-test.${word}`);
+  for (const filter of filters) run('bash', ['-c', `docker ps -aq ${filter} | xargs -r docker rm -f >/dev/null || true`]);
+}
 if (!process.env.AGENTSWARM_KEEP_TESTBED) run('bash', ['test/testbed/testbed.sh', 'down']);
 
 printSlowestFiles(extraArgs.length > 0 ? ['run'] : runNames);

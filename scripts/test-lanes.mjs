@@ -1,25 +1,23 @@
 // Where `npm test` (scripts/run-tests.mjs) runs each test file, and why (issue 35: an idle CI took 1,362 s, of which
 // the container lane's 728 s and then e2e alone 515 s were the critical path).
 //
-// Five lanes start together, each one vitest run after another:
+// Six lanes start together, each one vitest run after another:
 // - cpu: unit + renderer + conformance on one worker (CPU-bound; the other lanes mostly wait on daemons and timers).
 // - slurm: the Slurm integration files that share the node (SLURM_SHARED), then (once slurmPodman's is done) those
 //   that need it to themselves, THEN the Slurm e2e files.
-// - slurmPodman: the Slurm job with its server in rootless Podman, beside the shared Slurm files.
+// - slurmPodman: the Slurm job with its server in rootless Podman, beside the shared Slurm files, THEN the e2e file
+//   on the rootless Podman user (whose containers that job starts too).
 // - containers: the integration files that start containers on the shared dockerd and Podman (one at a time).
 // - timers: the container files that mostly wait on the app's timers, as a test run of their own (CONTAINER_TIMERS).
+// - e2e: the e2e files that use the shared dockerd, as a test run of their own (E2E_RUN).
 // A lane whose own runs (and THEN runs) are done takes the next FLOATING run (container-free files; longest first),
-// so the idle cores of a finished lane shorten the others. The other e2e files run ALONE once the container and timer
-// lanes' own runs are done: their pages read dockerd's container list (the landing page, the fleet home, the Servers
-// page's rows, the Runs page record what trains there), which those lanes' files fill. Beside them may still run:
-// floating runs (they start no container) and the Slurm lane (native servers in Slurm jobs, and rootless Podman
-// containers inside Slurm jobs that every sweep spares; their assertions name their own jobs and profiles). The one
-// e2e file on the rootless Podman user (which slurm-podman's jobs use too) runs LAST, once both are done (its Servers
-// page lists that user's containers).
+// so the idle cores of a finished lane shorten the others. The one e2e file that needs a machine with no swarm server
+// (a new user's first launch) runs ALONE, once the container, timer and e2e lanes' own runs are done. Runs of their
+// own (AGENTSWARM_TEST_RUN) give their containers their own test label, so no run's cleanup sweeps another's
+// containers; every assertion of theirs names their own containers, profiles and rows (never a whole engine's count).
 //
-// Every run but the containers lane's, the timer lane's and the e2e's sets AGENTSWARM_TEST_SLURM_LANE: their test
-// apps then leave the shared daemons' test containers alone on dispose (test/support/test-app.ts), as they run beside
-// the files that own those containers. The timer lane's apps sweep only their own run's label.
+// Every other run sets AGENTSWARM_TEST_SLURM_LANE: their test apps then leave the shared daemons' test containers alone
+// on dispose (test/support/test-app.ts), as they run beside the files that own those containers.
 
 const spec = (dir) => (name) => `test/${dir}/${name}.spec.ts`;
 const NO_SWEEP = { AGENTSWARM_TEST_SLURM_LANE: '1' };
@@ -66,12 +64,22 @@ const SLURM_SHARED = ['slurm-ends', 'slurm-app', 'slurm-engine', 'slurm-custom',
  * the container lane, so the two end together). They run in a lane of their own beside the container lane, as another
  * test run (AGENTSWARM_TEST_RUN): their containers carry their own test label, so neither run's cleanup sweeps the
  * other's containers. Their assertions name their own containers and profiles, and the container lane's name theirs:
- * none counts the servers, statuses, runs or tunnels of a whole engine. e2e alone waits for both. None uses the
- * rootless Podman user.
+ * none counts the servers, statuses, runs or tunnels of a whole engine. None uses the rootless Podman user.
  */
 const CONTAINER_TIMERS = ['fleet-auto-stop', 'gpu-sampling', 'training-monitor', 'fleet-alerts'].map(spec('integration'));
-/** The timers lane's test run: its word after the checkout's own, when that is set. */
-export const TIMERS_RUN = process.env.AGENTSWARM_TEST_RUN ? `${process.env.AGENTSWARM_TEST_RUN}.timers` : 'timers';
+/** A lane's test run: its word after the checkout's own, when that is set. */
+const runWord = (word) => (process.env.AGENTSWARM_TEST_RUN ? `${process.env.AGENTSWARM_TEST_RUN}.${word}` : word);
+const TIMERS_RUN = runWord('timers');
+/**
+ * The e2e files on the shared dockerd, beside the container and timer lanes (e2e alone after them was 280-300 s of the
+ * run's critical path: idle CI 2026-12-06). Tried side by side, only getting-started failed: a new user's first
+ * launch lands on the wizard only where no swarm server runs, so it runs alone (E2E_NEW_USER).
+ */
+const E2E_RUN = runWord('e2e');
+/** The e2e file on the rootless Podman user: a run of its own beside the e2e lane. */
+const ROOTLESS_RUN = runWord('rootless');
+/** Every test run's word (their test label: 0.0.0-test.<word>), for a sweep of what a failed run left behind. */
+export const OWN_RUNS = [TIMERS_RUN, E2E_RUN, ROOTLESS_RUN];
 const WIZARD_RUNS = ['wizard-run', 'generated-scripts', 'dry-run-app'].map(spec('integration'));
 const NO_CONTAINER = ['jobs', 'jobs-control', 'jobs-preflight', 'jobs-failures', 'wizard', 'wizard-project', 'ssh-connection', 'ssh-jump', 'ssh-known-hosts', 'dry-run-relay', 'ssh-tunnel'].map(
   spec('integration'),
@@ -95,14 +103,16 @@ const NO_CONTAINER_SMALL = [
 ].map(spec('integration'));
 /**
  * e2e files whose apps have no engine (a Docker socket that does not exist: Docker is not what they test), so nothing
- * of the shared dockerd reaches their pages. Every other e2e file runs alone.
+ * of the shared dockerd reaches their pages. They float (the default test run: their apps start no container).
  */
 const E2E_NO_ENGINE = ['packaged-smoke', 'settings-file', 'vault', 'backend-link', 'jobs-page', 'runs-page'].map(spec('e2e'));
 /**
  * The e2e file whose server is the test bed's rootless Podman user, whose containers the Slurm lane's slurm-podman
- * file starts too (inside Slurm jobs): after e2e alone and the Slurm lane's own runs.
+ * file starts too (inside Slurm jobs): after slurm-podman, in its lane.
  */
 const E2E_ROOTLESS_PODMAN = ['podman-servers'].map(spec('e2e'));
+/** The first launch of a new user: no swarm server on this machine's engines, so no other container lane beside it. */
+const E2E_NEW_USER = ['getting-started'].map(spec('e2e'));
 
 /**
  * The e2e runs serve a copy of the built renderer: packaging.spec and npm-start.spec rebuild out/ in the container lane
@@ -131,8 +141,21 @@ export function testPlan(rendererCopy) {
           },
         ],
       },
-      slurmPodman: { own: [{ name: 'slurm-podman', args: ['--project', 'integration', SLURM_PODMAN], env: NO_SWEEP }] },
+      slurmPodman: {
+        own: [{ name: 'slurm-podman', args: ['--project', 'integration', SLURM_PODMAN], env: NO_SWEEP }],
+        then: [{ name: 'e2e-rootless-podman', args: ['--project', 'e2e', ...E2E_ROOTLESS_PODMAN], env: { ...e2eEnv, AGENTSWARM_TEST_RUN: ROOTLESS_RUN } }],
+      },
       timers: { own: [{ name: 'container-timers', args: ['--project', 'integration', ...CONTAINER_TIMERS], env: { AGENTSWARM_TEST_RUN: TIMERS_RUN } }] },
+      e2e: {
+        own: [
+          {
+            name: 'e2e',
+            terminal: true,
+            args: ['--project', 'e2e', ...excluding([...SLURM_E2E, ...E2E_NO_ENGINE, ...E2E_ROOTLESS_PODMAN, ...E2E_NEW_USER])],
+            env: { ...e2eEnv, AGENTSWARM_TEST_RUN: E2E_RUN },
+          },
+        ],
+      },
     },
     // Longest first (idle CI 2026-12-05: about 94 s, 42 s, 34 s, 30 s and 27 s).
     floating: [
@@ -142,7 +165,6 @@ export function testPlan(rendererCopy) {
       { name: 'no-container-small', args: ['--project', 'integration', ...NO_CONTAINER_SMALL], env: NO_SWEEP },
       { name: 'no-container', args: ['--project', 'integration', ...NO_CONTAINER], env: NO_SWEEP },
     ],
-    alone: { name: 'e2e', terminal: true, args: ['--project', 'e2e', ...excluding([...SLURM_E2E, ...E2E_NO_ENGINE, ...E2E_ROOTLESS_PODMAN])], env: e2eEnv },
-    last: { name: 'e2e-rootless-podman', terminal: true, args: ['--project', 'e2e', ...E2E_ROOTLESS_PODMAN], env: e2eEnv },
+    alone: { name: 'e2e-new-user', terminal: true, args: ['--project', 'e2e', ...E2E_NEW_USER], env: e2eEnv },
   };
 }

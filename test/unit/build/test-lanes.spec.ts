@@ -23,10 +23,9 @@ interface Plan {
   lanes: Record<string, { own: Run[]; then?: Run[] }>;
   floating: Run[];
   alone: Run;
-  last: Run;
 }
 const plan = (testPlan as (rendererCopy: string) => Plan)('/tmp/renderer-copy');
-const runs: Run[] = [...Object.values(plan.lanes).flatMap((lane) => [...lane.own, ...(lane.then ?? [])]), ...plan.floating, plan.alone, plan.last];
+const runs: Run[] = [...Object.values(plan.lanes).flatMap((lane) => [...lane.own, ...(lane.then ?? [])]), ...plan.floating, plan.alone];
 
 const specsOf = (project: string) =>
   readdirSync(join(root, 'test', project))
@@ -67,14 +66,15 @@ describe("npm test's lanes (scripts/test-lanes.mjs)", () => {
     });
   }
 
-  it('lets only the container lane, e2e alone and the last e2e run sweep the shared containers; the timer lane sweeps only its own', () => {
+  it('lets only the container lane and the new user\'s e2e run sweep the shared test label; the timer, e2e and rootless runs sweep only their own', () => {
     const withApps = runs.filter((run) => run.args.includes('integration') || run.args.includes('e2e'));
     const sweeping = withApps.filter((run) => run.env?.['AGENTSWARM_TEST_SLURM_LANE'] !== '1');
     // A run of its own (AGENTSWARM_TEST_RUN): its containers carry their own test label, the only ones its cleanup removes.
     const ownLabel = sweeping.filter((run) => run.env?.['AGENTSWARM_TEST_RUN'] !== undefined);
-    expect(ownLabel.map((run) => run.name)).toEqual(['container-timers']);
-    expect(ownLabel[0]!.env!['AGENTSWARM_TEST_RUN']).toMatch(/timers$/);
-    expect(sweeping.filter((run) => !ownLabel.includes(run)).map((run) => run.name).sort()).toEqual(['containers', 'e2e', plan.last.name].sort());
+    expect(ownLabel.map((run) => run.name).sort()).toEqual(['container-timers', 'e2e', 'e2e-rootless-podman']);
+    const words = ownLabel.map((run) => run.env!['AGENTSWARM_TEST_RUN']);
+    expect(new Set(words).size).toBe(words.length);
+    expect(sweeping.filter((run) => !ownLabel.includes(run)).map((run) => run.name).sort()).toEqual(['containers', plan.alone.name].sort());
   });
 
   it("runs the Slurm jobs on the rootless Podman user in a lane of their own, whose containers every other lane's cleanup spares", () => {
@@ -104,11 +104,19 @@ describe("npm test's lanes (scripts/test-lanes.mjs)", () => {
     expect(plan.lanes['slurm']!.then!.map((run) => run.name)).toEqual(['slurm-e2e']);
   });
 
-  it("keeps the e2e files on the test bed's rootless Podman user (the Slurm lane's slurm-podman starts containers there) for the last run", () => {
+  it("runs the e2e files on the test bed's rootless Podman user after slurm-podman (which starts containers there), in its lane", () => {
     const e2eFiles = (run: Run) => specsOf('e2e').filter((file) => selected(run, 'e2e', file));
     const onRootless = specsOf('e2e').filter((file) => readFileSync(join(root, file), 'utf8').includes('loadTestbedWithPodman('));
     expect(onRootless.length).toBeGreaterThan(0);
-    expect(e2eFiles(plan.last)).toEqual(onRootless);
+    const after = plan.lanes['slurmPodman']!.then ?? [];
+    expect(after.map((run) => run.name)).toEqual(['e2e-rootless-podman']);
+    expect(e2eFiles(after[0]!)).toEqual(onRootless);
+  });
+
+  it("runs the new user's first launch (the wizard is where a machine without swarm servers lands) alone", () => {
+    const e2eFiles = specsOf('e2e').filter((file) => selected(plan.alone, 'e2e', file));
+    expect(e2eFiles).toEqual(['test/e2e/getting-started.spec.ts']);
+    expect(readFileSync(join(root, e2eFiles[0]!), 'utf8')).toContain("getByTestId('nav-wizard')");
   });
 
   it("runs beside the container lane only e2e files whose apps have no engine (the shared dockerd's servers stay off their pages)", () => {
