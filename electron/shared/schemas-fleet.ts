@@ -35,8 +35,10 @@ export const GpuSample = z.object({
   /** The engines that share this host (local Docker and local Podman are one computer). */
   engineIds: z.array(EngineId),
   containerId: ContainerId.nullable(),
-  /** How the host is named: "this computer", "gpu-1 (alice@10.0.0.5)". */
+  /** How the host is named: "this computer", "gpu-1 (alice@10.0.0.5)". The renderer words `local` in its language. */
   hostLabel: z.string(),
+  /** `local`: this computer; `ssh`: an SSH server (a Slurm job's allocation is reached through its login node). */
+  hostKind: z.enum(['local', 'ssh']),
   /** When it was read (ISO). */
   at: z.string(),
   gpus: z.array(GpuReading),

@@ -21,6 +21,14 @@ describe('Servers page explains failed, stuck and ended servers (Chromium + real
   let page: Page;
   const pageErrors: string[] = [];
 
+  // The ports of this file's servers: the local engine also holds the other test runs' servers (npm test runs this
+  // file beside the container lane), and a cleanup of every server on it killed one of theirs (idle CI-Z).
+  const ports = new Set<number>();
+  const ourPort = async () => {
+    const port = await freePort();
+    ports.add(port);
+    return port;
+  };
   const variants = new FakeSwarmVariants(docker, testbed.fakeSwarmImage);
   const variant = (name: string, env: string) => variants.image(name, env);
 
@@ -57,8 +65,8 @@ describe('Servers page explains failed, stuck and ended servers (Chromium + real
 
   afterEach(async () => {
     await page.close();
-    // Each test leaves no server behind: the status bar of the next one counts only its own.
-    for (const c of await app.handlers['swarm:list']({ engineId: 'local' })) {
+    // Each test leaves no server of its own behind: the status bar of the next one counts only its own.
+    for (const c of (await app.handlers['swarm:list']({ engineId: 'local' })).filter((c) => ports.has(c.port))) {
       await app.handlers['swarm:remove']({ engineId: 'local', containerId: c.id }).catch(() => undefined);
     }
     expect(pageErrors).toEqual([]);
@@ -72,7 +80,7 @@ describe('Servers page explains failed, stuck and ended servers (Chromium + real
 
   it('says the engine stopped while booting, with the log lines that explain it', async () => {
     const image = await variant('fail-offline', 'AJET_FAKE_BOOT_OUTCOME=fail-offline');
-    const port = await freePort();
+    const port = await ourPort();
     const row = await startFromPage(image, port);
     expect(await post(port, '/sync_train_config', { yaml_as_string: YAML })).toEqual({ success: true });
     expect(await post(port, '/start_engine')).toMatchObject({ success: true });
@@ -92,7 +100,7 @@ describe('Servers page explains failed, stuck and ended servers (Chromium + real
 
   it('says a boot that stays in BOOTING failed, and counts how long it has lasted', async () => {
     const image = await variant('stuck-booting', 'AJET_FAKE_BOOT_OUTCOME=stuck-booting');
-    const port = await freePort();
+    const port = await ourPort();
     const row = await startFromPage(image, port);
     await post(port, '/sync_train_config', { yaml_as_string: YAML });
     expect(await post(port, '/start_engine')).toEqual({ success: false, error: "No module named 'vllm'" });
@@ -114,7 +122,7 @@ describe('Servers page explains failed, stuck and ended servers (Chromium + real
   });
 
   it('after stop_engine, shows the last step and detail as history, not as current progress', async () => {
-    const port = await freePort();
+    const port = await ourPort();
     const row = await startFromPage(testbed.fakeSwarmImage, port);
     await post(port, '/sync_train_config', { yaml_as_string: YAML });
     expect(await post(port, '/start_engine')).toMatchObject({ success: true });
@@ -136,14 +144,14 @@ describe('Servers page explains failed, stuck and ended servers (Chromium + real
 
   it('still explains why servers ended after a page reload', async () => {
     const crashing = await variant('exit-on-start', 'AJET_FAKE_EXIT_ON_START=3');
-    const crashPort = await freePort();
+    const crashPort = await ourPort();
     await fillStartForm(page, { image: crashing, port: crashPort });
     await page.getByTestId('swarm-start-button').click();
     const crashRow = page.getByTestId('swarm-container-row').filter({ hasText: String(crashPort) });
     await crashRow.getByTestId('swarm-exit').filter({ hasText: 'Crashed (exit code 3).' }).waitFor({ timeout: 30_000 });
 
     // Ctrl+C (SIGINT) makes the server exit 0: for a server meant to run until stopped, not a clean end.
-    const quitPort = await freePort();
+    const quitPort = await ourPort();
     const quitRow = await startFromPage(testbed.fakeSwarmImage, quitPort);
     const quitId = (await quitRow.getAttribute('data-container-id')) ?? '';
     await docker.getContainer(quitId).kill({ signal: 'SIGINT' });

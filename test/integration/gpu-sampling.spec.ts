@@ -43,7 +43,7 @@ describe('GPU sampling over the connections the app holds, within its budget', (
       return all.some((s) => s.key === 'local' && s.gpus.length > 0) && all.some((s) => s.engineIds.includes(sshEngine) && s.gpus.length > 0) ? all : undefined;
     });
     const local = first.find((s) => s.key === 'local')!;
-    expect(local).toMatchObject({ hostLabel: 'this computer', error: null });
+    expect(local).toMatchObject({ hostLabel: 'this computer', hostKind: 'local', error: null });
     expect(local.gpus).toEqual([
       { index: 0, uuid: 'GPU-fake-0', utilizationPct: 97, memoryUsedMiB: 40120, memoryTotalMiB: 81920 },
       { index: 1, uuid: 'GPU-fake-1', utilizationPct: 3, memoryUsedMiB: 1024, memoryTotalMiB: 81920 },

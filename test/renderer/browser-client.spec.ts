@@ -310,7 +310,7 @@ describe('browser-host API client', () => {
       ],
       'gpus:samples': [
         {
-          key: 'local', engineId: 'local', engineIds: ['local'], containerId: null, hostLabel: 'this computer', at: '2026-01-01T00:00:00.000Z',
+          key: 'local', engineId: 'local', engineIds: ['local'], containerId: null, hostLabel: 'this computer', hostKind: 'local', at: '2026-01-01T00:00:00.000Z',
           gpus: [{ index: 0, uuid: 'GPU-0', utilizationPct: 97, memoryUsedMiB: 40120, memoryTotalMiB: 81920 }], error: null,
         },
       ],

@@ -88,7 +88,10 @@ describe('the fleet home', () => {
     // No price set for this engine: no cost shown.
     expect(screen.queryByTestId('fleet-cost')).toBeNull();
     api.emit('gpus:sampled', makeGpuSample({ gpus: [], error: { kind: 'no-nvidia-smi', message: 'sh: nvidia-smi: not found' } }));
-    await waitFor(() => expect(screen.getByTestId('fleet-gpus-error').textContent).toBe('this computer 上没有 nvidia-smi：那里没有 NVIDIA 驱动，或不在其 PATH 中。'));
+    // This computer in the language shown (the backend's label is English); an SSH server by its label.
+    await waitFor(() => expect(screen.getByTestId('fleet-gpus-error').textContent).toBe('本机 上没有 nvidia-smi：那里没有 NVIDIA 驱动，或不在其 PATH 中。'));
+    api.emit('gpus:sampled', makeGpuSample({ hostLabel: 'gpu-1 (alice@10.0.0.5)', hostKind: 'ssh', gpus: [], error: { kind: 'failed', message: 'exit 9' } }));
+    await waitFor(() => expect(screen.getByTestId('fleet-gpus-error').textContent).toBe('nvidia-smi 在 gpu-1 (alice@10.0.0.5) 上运行失败。'));
   });
 
   it('lists the alerts, open first, and acknowledges one', async () => {

@@ -89,7 +89,7 @@ export class GpuSampler {
     this.busy.add(target.key);
     this.lastAt.set(target.key, this.now());
     let sample: GpuSample;
-    const base = { key: target.key, engineId: target.engineId, engineIds: target.engineIds, containerId: target.containerId, hostLabel: target.hostLabel };
+    const base = { key: target.key, engineId: target.engineId, engineIds: target.engineIds, containerId: target.containerId, hostLabel: target.hostLabel, hostKind: target.hostKind };
     try {
       const result = await target.exec(sampleScript(this.options.command ?? 'nvidia-smi', target.containerId, target.folders), { timeoutMs: GPU_SAMPLE_TIMEOUT_MS });
       sample = { ...base, at: new Date(this.now()).toISOString(), ...readSample(result, target.folders) };

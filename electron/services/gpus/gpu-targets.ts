@@ -17,6 +17,7 @@ export interface GpuTarget {
   /** The Slurm job id, else null. */
   containerId: string | null;
   hostLabel: string;
+  hostKind: EngineHost['kind'];
   exec: EngineHost['exec'];
   /** The checkpoint and experiment folders of its servers, whose disks are read in the same visit. */
   folders: string[];
@@ -38,7 +39,7 @@ export function gpuTargets(states: readonly ServerState[], hostOf: (engineId: st
     const host = hostOf(state.engineId);
     if (!host) continue;
     if (state.engineKind === 'slurm') {
-      jobs.push({ key: state.key, engineId: state.engineId, engineIds: [state.engineId], containerId: state.containerId, hostLabel: host.label, exec: host.exec.bind(host), folders: foldersOf(state) });
+      jobs.push({ key: state.key, engineId: state.engineId, engineIds: [state.engineId], containerId: state.containerId, hostLabel: host.label, hostKind: host.kind, exec: host.exec.bind(host), folders: foldersOf(state) });
       continue;
     }
     const hostId = `${host.kind}:${host.label}`;
@@ -48,7 +49,7 @@ export function gpuTargets(states: readonly ServerState[], hostOf: (engineId: st
       for (const folder of foldersOf(state)) if (!existing.folders.includes(folder)) existing.folders.push(folder);
       continue;
     }
-    byHost.set(hostId, { key: state.engineId, engineId: state.engineId, engineIds: [state.engineId], containerId: null, hostLabel: host.label, exec: host.exec.bind(host), folders: foldersOf(state) });
+    byHost.set(hostId, { key: state.engineId, engineId: state.engineId, engineIds: [state.engineId], containerId: null, hostLabel: host.label, hostKind: host.kind, exec: host.exec.bind(host), folders: foldersOf(state) });
   }
   return [...byHost.values(), ...jobs];
 }

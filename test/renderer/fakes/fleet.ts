@@ -21,6 +21,7 @@ export function makeGpuSample(overrides: Partial<GpuSample> = {}): GpuSample {
     engineIds: ['local'],
     containerId: null,
     hostLabel: 'this computer',
+    hostKind: 'local',
     at: new Date().toISOString(),
     gpus: [
       { index: 0, uuid: 'GPU-a', utilizationPct: 97, memoryUsedMiB: 40960, memoryTotalMiB: 81920 },

@@ -27,6 +27,7 @@ export const enFleet = {
   'fleet.gpu.name': 'GPU {index}',
   'fleet.gpu.util': '{pct} %',
   'fleet.gpu.memory': '{used} / {total} GiB',
+  'fleet.host.local': 'this computer',
   'fleet.gpus.none': 'nvidia-smi lists no GPU on {host}.',
   'fleet.gpus.no-nvidia-smi': 'No nvidia-smi on {host}: no NVIDIA driver there, or not on its PATH.',
   'fleet.gpus.failed': 'nvidia-smi failed on {host}.',

@@ -28,6 +28,7 @@ export const zhCNFleet: Record<keyof typeof enFleet, string> = {
   'fleet.gpu.name': 'GPU {index}',
   'fleet.gpu.util': '{pct}%',
   'fleet.gpu.memory': '{used} / {total} GiB',
+  'fleet.host.local': '本机',
   'fleet.gpus.none': 'nvidia-smi 在 {host} 上未列出 GPU。',
   'fleet.gpus.no-nvidia-smi': '{host} 上没有 nvidia-smi：那里没有 NVIDIA 驱动，或不在其 PATH 中。',
   'fleet.gpus.failed': 'nvidia-smi 在 {host} 上运行失败。',

@@ -79,7 +79,7 @@ describe('the sampling budget', () => {
   const samples: GpuSample[] = [];
 
   const target = (key: string): GpuTarget => ({
-    key, engineId: key, engineIds: [key], containerId: null, hostLabel: key, folders: [],
+    key, engineId: key, engineIds: [key], containerId: null, hostLabel: key, hostKind: 'ssh', folders: [],
     exec: (): Promise<HostExecResult> => {
       calls.push({ key, at: now });
       return Promise.resolve({ code: 0, stdout: '0, GPU-0, 3, 10, 100\n', stderr: '' });

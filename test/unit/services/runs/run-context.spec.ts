@@ -34,6 +34,7 @@ const sample = (key: string, gpus: number, containerId: string | null = null): G
   engineIds: [key.split(':')[0]!],
   containerId,
   hostLabel: 'h',
+  hostKind: 'ssh',
   at: '2026-12-05T00:00:00Z',
   gpus: Array.from({ length: gpus }, (_, index) => ({ index, uuid: `GPU-${index}`, utilizationPct: 1, memoryUsedMiB: 1, memoryTotalMiB: 1 })),
   error: null,

@@ -105,7 +105,7 @@ describe('RunRecorder: a run per training run, from the monitor views and server
     wizardFiles: async () => [],
     readLocalFile: async () => null,
     gpuSamples: () => [
-      { key: 'local', engineId: 'local', engineIds: ['local'], containerId: null, hostLabel: 'this computer', at: new Date().toISOString(), gpus: [0, 1, 2, 3].map((index) => ({ index, uuid: `GPU-${index}`, utilizationPct: 50, memoryUsedMiB: 1, memoryTotalMiB: 2 })), error: null },
+      { key: 'local', engineId: 'local', engineIds: ['local'], containerId: null, hostLabel: 'this computer', hostKind: 'local', at: new Date().toISOString(), gpus: [0, 1, 2, 3].map((index) => ({ index, uuid: `GPU-${index}`, utilizationPct: 50, memoryUsedMiB: 1, memoryTotalMiB: 2 })), error: null },
     ],
   };
 
