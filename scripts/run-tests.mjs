@@ -197,7 +197,10 @@ if (extraArgs.length > 0) {
   const ran = [];
   async function runOne(group) {
     const begun = at();
-    const { code: status, cpuSeconds } = await runAsync('npx', vitestArgs(reportOf(group.name), group.args), group.terminal ? null : logOf(group.name), { ...group.env, AGENTSWARM_FILE_TIMES: timesOf(group.name), AGENTSWARM_FILE_CPU: cpuOf(group.name) });
+    const command = ['npx', ...vitestArgs(reportOf(group.name), group.args)];
+    // A run off the critical path yields the cores to the lanes that wait on daemons (test-lanes.mjs: `nice`).
+    if (group.nice) command.unshift('nice', '-n', String(group.nice));
+    const { code: status, cpuSeconds } = await runAsync(command[0], command.slice(1), group.terminal ? null : logOf(group.name), { ...group.env, AGENTSWARM_FILE_TIMES: timesOf(group.name), AGENTSWARM_FILE_CPU: cpuOf(group.name) });
     ran.push({ group, line: `${group.name} -> exit ${status} (${begun} to ${at()}, ${cpuSeconds.toFixed(0)} CPU s)` });
     return status;
   }

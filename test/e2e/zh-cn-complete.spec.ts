@@ -27,7 +27,7 @@ const ALLOWED_WORDS = [
   // token, traceback; the engine states are protocol values (ENGINE.ROLLING …).
   'rollout', 'episode', 'token', 'traceback', 'BOOTING', 'ROLLING', 'OFFLINE', 'WEIGHT', 'SYNCING', 'POST',
   // Docker/SSH/OS terms kept as they are named in their tools' docs, and key names on the keyboard.
-  'socket', 'shell', 'stderr', 'stdout', 'host', 'context', 'IdentitiesOnly', 'Container', 'Toolkit', 'Base',
+  'socket', 'shell', 'stderr', 'stdout', 'host', 'context', 'IdentitiesOnly', 'Container', 'Toolkit', 'Base', 'PATH',
   'Page', 'Up', 'Down', 'End', 'Ctrl', 'Tab', 'Enter', 'Esc',
   // The config key a job YAML names ("model"), and the language's own name in the language menu.
   'model', 'English',
