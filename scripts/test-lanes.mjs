@@ -2,7 +2,7 @@
 // the container lane's 728 s and then e2e alone 515 s were the critical path).
 //
 // Six lanes start together, each one vitest run after another:
-// - cpu: unit + renderer + conformance on one worker (CPU-bound; the other lanes mostly wait on daemons and timers).
+// - cpu: unit + renderer + conformance, niced (CPU-bound; the other lanes mostly wait on daemons and timers).
 // - slurm: the Slurm integration files that share the node (SLURM_SHARED), then (once slurmPodman's is done) those
 //   that need it to themselves, THEN the Slurm e2e files.
 // - slurmPodman: the Slurm job with its server in rootless Podman, beside the shared Slurm files, THEN the e2e file
@@ -125,8 +125,10 @@ export function testPlan(rendererCopy) {
     lanes: {
       // Niced: CPU-bound and off the critical path (idle CI-AA: it ended at 398 s of 454 s with 92 CPU s), while the Slurm
       // chain (a job's start, sshd, the queue's polls) and the e2e lane are chains of short waits, each of which ends
-      // later when the cores are busy (the Slurm files' own run: 143 s in CI-X, 201 s in CI-AA).
-      cpu: { own: [{ name: 'isolated', nice: 5, args: ['--project', 'unit', '--project', 'renderer', '--project', 'conformance', '--maxWorkers=1'] }] },
+      // later when the cores are busy (the Slurm files' own run: 143 s in CI-X, 201 s in CI-AA). Two workers: about
+      // half of its files' time is waiting (idle, one worker: 178 s for 96 CPU s), and niced, the second worker takes
+      // only what the other lanes leave (on one worker and niced it ended last: 444 s in CI-AB).
+      cpu: { own: [{ name: 'isolated', nice: 5, args: ['--project', 'unit', '--project', 'renderer', '--project', 'conformance', '--maxWorkers=2'] }] },
       slurm: {
         own: [
           { name: 'slurm-shared', args: ['--project', 'integration', ...SLURM_SHARED], env: NO_SWEEP },

@@ -16,7 +16,7 @@ import { launchChromium, rendererDir, requireBuiltRenderer, saveScreenshot } fro
 const ALLOWED_WORDS = [
   // Products, projects and formats.
   'AgentJet', 'AgentSwarm', 'Desktop', 'Docker', 'Podman', 'Slurm', 'SSH', 'GPU', 'GPUs', 'CPU', 'LLM', 'API', 'YAML',
-  'JSON', 'JSONL', 'SwanLab', 'OpenAI', 'Anthropic', 'Electron', 'Chromium', 'NVIDIA', 'CUDA', 'CDI', 'Python', 'venv',
+  'JSON', 'JSONL', 'HTML', 'Markdown', 'PNG', 'SwanLab', 'OpenAI', 'Anthropic', 'Electron', 'Chromium', 'NVIDIA', 'CUDA', 'CDI', 'Python', 'venv',
   'conda', 'OpenSSH', 'ProxyJump', 'ProxyCommand', 'HTTP', 'HTTPS', 'URL', 'TCP', 'IPC', 'NCCL', 'LoRA', 'GRPO',
   'PPO', 'ID', 'PID', 'UUID', 'ETA', 'OK', 'ENGINE', 'swarm', 'uPlot', 'Linux', 'macOS', 'Windows', 'keyring',
   'AES', 'GCM', 'scrypt', 'ssh', 'config', 'known_hosts', 'safetensors', 'Hydra', 'FastAPI', 'rootless', 'rootful',

@@ -229,6 +229,28 @@ describe('browser-host API client', () => {
     expect(fetch).toHaveBeenCalledTimes(2 * replayTable.length);
   });
 
+  it("does not dispatch the replay's snapshot after the backend's newer event of it (a change made while the page reconnected)", async () => {
+    const { host, sockets, fetch } = makeHost('#token=abc123');
+    const before = { language: 'en', swarm: { image: 'a/b:1', port: 10086, networkMode: 'publish', gpus: false, shmSizeGb: 32 } };
+    const after = { ...before, language: 'zh-CN' };
+    // The settings read of the replay is answered only after the backend's event of the change went out.
+    let answerSettings: (() => void) | null = null;
+    fetch.mockImplementation(async (url) => {
+      if (String(url) === '/api/invoke/settings:get') await new Promise<void>((resolve) => (answerSettings = resolve));
+      return { status: 200, json: async () => ({ ok: true, value: String(url) === '/api/invoke/settings:get' ? before : [] }) } as unknown as Response;
+    });
+    const api = createBrowserApi(host);
+    const seen: string[] = [];
+    api.events.on('settings:changed', (settings) => seen.push(settings.language ?? 'none'));
+    sockets[0]!.open();
+    await vi.waitFor(() => expect(answerSettings).not.toBeNull());
+    sockets[0]!.receive({ channel: 'settings:changed', payload: after });
+    answerSettings!();
+    await vi.waitFor(() => expect(fetch).toHaveBeenCalledTimes(replayTable.length));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(seen).toEqual(['zh-CN']);
+  });
+
   it('has every method of apiLayout, each posting to its own channel (built by looping over the layout)', async () => {
     const { host, fetch } = makeHost();
     const api = createBrowserApi(host) as unknown as Record<string, Record<string, (request?: unknown) => Promise<unknown>>>;

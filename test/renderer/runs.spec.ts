@@ -2,7 +2,8 @@ import { fireEvent, render, screen, waitFor, within } from '@testing-library/sve
 import { beforeEach, describe, expect, it } from 'vitest';
 import App from '../../renderer/src/App.svelte';
 import { setApiForTests } from '../../renderer/src/lib/api';
-import { frameOf, runDuration, seriesOf } from '../../renderer/src/pages/runs/run-format';
+import { setLocale } from '../../renderer/src/lib/i18n';
+import { frameOf, runDuration, seriesOf, startedText } from '../../renderer/src/pages/runs/run-format';
 import { FakeApi } from './fake-api';
 import { installRunsFake, makeRun } from './fakes/runs';
 
@@ -29,6 +30,14 @@ describe('run numbers', () => {
     expect(seriesOf([run], 'time')[0]!.points.map((p) => Number(p.x.toFixed(3)))).toEqual([0.017, 0.05]);
     expect(frameOf(seriesOf([run], 'step'))).toEqual({ x0: 1, x1: 3, y0: 0.2, y1: 0.6 });
     expect(runDuration({ startedAt: '2026-12-05T00:00:00Z', endedAt: '2026-12-05T02:05:00Z' }, 0)).toBe('2 h 05 min');
+  });
+
+  it('writes when a run began in the language shown, not the browser\'s', () => {
+    const began = '2026-12-05T14:30:00Z';
+    expect(startedText(began)).toBe(new Date(began).toLocaleString('en', { dateStyle: 'short', timeStyle: 'short' }));
+    setLocale('zh-CN');
+    expect(startedText(began)).toBe(new Date(began).toLocaleString('zh-CN', { dateStyle: 'short', timeStyle: 'short' }));
+    expect(startedText(began)).not.toMatch(/AM|PM/);
   });
 });
 

@@ -173,7 +173,13 @@ export function createBrowserApi(host: BrowserHost = defaultHost(), options: { c
     replayTable.forEach((row, index) => {
       const answer = answers[index];
       if (!answer?.ok) return;
-      for (const message of row.toEvents(answer.value)) if (!(skipReadAgain && readAgainEvents.has(message.channel))) dispatch(message);
+      for (const message of row.toEvents(answer.value)) {
+        if (skipReadAgain && readAgainEvents.has(message.channel)) continue;
+        // The backend's own event came first and is as new or newer: dispatched after it, the replay's answer undid a
+        // language switch made while the page reconnected (idle CI-AB, backend-link.spec).
+        if (reads.snapshotEventCame(message.channel)) continue;
+        dispatch(message);
+      }
     });
   }
 

@@ -27,6 +27,9 @@ export const HANDED_ON: Readonly<Partial<Record<InvokeChannel, EventChannel>>> =
   'updates:state': 'updates:state-changed',
 };
 
+/** The events that carry a whole snapshot again (each HANDED_ON read's): the newest one received is the current state. */
+const SNAPSHOT_EVENTS: ReadonlySet<string> = new Set(Object.values(HANDED_ON));
+
 /** A handed-on answer older than this is not used: the page that mounts after the landing does so within seconds. */
 export const HAND_ON_MS = 10_000;
 
@@ -116,6 +119,14 @@ export class SharedReads {
       const event = HANDED_ON[channel];
       if (event && !this.windowEvents.has(event)) this.handedOn.set(key, { channel, answer, at });
     }
+  }
+
+  /**
+   * A whole snapshot's event came over the socket since this open: it is at least as new as the replay's answer of that
+   * snapshot (whose request may have been read before the change), so the replay must not dispatch the answer after it.
+   */
+  snapshotEventCame(event: string): boolean {
+    return SNAPSHOT_EVENTS.has(event) && this.windowEvents.has(event);
   }
 
   /** An event came over the socket: a handed-on answer of the snapshot it replaces is out of date. */

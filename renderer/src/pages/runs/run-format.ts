@@ -1,5 +1,5 @@
 import type { RunDetail, RunSummary } from '../../../../electron/shared/schemas-runs';
-import { t } from '../../lib/i18n';
+import { getLocale, t } from '../../lib/i18n';
 import { ticks } from '../../../../electron/shared/chart-ticks';
 
 /** Five lines told apart by colour and by dash (readable without colour), dark enough on white (≥ 3:1). */
@@ -40,10 +40,10 @@ export function endText(run: Pick<RunSummary, 'endKind' | 'endCode'>): string {
   return run.endCode !== null && run.endCode !== 0 ? `${words} (${run.endCode})` : words;
 }
 
-/** The local date and time a run began, short. */
+/** The local date and time a run began, short, in the language shown (not the browser's: CI-AB showed English dates in zh-CN). */
 export function startedText(iso: string): string {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(getLocale(), { dateStyle: 'short', timeStyle: 'short' });
 }
 
 export type Axis = 'step' | 'time';

@@ -44,7 +44,7 @@ export function checkedAgo(ranAt: string, now: number): string {
   if (minutes < 60) return t('doctor.ranMinutes', { n: minutes });
   const hours = Math.floor(minutes / 60);
   if (hours < 24) return t('doctor.ranHours', { n: hours });
-  return t('doctor.ranLong', { time: new Date(ranAt).toLocaleString() });
+  return t('doctor.ranLong', { time: new Date(ranAt).toLocaleString(getLocale()) });
 }
 
 const MB = 1024 * 1024;
