@@ -125,10 +125,9 @@ export function testPlan(rendererCopy) {
     lanes: {
       // Niced: CPU-bound and off the critical path (idle CI-AA: it ended at 398 s of 454 s with 92 CPU s), while the Slurm
       // chain (a job's start, sshd, the queue's polls) and the e2e lane are chains of short waits, each of which ends
-      // later when the cores are busy (the Slurm files' own run: 143 s in CI-X, 201 s in CI-AA). Two workers: about
-      // half of its files' time is waiting (idle, one worker: 178 s for 96 CPU s), and niced, the second worker takes
-      // only what the other lanes leave (on one worker and niced it ended last: 444 s in CI-AB).
-      cpu: { own: [{ name: 'isolated', nice: 5, args: ['--project', 'unit', '--project', 'renderer', '--project', 'conformance', '--maxWorkers=2'] }] },
+      // later when the cores are busy (the Slurm files' own run: 143 s in CI-X, 201 s in CI-AA). One worker: on two
+      // it cost 102 CPU s instead of 91 and the run was no shorter (CI-AC 516 s, the Slurm chain last; CI-AB 503 s).
+      cpu: { own: [{ name: 'isolated', nice: 5, args: ['--project', 'unit', '--project', 'renderer', '--project', 'conformance', '--maxWorkers=1'] }] },
       slurm: {
         own: [
           { name: 'slurm-shared', args: ['--project', 'integration', ...SLURM_SHARED], env: NO_SWEEP },

@@ -38,9 +38,14 @@ describe('GPU sampling over the connections the app holds, within its budget', (
   });
 
   it('reads every GPU of this computer and of the SSH server, and with the home closed asks each host once a minute at most', async () => {
+    let seen: GpuSample[] = [];
     const first = await poll('a sample of both hosts', 60_000, async () => {
-      const all = await app.handlers['gpus:samples']({});
+      const all = (seen = await app.handlers['gpus:samples']({}));
       return all.some((s) => s.key === 'local' && s.gpus.length > 0) && all.some((s) => s.engineIds.includes(sshEngine) && s.gpus.length > 0) ? all : undefined;
+    }).catch(async (error: Error) => {
+      // Which host's sampling stalled (loaded run L19 timed out here and its logs could not say).
+      const last = seen.map((s) => ({ key: s.key, engineIds: s.engineIds, at: s.at, gpus: s.gpus.length, error: s.error }));
+      throw new Error(`${error.message}; samples: ${JSON.stringify(last)}; nvidia-smi calls: ${JSON.stringify(await fake.calls())}`);
     });
     const local = first.find((s) => s.key === 'local')!;
     expect(local).toMatchObject({ hostLabel: 'this computer', hostKind: 'local', error: null });
@@ -72,6 +77,8 @@ describe('GPU sampling over the connections the app holds, within its budget', (
       const since = (await fake.calls()).slice(before);
       const twice = since.filter((c) => c.user === testbed.ssh.user).length >= 2 && since.filter((c) => c.user !== testbed.ssh.user).length >= 2;
       return twice ? since : undefined;
+    }).catch(async (error: Error) => {
+      throw new Error(`${error.message}; calls since the home was shown: ${JSON.stringify((await fake.calls()).slice(before))}`);
     });
     for (const user of new Set(calls.map((c) => c.user))) {
       const times = calls.filter((c) => c.user === user).map((c) => c.at);

@@ -1,7 +1,8 @@
 // Stored, followed logs and crash detection against the test bed's real dockerd (and its sshd for
 // one test): containers of the fake swarm image (a TEST DOUBLE of the AgentJet server), or of that
 // image running a `node -e` script that prints numbered lines. The app's own handlers, contract-checked.
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABEL_MANAGED, LABEL_NETWORK, LABEL_PORT, LABEL_ROLE } from '../../electron/services/engines/container-engine';
@@ -173,9 +174,14 @@ describe('stored logs on the local Docker engine', () => {
         const window = await slow.handlers['logs:read']({ engineId: 'local', containerId: container.id, from: 0, count: 100, filter: { text: 'Interchange', regex: false, stream: 'all' } });
         return window.matching > 0 && !window.following ? true : undefined;
       });
-      // Removed with the container: the stored log goes too.
+      // Removed with the container: the stored log goes too, once the monitor has seen it gone (a moment after Remove
+      // returns). Read all along meanwhile: a read while it was being removed opened the file again, and that empty log
+      // stayed (idle CI-AC).
       await slow.handlers['swarm:remove']({ engineId: 'local', containerId: container.id });
-      await expect(slow.handlers['logs:read']({ engineId: 'local', containerId: container.id, from: 0, count: 1, filter: { text: '', regex: false, stream: 'all' } })).rejects.toMatchObject({ code: 'LOG_NOT_FOUND' });
+      const readIt = () => slow.handlers['logs:read']({ engineId: 'local', containerId: container.id, from: 0, count: 1, filter: { text: '', regex: false, stream: 'all' } });
+      await poll('the stored log removed with its container', 15_000, () => readIt().then(() => undefined, (error: { code?: string }) => (error.code === 'LOG_NOT_FOUND' ? true : undefined)), 10);
+      await expect(readIt()).rejects.toMatchObject({ code: 'LOG_NOT_FOUND' });
+      expect(existsSync(join(slow.dataDir, 'logs', 'local', `${container.id}.log`))).toBe(false);
     } finally {
       await slow.stop();
     }

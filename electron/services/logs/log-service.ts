@@ -78,7 +78,7 @@ export class LogService {
 
   follow(target: WatchTarget): void {
     const entry = this.entryOf(target.engineId, target.containerId);
-    if (entry.follow) return;
+    if (entry.follow || entry.removed) return;
     const controller = new AbortController();
     entry.follow = controller;
     void this.followLoop(entry, controller.signal).finally(() => {
@@ -191,11 +191,15 @@ export class LogService {
   /** The stored log of a container: one being followed, or one stored by an earlier run. */
   private async fileOf(engineId: string, containerId: string): Promise<{ entry: Entry; file: LogFile }> {
     const key = `${engineId}:${containerId}`;
-    if (!this.entries.has(key)) {
+    const notFound = () => new AppError('LOG_NOT_FOUND', `No stored log for container ${containerId.slice(0, 12)} on ${engineId}. The app stores the logs of the swarm servers it watches; start or select one on the Servers page.`);
+    const known = this.entries.get(key);
+    // Being removed with its container: a read now must not open the file again (it made an empty log that stayed).
+    if (known?.removed) throw notFound();
+    if (!known) {
       try {
         await access(this.pathOf(engineId, containerId));
       } catch {
-        throw new AppError('LOG_NOT_FOUND', `No stored log for container ${containerId.slice(0, 12)} on ${engineId}. The app stores the logs of the swarm servers it watches; start or select one on the Servers page.`);
+        throw notFound();
       }
     }
     const entry = this.entryOf(engineId, containerId);
@@ -253,14 +257,19 @@ export class LogService {
   private async forget(engineId: string, containerId: string): Promise<void> {
     const key = `${engineId}:${containerId}`;
     const entry = this.entries.get(key);
-    if (!entry) return;
-    this.entries.delete(key);
+    if (!entry || entry.removed) return;
+    // Kept in the table, marked, until its file is gone: a read meanwhile answers LOG_NOT_FOUND instead of opening the
+    // file again (idle CI-AC: a read right after Remove found an empty log, recreated, that stayed).
     entry.removed = true;
     entry.follow?.abort();
     if (entry.emitTimer) clearTimeout(entry.emitTimer);
-    await this.flush(entry);
-    const file = await entry.file.catch(() => null);
-    await file?.remove();
+    try {
+      await this.flush(entry);
+      const file = await entry.file.catch(() => null);
+      await file?.remove();
+    } finally {
+      if (this.entries.get(key) === entry) this.entries.delete(key);
+    }
   }
 
   async dispose(): Promise<void> {
