@@ -181,7 +181,8 @@ describe('stored logs on the local Docker engine', () => {
       const readIt = () => slow.handlers['logs:read']({ engineId: 'local', containerId: container.id, from: 0, count: 1, filter: { text: '', regex: false, stream: 'all' } });
       await poll('the stored log removed with its container', 15_000, () => readIt().then(() => undefined, (error: { code?: string }) => (error.code === 'LOG_NOT_FOUND' ? true : undefined)), 10);
       await expect(readIt()).rejects.toMatchObject({ code: 'LOG_NOT_FOUND' });
-      expect(existsSync(join(slow.dataDir, 'logs', 'local', `${container.id}.log`))).toBe(false);
+      // Not found from the moment it is being removed; its file is gone a moment later.
+      await poll('the stored log file deleted', 15_000, async () => (existsSync(join(slow.dataDir, 'logs', 'local', `${container.id}.log`)) ? undefined : true));
     } finally {
       await slow.stop();
     }
