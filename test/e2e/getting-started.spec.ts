@@ -10,7 +10,7 @@ import { freePort } from '../support/helpers';
 import { makeVenv, SAMPLE_AGENT_DIR } from '../support/python-env';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { loadTestbed } from '../testbed/testbed';
-import { launchChromium, openAppPage, rendererDir, repoRoot, requireBuiltRenderer } from './browser';
+import { launchChromium, openAppPage, rendererDir, repoRoot, requireBuiltRenderer, saveScreenshot } from './browser';
 
 // Issue 32's first "done when", as a new user meets the app in Chromium through the browser host: first launch
 // (no server, no profile, no wizard progress) lands on the wizard, which takes them to a passing dry-run debug
@@ -212,7 +212,15 @@ describe('getting started: a new user from first launch to a dry-run debug episo
     await main().getByRole('radio', { name: 'A swarm profile' }).waitFor();
     const profile = main().getByRole('combobox', { name: 'Profile' });
     // The step's profile list is fetched when the step (a chunk of its own) mounts: slow on a loaded machine.
-    const option = await profile.locator('option', { hasText: label }).getAttribute('value', { timeout: SLOW });
+    const option = await profile
+      .locator('option', { hasText: label })
+      .getAttribute('value', { timeout: SLOW })
+      .catch(async (error: Error) => {
+        // What the step showed instead (idle CI-AD: the new profile never appeared in its list within 120 s).
+        await saveScreenshot(page, 'getting-started-no-profile-option');
+        const options = await profile.locator('option').allTextContents().catch(() => []);
+        throw new Error(`${error.message}\noptions: ${JSON.stringify(options)}; step: ${(await main().textContent().catch(() => ''))?.slice(0, 600)}`);
+      });
     counts.clicks += 1;
     await profile.selectOption(option ?? '');
     await click(main().getByRole('button', { name: 'Start the swarm server' }));
