@@ -50,6 +50,10 @@ const KNOWN_ENGLISH: { text: string; why: string }[] = [
     why: 'the Docker-over-SSH transport option names the command it runs (a command, not words)',
   },
   {
+    text: 'docker kill',
+    why: 'an exit code 137 names the command that sends SIGKILL (a command, not words); seen once other test runs\' servers ended on the local engine',
+  },
+  {
     text: '   (in /',
     why: "a job log's first app line (the command and its folder) is written into the log file once, in English; the summary words the same facts",
   },
