@@ -7,6 +7,7 @@ import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFi
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OWN_RUNS, testPlan } from './test-lanes.mjs';
+import { failureLines, summarise } from './test-report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const results = join(root, 'test-results');
@@ -75,24 +76,6 @@ function machineBusySeconds() {
   }
 }
 
-/** A vitest JSON report; null when it is missing or cut short (the vitest crashed while writing it). */
-function readReport(file) {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    return null;
-  }
-}
-
-function summariseOne(json) {
-  // A file that fails to load, or whose beforeAll fails, reports no failed test (its tests show
-  // as skipped) but is a failure all the same: count one per such file.
-  const brokenFiles = (json.testResults ?? []).filter(
-    (result) => result.status === 'failed' && !(result.assertionResults ?? []).some((t) => t.status === 'failed'),
-  ).length;
-  return { passed: json.numPassedTests ?? 0, failed: (json.numFailedTests ?? 0) + brokenFiles, skipped: json.numPendingTests ?? 0 };
-}
-
 /**
  * Where the time went (issue 35): what every file cost (import, set-up, tests and hooks: scripts/file-times-reporter.mjs),
  * with the run it was in, into test-results/file-timings.tsv; each run's files added up; the slowest files printed. A
@@ -140,13 +123,6 @@ function fileCpu(run) {
     // No CPU figures (an older vitest config, or the run crashed): the columns say NaN.
   }
   return byFile;
-}
-
-/** The reports added up; null when a vitest that ran wrote none (it crashed before reporting). */
-function summarise(expected) {
-  const jsons = expected.map(readReport);
-  if (jsons.length === 0 || jsons.some((json) => json === null)) return null;
-  return jsons.map(summariseOne).reduce((a, b) => ({ passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: a.skipped + b.skipped }));
 }
 
 mkdirSync(results, { recursive: true });
@@ -201,7 +177,7 @@ if (extraArgs.length > 0) {
     // A run off the critical path yields the cores to the lanes that wait on daemons (test-lanes.mjs: `nice`).
     if (group.nice) command.unshift('nice', '-n', String(group.nice));
     const { code: status, cpuSeconds } = await runAsync(command[0], command.slice(1), group.terminal ? null : logOf(group.name), { ...group.env, AGENTSWARM_FILE_TIMES: timesOf(group.name), AGENTSWARM_FILE_CPU: cpuOf(group.name) });
-    ran.push({ group, line: `${group.name} -> exit ${status} (${begun} to ${at()}, ${cpuSeconds.toFixed(0)} CPU s)` });
+    ran.push({ group, status, line: `${group.name} -> exit ${status} (${begun} to ${at()}, ${cpuSeconds.toFixed(0)} CPU s)` });
     return status;
   }
   const floating = [...plan.floating];
@@ -234,7 +210,10 @@ if (extraArgs.length > 0) {
     return runOne(plan.alone);
   })();
   const statuses = await Promise.all([...Object.values(lanes).map((started) => started.status), alone]);
-  for (const { group } of ran) if (!group.terminal && existsSync(logOf(group.name))) console.log(readFileSync(logOf(group.name), 'utf8'));
+  // The failing runs' logs last: CI shows only the output's end, and a failure must be in it (stop 41's e2e failure
+  // was printed before the isolated run's log and cut off).
+  const logsInOrder = [...ran.filter((r) => r.status === 0), ...ran.filter((r) => r.status !== 0)];
+  for (const { group } of logsInOrder) if (!group.terminal && existsSync(logOf(group.name))) console.log(readFileSync(logOf(group.name), 'utf8'));
   console.log(`[test] vitest runs (exit, from and to the lanes' start): ${ran.map((r) => r.line).join('; ')}; all in ${at()}, the machine ${(machineBusySeconds() - busyAtStart).toFixed(0)} CPU s busy`);
   reports.push(...ran.map(({ group }) => reportOf(group.name)));
   runNames.push(...ran.map(({ group }) => group.name));
@@ -251,6 +230,11 @@ if (extraArgs.length === 0 && process.env.AGENTSWARM_KEEP_TESTBED) {
 if (!process.env.AGENTSWARM_KEEP_TESTBED) run('bash', ['test/testbed/testbed.sh', 'down']);
 
 printSlowestFiles(extraArgs.length > 0 ? ['run'] : runNames);
+const failures = failureLines(extraArgs.length > 0 ? [report] : reports, {
+  root,
+  runOf: (file) => (file === report ? (extraArgs.length > 0 ? 'run' : 'containers') : file.replace(/^.*vitest-(.*)\.json$/, '$1')),
+});
+if (failures.length > 0) console.log(failures.map((line) => `[test] ${line}`).join('\n'));
 const summary = summarise(extraArgs.length > 0 ? [report] : reports);
 if (!summary) {
   console.log('[test] vitest wrote no report; counting the run as one failure');

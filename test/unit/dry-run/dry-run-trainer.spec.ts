@@ -222,9 +222,12 @@ describe('dry-run trainer (auto), driven by the client call sequences', () => {
 
   it('an LLM call keeps its episode from the janitor while the relay waits (touch)', async () => {
     let release: (() => void) | undefined;
+    let entered: (() => void) | undefined;
+    const inRelay = new Promise<void>((ok) => (entered = ok));
     const slow: LlmRelay = {
       async handle(_route, episode, _body, _req, res) {
         const ticker = setInterval(() => episode.touch(), 50);
+        entered?.();
         await new Promise<void>((ok) => (release = ok));
         clearInterval(ticker);
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -233,11 +236,19 @@ describe('dry-run trainer (auto), driven by the client call sequences', () => {
     };
     const { trace, client } = await start({ relay: slow, janitorIntervalMs: 50 });
     await client.autoSyncTrainConfigAndStartEngine(jobYaml('rollout_until_finish_enough_tasks'));
-    const episode = await client.beginEpisode({ discardEpisodeTimeout: 0.2 });
+    // 1 s, not less: the call must reach the relay before the janitor may revert the claim, and on a loaded machine
+    // (stop 41's CI) the way from begin_episode's answer to the relay took longer than 0.2 s.
+    const episode = await client.beginEpisode({ discardEpisodeTimeout: 1 });
     const call = chatCompletion(episode);
-    await new Promise((ok) => setTimeout(ok, 600));
-    expect(trace.episodes.some((e) => e.kind === 'reverted')).toBe(false);
-    release?.();
+    try {
+      await inRelay;
+      expect(trace.episodes.filter((e) => e.kind === 'reverted'), 'reverted before the call reached the relay').toEqual([]);
+      // Twice the timeout inside the relay: without the touches the janitor (every 50 ms) would revert it.
+      await new Promise((ok) => setTimeout(ok, 2000));
+      expect(trace.episodes.filter((e) => e.kind === 'reverted')).toEqual([]);
+    } finally {
+      release?.();
+    }
     expect((await call).status).toBe(200);
   });
 
