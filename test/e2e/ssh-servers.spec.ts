@@ -9,6 +9,12 @@ import { loadTestbedWithJump } from '../testbed/testbed';
 import { auditBothSchemes } from './axe';
 import { launchChromium, openAppPage, rendererDir, requireBuiltRenderer, saveScreenshot } from './browser';
 
+/**
+ * A server card whose SSH link is up: "degraded" is up too, with a tunnel whose swarm API does not answer, which on the
+ * test bed's shared dockerd may be another file's swarm server still starting (scripts/test-lanes.mjs runs them side by side).
+ */
+const CONNECTED_CARD = '[data-testid="server-card"]:is([data-state="up"], [data-state="degraded"])';
+
 // Issue 12 as a user drives it: the built UI in Chromium, the browser host, the real services, the
 // test bed's real sshd (127.0.0.1:2222) and dockerd behind it, and the fake swarm image (the only
 // test double). The app's known_hosts starts empty (startTestApp keeps it in its data folder), so
@@ -21,6 +27,8 @@ describe('SSH servers end to end (Chromium + browser host + real sshd + real Doc
   let page: Page;
   const pageErrors: string[] = [];
   const reports: string[] = [];
+  /** The first test's swarm server's port: stopped by that test, found again by the last one. */
+  let stoppedSwarmPort = 0;
 
   const audit = (where: string): Promise<void> => auditBothSchemes(page, where, reports);
 
@@ -46,6 +54,7 @@ describe('SSH servers end to end (Chromium + browser host + real sshd + real Doc
   it('adds the test bed server, trusts its key, starts the fake swarm on it, sees ENGINE.OFFLINE and a green link chain, stops it', async () => {
     const tunnelPort = await freePort();
     const swarmPort = await freePort();
+    stoppedSwarmPort = swarmPort;
 
     await page.getByTestId('nav-servers').click();
     await page.getByTestId('server-add').click();
@@ -75,7 +84,8 @@ describe('SSH servers end to end (Chromium + browser host + real sshd + real Doc
     await hostKey.waitFor({ state: 'detached', timeout: 30_000 });
 
     const card = page.getByTestId('server-card');
-    await page.locator('[data-testid="server-card"][data-state="up"]').waitFor({ timeout: 60_000 });
+    // Connected: up, or degraded by a tunnel to another file's swarm server still starting on the shared dockerd.
+    await page.locator(CONNECTED_CARD).waitFor({ timeout: 60_000 });
     expect((await card.getByTestId('server-address').textContent())?.trim()).toBe(`${testbed.ssh.user}@${testbed.ssh.host}:${testbed.ssh.port}`);
     await audit('Servers page with a server card');
     await saveScreenshot(page, 'ssh-server-connected');
@@ -223,7 +233,7 @@ describe('SSH servers end to end (Chromium + browser host + real sshd + real Doc
       await hostKey.getByTestId('host-key-trust').click();
     }
     const card = page.locator('[data-testid="server-card"][data-server-id="gpu-via-bastion"]');
-    await page.locator('[data-testid="server-card"][data-server-id="gpu-via-bastion"][data-state="up"]').waitFor({ timeout: 60_000 });
+    await page.locator(CONNECTED_CARD.replace('[data-testid="server-card"]', '[data-testid="server-card"][data-server-id="gpu-via-bastion"]')).waitFor({ timeout: 60_000 });
     expect(await card.textContent()).toContain(`${jump.host}:${jump.port}`);
     // Its Docker engine answers through the jump host.
     const section = page.locator('[data-testid="server-section"][data-server-id="gpu-via-bastion"]');
@@ -232,10 +242,25 @@ describe('SSH servers end to end (Chromium + browser host + real sshd + real Doc
     await audit('Servers page with a server reached through a jump host');
     await saveScreenshot(page, 'ssh-server-via-jump-host');
     // Its Docker is the test bed's, where the first test's stopped swarm container is found again:
-    // rediscovery must not leave the server "degraded" on the word of that container's closed port.
-    await expect.poll(async () => card.getAttribute('data-state'), { timeout: 15_000 }).toBe('up');
+    // rediscovery must not leave the server "degraded" on the word of that container's closed port. npm test runs
+    // other files' swarm servers on the same dockerd meanwhile (scripts/test-lanes.mjs), and one still starting rightly
+    // degrades the link (idle CI-AH: two of theirs, each "Starting"); so the stopped container has no tunnel, and the
+    // link is up or degraded only by tunnels to other containers.
+    const linkJudged = async (): Promise<string> => {
+      const state = await card.getAttribute('data-state');
+      const failing = await card
+        .locator('[data-testid="tunnel"]')
+        .filter({ has: page.locator('[data-testid="link-swarm-api"]:not([data-state="ok"])') })
+        .evaluateAll((tunnels) => tunnels.map((t) => Number(t.getAttribute('data-remote-port'))));
+      if (state === 'up') return 'up';
+      if (state === 'degraded' && failing.length > 0 && !failing.includes(stoppedSwarmPort)) return 'degraded by other containers only';
+      return `${state}, the tunnels failing: ${failing.join(', ') || 'none'}`;
+    };
+    expect(stoppedSwarmPort).toBeGreaterThan(0);
+    await expect.poll(linkJudged, { timeout: 15_000 }).toMatch(/^(up|degraded by other containers only)$/);
     await new Promise((ok) => setTimeout(ok, 1000));
-    expect(await card.getAttribute('data-state')).toBe('up');
+    expect(await linkJudged()).toMatch(/^(up|degraded by other containers only)$/);
+    expect(await card.locator(`[data-testid="tunnel"][data-remote-port="${stoppedSwarmPort}"]`).count()).toBe(0);
     expect(reports, reports.join('\n\n')).toEqual([]);
     expect(pageErrors).toEqual([]);
   });
