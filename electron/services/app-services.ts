@@ -79,6 +79,12 @@ export interface AppServicesOptions {
   updates?: UpdatesHostOptions;
   /** The fleet home's GPU sampling: which program to run (tests: their labelled nvidia-smi double) and its pace. */
   gpus?: GpusOptions;
+  /**
+   * Only the swarm servers whose containers carry these labels are this app's (default: every one the app labelled,
+   * whatever its version). For tests: npm test runs several test runs' apps on one dockerd at once, each with its own
+   * app version (test/support/test-app.ts), and a run must not see another's servers starting and stopping.
+   */
+  containerScope?: Record<string, string>;
 }
 
 export interface AppServices {
@@ -123,6 +129,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     appLog,
     openPath: options.openPath,
     monitorIntervalMs: options.monitorIntervalMs,
+    containerScope: options.containerScope,
     dataDir: options.dataDir,
     downloadsDir: options.downloadsDir ?? defaultDownloadsDir(options.dataDir),
     notifier: options.notifier ?? eventNotifier(observed),

@@ -46,6 +46,8 @@ export interface ServiceContext {
   readonly openPath?: ((path: string) => Promise<void>) | undefined;
   /** Poll interval of the swarm monitor in ms (undefined: the monitor's default). */
   readonly monitorIntervalMs?: number | undefined;
+  /** Labels every swarm container of this app carries besides ours (AppServicesOptions.containerScope; tests). */
+  readonly containerScope?: Record<string, string> | undefined;
   /** The app's data folder (settings, profiles, stored logs, training series). */
   readonly dataDir: string;
   /** Where exports go (Electron: the user's Downloads; browser host: ~/Downloads, else <data>/exports). */

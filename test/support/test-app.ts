@@ -77,6 +77,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     version: TEST_APP_VERSION,
     events: hub,
     monitorIntervalMs: options.monitorIntervalMs ?? 200,
+    // A test run of its own (scripts/test-lanes.mjs) sees only its own swarm servers: the other runs' on the shared dockerd
+    // start, fail and stop meanwhile, and an SSH server's link read "degraded" on the word of one still starting (CI-AH).
+    ...(process.env.AGENTSWARM_TEST_RUN ? { containerScope: TEST_CONTAINER_LABELS } : {}),
     ...(options.dockerHost ? { dockerHost: options.dockerHost } : {}),
     ...(options.podmanHost ? { podmanHost: options.podmanHost } : {}),
     ...(options.notifier ? { notifier: options.notifier } : {}),

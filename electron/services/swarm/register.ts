@@ -24,7 +24,7 @@ export function registerSwarm(context: ServiceContext): SwarmModule {
     if (!engines.has(engineId) || engines.get(engineId).queuesJobs !== true) return;
     void containers.adoptStarted(engineId, event.containerId);
   }, context.visibility);
-  containers = new SwarmContainers({ engines, monitor, events, appVersion: context.version, logger: context.logger });
+  containers = new SwarmContainers({ engines, monitor, events, appVersion: context.version, logger: context.logger, ...(context.containerScope ? { scope: context.containerScope } : {}) });
   // An engine that answers again (an SSH server up at start or after a reconnect): find its
   // containers and watch them through its tunnel again. A removed engine: stop watching its containers.
   engines.onChange(({ kind, engineId }) => {

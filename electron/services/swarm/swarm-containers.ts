@@ -27,6 +27,8 @@ export interface SwarmContainersOptions {
   /** A server adopted after its queue wait: how often and how long its URL is asked for (a Slurm job writes its endpoint a moment after it runs). */
   urlRetryMs?: number;
   urlWaitMs?: number;
+  /** Labels our swarm containers must also carry to be listed (AppServicesOptions.containerScope; tests). */
+  scope?: Record<string, string>;
 }
 
 const URL_RETRY_MS = 2000;
@@ -61,7 +63,7 @@ export class SwarmContainers {
 
   /** Our swarm containers on `engineId` that also carry `labels`, with all their labels (profile, config hash). */
   async listOurs(engineId: string, labels: Record<string, string> = {}): Promise<ContainerSummary[]> {
-    return this.options.engines.get(engineId).listContainers({ ...labels, ...SWARM_LABELS });
+    return this.options.engines.get(engineId).listContainers({ ...labels, ...this.options.scope, ...SWARM_LABELS });
   }
 
   /** Called after this service started, stopped or removed a container on an engine (what `swarm:containers-changed` says). */
@@ -235,7 +237,8 @@ export class SwarmContainers {
     const engine = this.options.engines.get(engineId);
     const container = await this.requireManaged(engine, containerId);
     const port = Number(container.labels[LABEL_PORT]);
-    if (container.state !== 'running' || !Port.safeParse(port).success) return false;
+    const inScope = Object.entries(this.options.scope ?? {}).every(([label, value]) => container.labels[label] === value);
+    if (container.state !== 'running' || !Port.safeParse(port).success || !inScope) return false;
     if (!gpusChecked) {
       const spec = this.queuedSpecs.get(key) ?? null;
       this.queuedSpecs.delete(key);

@@ -33,8 +33,9 @@ class MemoryEngine implements ContainerEngine {
   async health() {
     return { id: 'local', reachable: true, version: 'mem', apiVersion: 'mem', error: null };
   }
-  async listContainers() {
-    return [...this.containers.values()];
+  /** Docker's label filter: every label given, with its value. */
+  async listContainers(labels: Record<string, string> = {}) {
+    return [...this.containers.values()].filter((c) => Object.entries(labels).every(([key, value]) => c.labels[key] === value));
   }
   async inspectContainer(id: string) {
     const c = this.containers.get(id);
@@ -106,15 +107,15 @@ async function poll(ready: () => boolean): Promise<void> {
   }
 }
 
-function setup() {
+function setup(scope?: Record<string, string>) {
   const engine = new MemoryEngine();
   const engines = new EngineRegistry();
   engines.add(engine);
   const hub = new EventHub();
   const monitor = new SwarmMonitor({ events: hub, intervalMs: 60_000, isContainerRunning: async () => true });
-  const containers = new SwarmContainers({ engines, monitor, events: hub, appVersion: 'test' });
+  const containers = new SwarmContainers({ engines, monitor, events: hub, appVersion: 'test', ...(scope ? { scope } : {}) });
   const request = { engineId: 'local', image: 'x/y:1', port: 12000, networkMode: 'host' as const, gpus: false, shmSizeGb: 1 };
-  return { engine, monitor, containers, request };
+  return { engine, engines, monitor, containers, request };
 }
 
 describe('SwarmContainers', () => {
@@ -238,6 +239,25 @@ describe('SwarmContainers with servers that wait in a queue', () => {
 });
 
 describe('SwarmContainers on an engine that words its own fixes', () => {
+  it('with a scope (a test run of its own on a shared dockerd), lists, finds again and adopts only the servers that carry its labels', async () => {
+    const { engine, engines, containers, request, monitor } = setup({ 'io.agentswarm.app-version': 'test' });
+    const ours = await containers.start(request);
+    const theirs = await containers.start({ ...request, port: 12001 });
+    engine.containers.get(theirs.id)!.labels = { ...engine.containers.get(theirs.id)!.labels, 'io.agentswarm.app-version': 'other' };
+    expect((await containers.list('local')).map((c) => c.id)).toEqual([ours.id]);
+    monitor.forget('local', ours.id);
+    monitor.forget('local', theirs.id);
+    await containers.resumeWatching('local');
+    expect(monitor.isWatching('local', ours.id)).toBe(true);
+    expect(monitor.isWatching('local', theirs.id)).toBe(false);
+    await expect(containers.adoptStarted('local', theirs.id)).resolves.toBe(false);
+    expect(monitor.isWatching('local', theirs.id)).toBe(false);
+    // Without a scope, every server the app labelled is ours, whatever its version.
+    const unscoped = new SwarmContainers({ engines, monitor, events: new EventHub(), appVersion: 'test' });
+    expect((await unscoped.list('local')).map((c) => c.id).sort()).toEqual([ours.id, theirs.id].sort());
+    monitor.dispose();
+  });
+
   it("names the engine's own fix for a missing image, never docker pull", async () => {
     const { engine, containers, request, monitor } = setup();
     engine.images.clear();
