@@ -17,9 +17,11 @@ export interface PortChoice {
 /**
  * The dry run's port on 127.0.0.1: exactly the one the config names (PORT_IN_USE naming the holder
  * when it is taken), else 10086 when free, else the next free one, said in `note` so the user sets
- * AJET_SWARM_URL to the right port.
+ * AJET_SWARM_URL to the right port. `after`: a port that was free when looked at but taken before the server
+ * bound it (another program, or the app's own SSH tunnels, which take ports from 10086 up too); the search goes on
+ * past it, and the note still speaks of `start`.
  */
-export async function choosePort(requested: number | null, start = SWARM_DEFAULT_PORT): Promise<PortChoice> {
+export async function choosePort(requested: number | null, start = SWARM_DEFAULT_PORT, after?: number): Promise<PortChoice> {
   const holderOf = async (port: number) => {
     const holder = await identifyPortHolder(port);
     return holder ? describePortHolder(holder) : null;
@@ -29,7 +31,7 @@ export async function choosePort(requested: number | null, start = SWARM_DEFAULT
     const holder = await identifyPortHolder(requested);
     throw portInUse(requested, holder ? `held by ${describePortHolder(holder)}` : 'on 127.0.0.1', holder);
   }
-  for (let port = start; port <= Math.min(65_535, start + PORT_SPAN); port += 1) {
+  for (let port = after === undefined ? start : after + 1; port <= Math.min(65_535, start + PORT_SPAN); port += 1) {
     if (!(await isLoopbackPortFree(port))) continue;
     if (port === start) return { port, note: null };
     const holder = await holderOf(start);

@@ -147,7 +147,8 @@ export async function startDryRunServer(options: DryRunServerOptions): Promise<D
   const server = http.createServer((req, res) => void app.handle(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      reject(error.code === 'EADDRINUSE' ? new Error(`port ${options.port} on 127.0.0.1 is already in use: choose another port for the dry run`) : error);
+      // The code stays: a port the app chose itself is chosen again (DryRunService), one the user named is not.
+      reject(error.code === 'EADDRINUSE' ? Object.assign(new Error(`port ${options.port} on 127.0.0.1 is already in use: choose another port for the dry run`), { code: 'EADDRINUSE' }) : error);
     });
     server.listen(options.port, '127.0.0.1', () => resolve());
   });

@@ -25,6 +25,8 @@ import { dryRunContainer, viewOf, type KeyFrom } from './dry-run-view';
 
 /** SIGTERM's exit code: the swarm monitor's exit reason reads it as "stopped", as for a container the user stopped. */
 const STOPPED_EXIT = 143;
+/** How many ports a dry run on a port of the app's choosing tries when each is taken before it binds. */
+const PORT_ATTEMPTS = 5;
 /** At most one `dryrun:changed` per this many ms while a run moves (the server changes on every claim). */
 const VIEW_THROTTLE_MS = 200;
 /** `dryrun:traces-changed` is an invalidation: the trace view refetches at most this often. */
@@ -115,8 +117,7 @@ export class DryRunService implements DryRunRunSource {
       }
       const log = new DryRunLog();
       const logFn = (level: 'info' | 'warn' | 'error', message: string) => log.write(level, message);
-      const port = await choosePort(config.port, this.options.defaultPort);
-      const parts = await this.options.startRun({ config, apiKey, port: port.port, log: logFn });
+      const { port, parts } = await this.startOnFreePort(config, (chosen) => this.options.startRun({ config, apiKey, port: chosen, log: logFn }));
       logFn('info', `dry run on ${parts.server.url}: LLM calls go to ${config.llm.baseUrl} (model ${config.llm.model}, key ${keySource}). Nothing is trained.`);
       if (port.note) logFn('info', port.note);
       // The previous run's traces and log are dropped only now that the new run is up.
@@ -143,6 +144,24 @@ export class DryRunService implements DryRunRunSource {
       this.error = isAppError(error) ? error.message : `The dry run did not start: ${error instanceof Error ? error.message : String(error)}`;
       this.emitView(true);
       throw isAppError(error) ? error : new AppError('DRY_RUN_STATE', this.error, { cause: error });
+    }
+  }
+
+  /**
+   * The run on the configured port, else on the first free one from the default: a port found free can be taken
+   * before the server binds it (idle CI-AI: the wizard's dry run lost 10087 to a tunnel), so a port the app chose
+   * is chosen again past it, a few times; a port the user named is theirs to change.
+   */
+  private async startOnFreePort(config: DryRunConfig, start: (port: number) => Promise<DryRunRun>): Promise<{ port: PortChoice; parts: DryRunRun }> {
+    let port = await choosePort(config.port, this.options.defaultPort);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return { port, parts: await start(port.port) };
+      } catch (error) {
+        const taken = (error as NodeJS.ErrnoException | null)?.code === 'EADDRINUSE';
+        if (!taken || config.port !== null || attempt >= PORT_ATTEMPTS) throw error;
+        port = await choosePort(null, this.options.defaultPort, port.port);
+      }
     }
   }
 
