@@ -78,8 +78,13 @@ const TIMERS_RUN = runWord('timers');
 const E2E_RUN = runWord('e2e');
 /** The e2e file on the rootless Podman user: a run of its own beside the e2e lane. */
 const ROOTLESS_RUN = runWord('rootless');
+/**
+ * A new user's first launch: a run of its own too, so its app sees no other run's swarm server (test-app.ts scopes a
+ * named run's apps to their own), not even a floating run's that is still going when it starts.
+ */
+const NEW_USER_RUN = runWord('newuser');
 /** Every test run's word (their test label: 0.0.0-test.<word>), for a sweep of what a failed run left behind. */
-export const OWN_RUNS = [TIMERS_RUN, E2E_RUN, ROOTLESS_RUN];
+export const OWN_RUNS = [TIMERS_RUN, E2E_RUN, ROOTLESS_RUN, NEW_USER_RUN];
 const WIZARD_RUNS = ['wizard-run', 'generated-scripts', 'dry-run-app'].map(spec('integration'));
 const NO_CONTAINER = ['jobs', 'jobs-control', 'jobs-preflight', 'jobs-failures', 'wizard', 'wizard-project', 'ssh-connection', 'ssh-jump', 'ssh-known-hosts', 'dry-run-relay', 'ssh-tunnel'].map(
   spec('integration'),
@@ -170,6 +175,6 @@ export function testPlan(rendererCopy) {
       { name: 'no-container-small', args: ['--project', 'integration', ...NO_CONTAINER_SMALL], env: NO_SWEEP },
       { name: 'no-container', args: ['--project', 'integration', ...NO_CONTAINER], env: NO_SWEEP },
     ],
-    alone: { name: 'e2e-new-user', terminal: true, args: ['--project', 'e2e', ...E2E_NEW_USER], env: e2eEnv },
+    alone: { name: 'e2e-new-user', terminal: true, args: ['--project', 'e2e', ...E2E_NEW_USER], env: { ...e2eEnv, AGENTSWARM_TEST_RUN: NEW_USER_RUN } },
   };
 }

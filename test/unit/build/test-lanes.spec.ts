@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs script without types (npm test's lanes); its shape is checked by this test.
-import { testPlan } from '../../../scripts/test-lanes.mjs';
+import { OWN_RUNS, testPlan } from '../../../scripts/test-lanes.mjs';
 
 /**
  * `npm test` runs the integration and e2e files in several vitest runs side by side (scripts/test-lanes.mjs, issue 35).
@@ -66,15 +66,17 @@ describe("npm test's lanes (scripts/test-lanes.mjs)", () => {
     });
   }
 
-  it('lets only the container lane and the new user\'s e2e run sweep the shared test label; the timer, e2e and rootless runs sweep only their own', () => {
+  it('lets only the container lane sweep the shared test label; the timer, e2e, rootless and new-user runs sweep only their own', () => {
     const withApps = runs.filter((run) => run.args.includes('integration') || run.args.includes('e2e'));
     const sweeping = withApps.filter((run) => run.env?.['AGENTSWARM_TEST_SLURM_LANE'] !== '1');
     // A run of its own (AGENTSWARM_TEST_RUN): its containers carry their own test label, the only ones its cleanup removes.
     const ownLabel = sweeping.filter((run) => run.env?.['AGENTSWARM_TEST_RUN'] !== undefined);
-    expect(ownLabel.map((run) => run.name).sort()).toEqual(['container-timers', 'e2e', 'e2e-rootless-podman']);
+    expect(ownLabel.map((run) => run.name).sort()).toEqual(['container-timers', 'e2e', 'e2e-new-user', 'e2e-rootless-podman']);
     const words = ownLabel.map((run) => run.env!['AGENTSWARM_TEST_RUN']);
     expect(new Set(words).size).toBe(words.length);
-    expect(sweeping.filter((run) => !ownLabel.includes(run)).map((run) => run.name).sort()).toEqual(['containers', plan.alone.name].sort());
+    expect(sweeping.filter((run) => !ownLabel.includes(run)).map((run) => run.name)).toEqual(['containers']);
+    // Each run of its own is swept after a kept test bed's run (run-tests.mjs).
+    expect([...(OWN_RUNS as string[])].sort()).toEqual([...words].sort());
   });
 
   it("runs the Slurm jobs on the rootless Podman user in a lane of their own, whose containers every other lane's cleanup spares", () => {
