@@ -1,6 +1,7 @@
 import { mount } from 'svelte';
 import { config } from 'zod';
 import App from './App.svelte';
+import { retryFailedStylesheets } from './lib/stylesheet-retry';
 import { languageHint, loadLocale, setLocale } from './lib/i18n';
 import { loadPage, pageToOpen } from './lib/pages';
 import './app.css';
@@ -8,6 +9,8 @@ import './app.css';
 // Our CSP forbids eval. Zod would otherwise probe `new Function` on first parse, which the
 // browser reports as a CSP violation; jitless mode skips the probe and the compiled fast path.
 config({ jitless: true });
+
+retryFailedStylesheets();
 
 const target = document.getElementById('app');
 if (!target) throw new Error('index.html must contain <div id="app">');

@@ -33,7 +33,11 @@ describe('the page knows when it lost its backend (Chromium + a restarted browse
   });
 
   /** Stops the backend under the page (an app quit; data kept) and starts it again on the same port. */
-  async function restart(sameToken: boolean, whileDown: (next: TestApp) => Promise<void> = async () => {}): Promise<{ lostAfterMs: number; lostRole: string | null; tokenRefused: string | null }> {
+  async function restart(
+    sameToken: boolean,
+    whileDown: (next: TestApp) => Promise<void> = async () => {},
+    whileStopped: () => Promise<void> = async () => {},
+  ): Promise<{ lostAfterMs: number; lostRole: string | null; tokenRefused: string | null }> {
     const old = app!;
     const port = old.host!.port;
     const stoppedAt = Date.now();
@@ -44,6 +48,7 @@ describe('the page knows when it lost its backend (Chromium + a restarted browse
     // Read while the backend is down: once it is back the page may reconnect before the test looks (CI-AA).
     const lostRole = await lost.getAttribute('role');
     const tokenRefused = await lost.getAttribute('data-token-refused');
+    await whileStopped();
     // The same app again: no engine, as open() starts it.
     app = await startTestApp({ dataDir, staticDir: rendererDir, dockerHost: NO_ENGINE, hostPort: port, ...(sameToken ? { hostToken: old.host!.token } : {}) });
     await whileDown(app);
@@ -93,7 +98,14 @@ describe('the page knows when it lost its backend (Chromium + a restarted browse
 
   it('new token: says the token is refused; the pasted new address (only #token differs) reconnects without a reload', async () => {
     await open();
-    await restart(false);
+    // A page whose chunk (its code and its stylesheet) is asked for while nothing answers: both fail to load. Then back
+    // to the page that was shown (loaded: its heading is there for the banner's audit below).
+    await restart(false, undefined, async () => {
+      const shown = (await page.locator('nav [aria-current="page"]').getAttribute('data-testid')) ?? 'nav-servers';
+      await page.getByTestId('nav-runs').click();
+      await expect.poll(() => errors.some((e) => /page runs did not load/.test(e)), { timeout: 15_000 }).toBe(true);
+      await page.getByTestId(shown).click();
+    });
     const lost = page.getByTestId('backend-lost');
     await page.locator('[data-testid="backend-lost"][data-token-refused="true"]').waitFor({ timeout: 10_000 });
     expect(await lost.textContent()).toContain('no longer accepts this page’s token');
@@ -115,6 +127,14 @@ describe('the page knows when it lost its backend (Chromium + a restarted browse
     // A request with the new token works (the Settings page loads its data through it).
     await page.getByTestId('nav-settings').click();
     await page.getByTestId('app-log-section').waitFor();
+    // The page that failed is fetched again, and with it its stylesheet: none is left failed in the page (Vite adds a
+    // stylesheet only where no link to it is, and a failed one is removed: renderer/src/lib/failed-stylesheets.ts).
+    await page.getByTestId('nav-runs').click();
+    await page.getByTestId('runs-page').waitFor({ timeout: 15_000 });
+    const unstyled = () =>
+      page.evaluate(() => [...document.querySelectorAll<HTMLLinkElement>('link[rel="stylesheet"]')].filter((link) => link.sheet === null).map((link) => link.href));
+    await expect.poll(unstyled, { timeout: 15_000 }).toEqual([]);
+    expect(await page.evaluate(() => [...document.querySelectorAll<HTMLLinkElement>('link[rel="stylesheet"]')].some((link) => link.href.includes('RunsPage')))).toBe(true);
     // Also allowed: a page chunk the landing asked for while the backend was down ("page … did not load"; fetched again
     // on the next navigation, as here), and the same for the parts and words fetched on first use ("a part of the page
     // did not load", "the errors words did not load"; each tried again a few seconds later).
