@@ -31,8 +31,8 @@ describe('SwarmMonitor', () => {
     return monitor;
   }
 
-  async function fake(port = 0, log?: Log): Promise<FakeSwarmHandle> {
-    const server = await startFakeSwarmServer({ port, bootDelayMs: 150, ...(log ? { onLog: (line) => log.push({ at: Date.now(), line }) } : { quiet: true }) });
+  async function fake(port = 0, log?: Log, bootDelayMs = 150): Promise<FakeSwarmHandle> {
+    const server = await startFakeSwarmServer({ port, bootDelayMs, ...(log ? { onLog: (line) => log.push({ at: Date.now(), line }) } : { quiet: true }) });
     cleanups.push(() => server.close());
     return server;
   }
@@ -50,7 +50,9 @@ describe('SwarmMonitor', () => {
   }
 
   it('follows the engine through OFFLINE, BOOTING and ROLLING, emitting only on change', async () => {
-    const server = await fake();
+    // A boot of 1.5 s, not 0.15: on a loaded machine the polls (every 50 ms) were once late enough to miss a 150 ms
+    // BOOTING (idle CI-AK: OFFLINE, then ROLLING).
+    const server = await fake(0, undefined, 1500);
     const hub = new EventHub();
     const seen = record(hub);
     const monitor = monitorFor(hub, () => true);
@@ -61,14 +63,16 @@ describe('SwarmMonitor', () => {
     expect(seen[0]).toMatchObject({ connection: 'starting', engineStatus: null });
     await expect(offline).resolves.toMatchObject({ connection: 'online', globalStep: null, url: server.url });
 
-    const rolling = waitForEvent(hub, 'swarm:status', (s) => s.engineStatus === 'ENGINE.ROLLING', 5000);
+    const booting = waitForEvent(hub, 'swarm:status', (s) => s.engineStatus === 'ENGINE.BOOTING', 5000);
+    const rolling = waitForEvent(hub, 'swarm:status', (s) => s.engineStatus === 'ENGINE.ROLLING', 10_000);
     await post(`${server.url}/sync_train_config`, { yaml_as_string: upstreamJob('  data:\n    train_batch_size: 2\n  rollout:\n    num_repeat: 2\n') });
     await post(`${server.url}/start_engine`);
+    await expect(booting).resolves.toMatchObject({ bootingSince: expect.any(String) });
     await expect(rolling).resolves.toMatchObject({ globalStep: 1, engineProblem: null, bootingSince: null });
     const statuses = seen.map((s) => s.engineStatus).filter((s, i, all) => s !== all[i - 1]);
     expect(statuses).toEqual([null, 'ENGINE.OFFLINE', 'ENGINE.BOOTING', 'ENGINE.ROLLING']);
     expect(seen.find((s) => s.engineStatus === 'ENGINE.BOOTING')?.bootingSince).toEqual(expect.any(String));
-    // ~20 polls happened; unchanged readings were not re-emitted.
+    // ~40 polls happened; unchanged readings were not re-emitted.
     expect(seen.length).toBeLessThan(8);
     expect(monitor.statuses()).toEqual([expect.objectContaining({ engineStatus: 'ENGINE.ROLLING', connection: 'online' })]);
   });
