@@ -8,6 +8,7 @@ import type { Logger } from '../util/logger';
 import { verifyGpus, type GpuCheckOutcome } from './gpu-verify';
 import { gpuSpecOf, isQueued, waitForUrl, type GpuSpec } from './queued-start';
 import { statusKey, type SwarmMonitor } from './swarm-monitor';
+import { releaseSwarmPort } from './release-port';
 import { buildSwarmSpec, SWARM_LABELS, SWARM_ROLE, toSwarmContainer } from './swarm-spec';
 import { hostPortHolder } from '../engines/host-port-holder';
 
@@ -277,7 +278,7 @@ export class SwarmContainers {
     }
     this.queuedSpecs.delete(statusKey(engineId, container.id));
     await this.options.monitor.unwatch(engineId, container.id);
-    await this.releasePort(engine, container);
+    await releaseSwarmPort(engine, container);
     this.changed(engineId);
     return toSwarmContainer(engineId, await engine.inspectContainer(container.id));
   }
@@ -288,7 +289,7 @@ export class SwarmContainers {
     this.options.monitor.forget(engineId, container.id);
     await engine.removeContainer(container.id);
     this.queuedSpecs.delete(statusKey(engineId, container.id));
-    await this.releasePort(engine, container);
+    await releaseSwarmPort(engine, container);
     this.changed(engineId);
     return { removed: true };
   }
@@ -350,24 +351,6 @@ export class SwarmContainers {
   dispose(): void {
     for (const timer of this.rechecks) clearTimeout(timer);
     this.rechecks.clear();
-  }
-
-  /**
-   * The server on this port is gone: let the engine close what it opened to reach it (a remote
-   * engine's tunnel), unless another of our containers still runs on that port. Never fails the
-   * stop or remove that called it: the container is already gone.
-   */
-  private async releasePort(engine: ContainerEngine, container: ContainerSummary): Promise<void> {
-    if (!engine.releaseHostPort) return;
-    const port = Number(container.labels[LABEL_PORT]);
-    if (!Number.isInteger(port)) return;
-    try {
-      const others = await engine.listContainers({ ...SWARM_LABELS, [LABEL_PORT]: String(port) });
-      if (others.some((c) => c.id !== container.id && c.state === 'running')) return;
-      await engine.releaseHostPort(port);
-    } catch {
-      // Keeping an idle tunnel open is harmless; failing a stop that succeeded is not.
-    }
   }
 
   /**
