@@ -1,15 +1,16 @@
 import { AppError } from '../../shared/errors';
 import type { EngineHealth, EngineSummary } from '../../shared/schemas';
 import { DRY_RUN_CONTAINER_ID, DRY_RUN_ENGINE_ID } from '../../shared/schemas-dryrun';
-import type {
-  ContainerEngine,
-  ContainerEvent,
-  ContainerExecResult,
-  ContainerSummary,
-  EngineInfo,
-  FollowLogOptions,
-  ImageInfo,
-  LogReadOptions,
+import {
+  carriesLabels,
+  type ContainerEngine,
+  type ContainerEvent,
+  type ContainerExecResult,
+  type ContainerSummary,
+  type EngineInfo,
+  type FollowLogOptions,
+  type ImageInfo,
+  type LogReadOptions,
 } from '../engines/container-engine';
 import type { EngineWording } from '../engines/engine-wording';
 import { isLoopbackPortFree } from '../engines/local-docker';
@@ -46,9 +47,6 @@ const wording: EngineWording = {
   noGpuRuntime: () => 'The dry run uses no GPU: nothing is trained.',
 };
 
-function matches(labels: Record<string, string>, wanted: Record<string, string>): boolean {
-  return Object.entries(wanted).every(([key, value]) => labels[key] === value);
-}
 
 /**
  * The dry run as a container engine (engine `dry-run`, one container `dry-run` while it runs or
@@ -73,7 +71,7 @@ export class DryRunEngine implements ContainerEngine {
 
   async listContainers(labels: Record<string, string>): Promise<ContainerSummary[]> {
     const container = this.source.container();
-    return container && matches(container.labels, labels) ? [container] : [];
+    return container && carriesLabels(container.labels, labels) ? [container] : [];
   }
 
   async inspectContainer(id: string): Promise<ContainerSummary> {
@@ -137,7 +135,7 @@ export class DryRunEngine implements ContainerEngine {
 
   watchEvents(labels: Record<string, string>, onEvent: (event: ContainerEvent) => void): () => void {
     return this.source.onEvent((event) => {
-      if (matches(event.labels, labels)) onEvent(event);
+      if (carriesLabels(event.labels, labels)) onEvent(event);
     });
   }
 

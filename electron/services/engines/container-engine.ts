@@ -8,6 +8,13 @@ export const LABEL_ROLE = 'io.agentswarm.role';
 export const LABEL_PORT = 'io.agentswarm.port';
 export const LABEL_NETWORK = 'io.agentswarm.network';
 export const LABEL_APP_VERSION = 'io.agentswarm.app-version';
+/**
+ * Docker's label filter (`--filter label=k=v`), for the engines and views that filter themselves (Slurm jobs, native
+ * runs, the dry run, a scoped app): whether `labels` carries every `key=value` of `filter`.
+ */
+export function carriesLabels(labels: Record<string, string>, filter: Record<string, string>): boolean {
+  return Object.entries(filter).every(([key, value]) => labels[key] === value);
+}
 /** The swarm profile a container was started from (one container per profile). */
 export const LABEL_PROFILE = 'io.agentswarm.profile';
 /** Hash of the profile's container-relevant settings at start: differs from the profile's → drifted. */

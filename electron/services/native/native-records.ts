@@ -1,4 +1,5 @@
 import {
+  carriesLabels,
   NATIVE_ID_PREFIX,
   containerStatusText,
   type ContainerSummary,
@@ -84,6 +85,6 @@ export function summaryOfRecord(record: NativeRunRecord, now = Date.now()): Cont
 }
 
 export function hasLabels(record: NativeRunRecord, labels: Record<string, string>): boolean {
-  return Object.entries(labels).every(([key, value]) => record.spec.labels[key] === value);
+  return carriesLabels(record.spec.labels, labels);
 }
 

@@ -1,6 +1,6 @@
 import { AppError, isAppError } from '../../shared/errors';
 import { Port, type SwarmContainer, type SwarmStartRequest } from '../../shared/schemas';
-import { LABEL_MANAGED, LABEL_PORT, LABEL_ROLE, type ContainerEngine, type ContainerSpec, type ContainerSummary } from '../engines/container-engine';
+import { carriesLabels, LABEL_MANAGED, LABEL_PORT, LABEL_ROLE, type ContainerEngine, type ContainerSpec, type ContainerSummary } from '../engines/container-engine';
 import type { EngineRegistry } from '../engines/engine-registry';
 import { imageNotFound, portInUse } from '../engines/engine-wording';
 import type { EventSink } from '../events';
@@ -238,8 +238,7 @@ export class SwarmContainers {
     const engine = this.options.engines.get(engineId);
     const container = await this.requireManaged(engine, containerId);
     const port = Number(container.labels[LABEL_PORT]);
-    const inScope = Object.entries(this.options.scope ?? {}).every(([label, value]) => container.labels[label] === value);
-    if (container.state !== 'running' || !Port.safeParse(port).success || !inScope) return false;
+    if (container.state !== 'running' || !Port.safeParse(port).success || !carriesLabels(container.labels, this.options.scope ?? {})) return false;
     if (!gpusChecked) {
       const spec = this.queuedSpecs.get(key) ?? null;
       this.queuedSpecs.delete(key);

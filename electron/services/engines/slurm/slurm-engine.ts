@@ -3,6 +3,7 @@ import { AppError } from '../../../shared/errors';
 import type { EngineHealth, EngineSummary } from '../../../shared/schemas';
 import type { SlurmJob, SlurmJobOptions, SlurmJobView } from '../../../shared/schemas-slurm';
 import {
+  carriesLabels,
   LABEL_APP_VERSION,
   LABEL_PORT,
   shellQuote,
@@ -28,7 +29,7 @@ import { isEndedState } from './slurm-parse';
 import { discardJob, removeJobFiles, writeRecord } from './slurm-files';
 import { SlurmQueueWatch, type SlurmQueueAnswer } from './slurm-queue-watch';
 import { waitForStart } from './slurm-start';
-import { diffEvents, hasLabels, keyOfJobName, toContainerSummary, type SlurmJobRecord } from './slurm-state';
+import { diffEvents, keyOfJobName, toContainerSummary, type SlurmJobRecord } from './slurm-state';
 import { checkJobGpus } from './slurm-gpu-check';
 import { endFromOutput, slurmJobViews } from './slurm-job-views';
 import { PROFILE_ID, jobKeyOf, jobOptionsOf } from './slurm-spec';
@@ -160,7 +161,7 @@ export class SlurmEngine implements ContainerEngine {
 
   /** From the queue poll's newest answer (no squeue of its own while it is young). */
   async listContainers(labels: Record<string, string>): Promise<ContainerSummary[]> {
-    return this.summaries(await this.queueWatch.read()).filter((c) => hasLabels(c.labels, labels));
+    return this.summaries(await this.queueWatch.read()).filter((c) => carriesLabels(c.labels, labels));
   }
 
   private summaries({ jobs, records }: SlurmQueueAnswer): ContainerSummary[] {
@@ -303,7 +304,7 @@ export class SlurmEngine implements ContainerEngine {
   watchEvents(labels: Record<string, string>, onEvent: (event: ContainerEvent) => void): () => void {
     let before: Map<string, ContainerSummary> | null = null;
     return this.queueWatch.subscribe((answer) => {
-      const after = new Map(this.summaries(answer).filter((c) => hasLabels(c.labels, labels)).map((c) => [c.id, c]));
+      const after = new Map(this.summaries(answer).filter((c) => carriesLabels(c.labels, labels)).map((c) => [c.id, c]));
       // The first answer is the baseline: like Docker's events API, only what happens after subscribing.
       if (before !== null) for (const event of diffEvents(before, after, this.now())) onEvent(event);
       before = after;

@@ -133,11 +133,6 @@ export function toContainerSummary(job: SlurmJob | null, record: SlurmJobRecord 
   return { ...summary, statusText };
 }
 
-/** Whether `labels` carries every `key=value` of `filter`. */
-export function hasLabels(labels: Record<string, string>, filter: Record<string, string>): boolean {
-  return Object.entries(filter).every(([k, v]) => labels[k] === v);
-}
-
 /**
  * What two polls of our jobs tell, as Docker would have reported it: `start` when a job reached a node,
  * `die` (with its exit code; `oom` first when out of memory) when it ended, `destroy` when it left the
