@@ -265,11 +265,13 @@ describe('dry-run trainer (auto), driven by the client call sequences', () => {
   });
 
   it('stop_engine goes OFFLINE, drops the episodes, keeps the step, and a pending boot never reaches ROLLING', async () => {
-    const { server, trace, client } = await start({ bootDelayMs: 200 });
+    // A 1 s boot, not 0.2: the stop must come while the boot is pending, and on a loaded machine the boot of 0.2 s
+    // ended first (idle CI-AQ: BOOTING, ROLLING, OFFLINE). The wait after the stop outlasts the boot.
+    const { server, trace, client } = await start({ bootDelayMs: 1000 });
     await request(server.url, 'POST', '/sync_train_config', { json: { yaml_as_string: jobYaml('rollout_until_finish_enough_tasks') } });
     await request(server.url, 'POST', '/start_engine', { json: {} });
     await client.stopEngine();
-    await new Promise((ok) => setTimeout(ok, 300));
+    await new Promise((ok) => setTimeout(ok, 1300));
     expect(await client.engineStatus()).toMatchObject({ engine_status: 'ENGINE.OFFLINE' });
     expect(trace.steps.map((s) => s.status)).toEqual(['ENGINE.BOOTING', 'ENGINE.OFFLINE']);
 
