@@ -85,7 +85,7 @@ async function measurePageLoads(rounds: number): Promise<PageLoad[]> {
     hub,
     staticDir: rendererDir,
   });
-  const browser = await launchChromium();
+  const browser = await launchChromium({ full: true });
   const loads: PageLoad[] = [];
   const byFirstPage = new Map<string, Map<string, number>>();
   /** One load in a fresh context: the scripts it fetched (gzipped kB each) and its first paint. */

@@ -15,7 +15,7 @@ export const README_SCREENSHOT = join(repoRoot, 'docs', 'images', 'servers-dry-r
 async function main(): Promise<void> {
   requireBuiltRenderer();
   const app = await startTestApp({ staticDir: rendererDir, monitorIntervalMs: 300 });
-  const browser = await launchChromium();
+  const browser = await launchChromium({ full: true });
   try {
     await app.services.settings.update({ language: 'en', languageChosen: true });
     // The debug LLM is unreachable on purpose: the picture shows the server and its dashboard, no episode.

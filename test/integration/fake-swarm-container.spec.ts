@@ -68,9 +68,14 @@ describe('fake swarm container', () => {
     });
     expect(seen).toEqual(['ENGINE.BOOTING', 'ENGINE.ROLLING']);
     expect(rolling.global_step).toBe(1);
-    const afterBoot = await logsOf(container);
+    // The server logs a status after it has set it, and Docker's log copy lags the container's stdout: the line may
+    // come after /get_engine_status already answers ROLLING (idle CI-AR read the log 1 line short).
+    const rollingLine = '[update_engine_status] Engine status set to ENGINE.ROLLING';
+    const afterBoot = await poll('the ROLLING line in the container log', 10_000, async () => {
+      const logs = await logsOf(container);
+      return logs.includes(rollingLine) ? logs : undefined;
+    });
     expect(afterBoot).toContain('[start_engine] Successfully started training process (PID: ');
-    expect(afterBoot).toContain('[update_engine_status] Engine status set to ENGINE.ROLLING');
 
     await container.stop({ t: 10 });
     const state = (await container.inspect()).State;

@@ -43,12 +43,14 @@ OWNER=$STATE
 SSH_DIR=$OWNER/ssh
 SSH_HOME=$OWNER/home/$SSH_USER
 NATIVE_ACTIVATE='export PATH="$HOME/.local/bin:$PATH"'
+# chromium-headless-shell: the e2e files' browser (test/e2e/browser.ts), lighter than the full one, which the startup
+# bench and the docs' screenshots use.
 # fonts-wqy-microhei: a small CJK font, so zh-CN screenshots from the e2e suite are readable.
 # python3 + python3-venv: the job runner and the wizard run real Python (the ajet stub in a venv per test project).
 # podman: runc named so the runtime is the one measured (podman depends on crun | runc), catatonit for Init:true
 # (a recommends, and skipped when tini is installed), uidmap/slirp4netns/fuse-overlayfs for the rootless user.
 # iproute2 (ss) and procps (pgrep, pkill): finding who serves a port and which processes a test user still has.
-PACKAGES=(docker.io openssh-server docker-registry chromium curl ca-certificates fonts-wqy-microhei python3 python3-venv
+PACKAGES=(docker.io openssh-server docker-registry chromium chromium-headless-shell curl ca-certificates fonts-wqy-microhei python3 python3-venv
   podman runc catatonit uidmap slirp4netns fuse-overlayfs iproute2 procps
   netcat-openbsd) # nc: the `ProxyCommand nc 127.0.0.1 %p` test
 
