@@ -1,10 +1,12 @@
 // Where `npm test` (scripts/run-tests.mjs) runs each test file, and why (issue 35: an idle CI took 1,362 s, of which
 // the container lane's 728 s and then e2e alone 515 s were the critical path).
 //
-// Six lanes start together, each one vitest run after another:
+// Seven lanes start together, each one vitest run after another:
 // - cpu: unit + renderer + conformance, niced (CPU-bound; the other lanes mostly wait on daemons and timers).
 // - slurm: the Slurm integration files that share the node (SLURM_SHARED), then (once slurmPodman's is done) those
-//   that need it to themselves, THEN the Slurm e2e files.
+//   that need it to themselves.
+// - slurmSecond: on the test bed's second Slurm node (its own partition), Slurm files that need a node to themselves,
+//   THEN the Slurm e2e files (SLURM_SECOND_NODE).
 // - slurmPodman: the Slurm job with its server in rootless Podman, beside the shared Slurm files, THEN the e2e file
 //   on the rootless Podman user (whose containers that job starts too).
 // - containers: the integration files that start containers on the shared dockerd and Podman (one at a time).
@@ -30,7 +32,8 @@ const SLURM_FILES = 'slurm';
  */
 const WORKERS_POOL = ['workers-pool'].map(spec('integration'));
 /**
- * e2e on the real Slurm node (server-truth-slurm takes it down): after the Slurm integration files, in their lane.
+ * e2e on the real Slurm node (server-truth-slurm takes it down): after the second node's Slurm integration files, in
+ * their lane.
  * Their servers run natively in Slurm jobs; their assertions name their own jobs, profiles and server rows (never a
  * count of servers), and they choose their server's place on the Servers page (its default place is wherever a swarm
  * server runs, which beside e2e alone is the local engine: loaded run L10), so the other e2e files' containers on
@@ -53,6 +56,17 @@ const SLURM_PODMAN = spec('integration')('slurm-podman');
  * beside a swarm job, GPUs inside the allocation): they run after both, then the Slurm e2e files.
  */
 const SLURM_SHARED = ['slurm-ends', 'slurm-app', 'slurm-engine', 'slurm-custom', 'slurm-doctor', 'slurm-diagnostics'].map(spec('integration'));
+/**
+ * Slurm files that need a node to themselves (both GPUs taken, the node DOWN, both CPUs held) and name the node and
+ * partition they use (loadTestbedWithSlurm): they run on the test bed's second node (AGENTSWARM_TEST_SLURM_NODE=second,
+ * test/testbed/slurm.sh), a lane beside the first node's. One node took them all one after another: the Slurm chain
+ * (three time limits of 60 to 90 s each among them) was the run's critical path, 420 to 455 s of an idle CI (CI-AQ,
+ * CI-AR). Here the integration files, THEN the Slurm e2e files (SLURM_E2E). The first node keeps the files that
+ * submit to the default partition (testbed-slurm), read the whole queue (slurm-client) or take the node down
+ * (slurm-scheduler-ends, after slurm-podman).
+ */
+const SLURM_SECOND_NODE = ['slurm-queue', 'fleet-slurm', 'workers-slurm'].map(spec('integration'));
+const ON_SECOND_NODE = { AGENTSWARM_TEST_SLURM_NODE: 'second' };
 /**
  * Integration files that start no container on the shared daemons (an in-process fake swarm server, the dry run, the
  * job runner, sshd only). Their apps may see the container lane's containers; none of these files asserts on a
@@ -139,9 +153,12 @@ export function testPlan(rendererCopy) {
       slurm: {
         own: [
           { name: 'slurm-shared', args: ['--project', 'integration', ...SLURM_SHARED], env: NO_SWEEP },
-          { name: 'slurm', waitFor: 'slurmPodman', args: ['--project', 'integration', SLURM_FILES, ...excluding([SLURM_PODMAN, ...SLURM_SHARED])], env: NO_SWEEP },
+          { name: 'slurm', waitFor: 'slurmPodman', args: ['--project', 'integration', SLURM_FILES, ...excluding([SLURM_PODMAN, ...SLURM_SHARED, ...SLURM_SECOND_NODE])], env: NO_SWEEP },
         ],
-        then: [{ name: 'slurm-e2e', args: ['--project', 'e2e', ...SLURM_E2E], env: { ...NO_SWEEP, ...e2eEnv } }],
+      },
+      slurmSecond: {
+        own: [{ name: 'slurm-second', args: ['--project', 'integration', ...SLURM_SECOND_NODE], env: { ...NO_SWEEP, ...ON_SECOND_NODE } }],
+        then: [{ name: 'slurm-e2e', args: ['--project', 'e2e', ...SLURM_E2E], env: { ...NO_SWEEP, ...ON_SECOND_NODE, ...e2eEnv } }],
       },
       // Its output goes to the terminal as it comes (the other runs' into logs printed at the end).
       containers: {

@@ -70,8 +70,9 @@ beforeAll(async () => {
   ({ client, host } = await newClient());
   // The node must be free for the GPU cases: jobs of another suite would change every reason and place.
   await poll('the Slurm node to be free of running jobs', 60_000, async () => {
-    // Every user's jobs (the client asks about the app's only): squeue on the login node itself.
-    const { stdout } = await host.exec('squeue -h -o %i');
+    // Every user's jobs in this node's partition (the client asks about the app's only; the test bed's other node may
+    // run another chain's): squeue on the login node itself.
+    const { stdout } = await host.exec(`squeue -h -p ${slurm.partition} -o %i`);
     return stdout.trim() === '' ? true : undefined;
   }, 500);
 });

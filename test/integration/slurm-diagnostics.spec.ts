@@ -102,8 +102,10 @@ describe('Test connection for a Slurm login node', () => {
     const report = await diagnose(tb.ssh.port);
     expect(report.stages.map((s) => s.stage)).toEqual(['tcp', 'handshake', 'host-key', 'auth', 'slurm']);
     expect(statuses(report)).toEqual({ tcp: 'pass', handshake: 'pass', 'host-key': 'pass', auth: 'pass', slurm: 'pass' });
+    // Both of the test bed's partitions: the default one and the second node's (test/testbed/slurm.sh).
+    const partition = (name: string) => `${name} \\(1 node [a-z]+; GPUs gpu:fake:${tb.slurm.gpusPerNode}\\)`;
     expect(slurmStage(report).detail).toMatch(
-      new RegExp(`^Slurm ${tb.slurm.version.replace(/\./g, '\\.')}; partitions: ${tb.slurm.partition}\\* \\(1 node [a-z]+; GPUs gpu:fake:${tb.slurm.gpusPerNode}\\)$`),
+      new RegExp(`^Slurm ${tb.slurm.version.replace(/\./g, '\\.')}; partitions: ${partition(`${tb.slurm.partition}\\*`)}, ${partition(tb.slurm.second!.partition)}$`),
     );
   });
 

@@ -55,8 +55,9 @@ describe('the doctor on a Slurm login node', () => {
     expect(report.verdict).toBe('pass');
     // Issue 32: every finding also as data, for the renderer's words.
     expect(report.checks.map((c) => c.say?.key)).toEqual(['slurmAnswers', 'slurmPartitionUp', 'slurmGpusFit', 'slurmTimeOkAny', 'slurmAccepted', 'slurmHomeOk']);
-    // --test-only submitted nothing: no job of the test user is in the queue.
-    expect((await conn.exec('squeue -h -u "$USER" -o %i', { timeoutMs: 20_000 })).stdout.trim()).toBe('');
+    // --test-only submitted nothing: no job of the test user is in the partition's queue (the test bed's other node, in
+    // a partition of its own, may run another file's jobs meanwhile).
+    expect((await conn.exec(`squeue -h -u "$USER" -p ${tb.slurm.partition} -o %i`, { timeoutMs: 20_000 })).stdout.trim()).toBe('');
   });
 
   it('more GPUs than a node has: the GPU check names the most there is, and the scheduler refuses it too', async () => {
@@ -75,7 +76,7 @@ describe('the doctor on a Slurm login node', () => {
     expect(typed['slurm-submit']?.status).toBe('fail');
 
     const nowhere = byId(await doctor({ partition: 'nope', gpus: null, run: { mode: 'native', activate: null } }));
-    expect(nowhere['slurm-partition']).toMatchObject({ status: 'fail', detail: 'Partition nope does not exist on this cluster (sinfo lists: debug (default)).' });
+    expect(nowhere['slurm-partition']).toMatchObject({ status: 'fail', detail: 'Partition nope does not exist on this cluster (sinfo lists: debug (default), second).' });
     expect(nowhere['slurm-submit']).toMatchObject({ status: 'fail', detail: expect.stringMatching(/Slurm refused the job: .*[Ii]nvalid partition/) });
     expect(nowhere['slurm-gpus']).toMatchObject({ status: 'warn', detail: expect.stringContaining('asks for no GPUs') });
     expect(nowhere['slurm-time']).toMatchObject({ status: 'warn', detail: expect.stringContaining('No time limit is set') });

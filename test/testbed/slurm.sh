@@ -4,6 +4,9 @@
 # - munged with its own key and socket, slurmctld and slurmd, all root, all under <state>/slurm and <state>/run;
 # - one node (this machine, `hostname -s`, NodeAddr 127.0.0.1) with 2 CPUs and two fake GPUs (`mknod` character
 #   devices: gres needs device files, and /dev/null's numbers make them harmless), partition `debug`;
+# - a second node on this machine too (`<hostname>-b`, a slurmd of its own on its own port), alone in partition `second`:
+#   the Slurm files that take a whole node (both GPUs, both CPUs, the node DOWN) run on either node, so `npm test` runs
+#   two such chains side by side (scripts/test-lanes.mjs; issue 35). Tests pick it with AGENTSWARM_TEST_SLURM_NODE=second;
 # - /etc/slurm/slurm.conf, a symlink to our slurm.conf, so the login user's commands find it (see slurm_link_conf).
 # Slurm is one per machine (fixed ports, /etc/slurm): a second test bed reuses the running one and never stops it.
 # Facts, the working configuration and every fix it needs: /work/shared/reference/podman-slurm-facts.md, Slurm part.
@@ -11,10 +14,14 @@
 PACKAGES+=(slurm-wlm munge)
 SLURM_NODE=$(hostname -s)
 SLURM_PARTITION=debug
+# The second node: the same machine under another name (NodeAddr 127.0.0.1, so the name need not resolve).
+SLURM_NODE2=$SLURM_NODE-b
+SLURM_PARTITION2=second
 SLURM_GPUS=2
 # Slurm's registered defaults; `up` stops with a clear error when another process holds them.
 SLURM_CTLD_PORT=6817
 SLURM_D_PORT=6818
+SLURM_D_PORT2=6819
 # Debian's default path: every Slurm command reads it when SLURM_CONF is unset.
 SLURM_SYSCONF=/etc/slurm/slurm.conf
 # This test bed's Slurm folder, or the one of the test bed whose Slurm runs (then used read-only).
@@ -30,11 +37,28 @@ slurm_do() { SLURM_CONF=$(slurm_conf) timeout 10 "$@"; }
 
 munge_ping() { [[ -S $(munge_socket) ]] && munge -n -S "$(munge_socket)" 2>/dev/null | unmunge -S "$(munge_socket)" >/dev/null 2>&1; }
 slurmctld_ping() { [[ $(slurm_do scontrol ping 2>/dev/null) == *'is UP'* ]]; }
-# The node's state as sinfo prints it: idle, mix, alloc; a trailing `*` means slurmd does not answer.
-slurm_node_state() { slurm_do sinfo -h -n "$SLURM_NODE" -o '%t' 2>/dev/null; }
-slurm_node_idle() { [[ $(slurm_node_state) == idle ]]; }
-# Up and usable, whatever the jobs on it: a reused Slurm may be running the tests' jobs.
-slurm_ready() { slurmctld_ping && [[ $(slurm_node_state) =~ ^(idle|mix|alloc|comp)$ ]]; }
+# The nodes' states as sinfo prints them, one word a node ("idle idle"): idle, mix, alloc; a trailing `*` means that
+# node's slurmd does not answer.
+slurm_nodes() { echo "$SLURM_NODE${SLURM_NODE2:+,$SLURM_NODE2}"; }
+slurm_node_state() { slurm_do sinfo -h -N -n "$(slurm_nodes)" -o '%t' 2>/dev/null | tr '\n' ' ' | sed 's/ $//'; }
+slurm_node_idle() {
+  local states
+  states=$(slurm_node_state)
+  [[ $states =~ ^idle( idle)*$ && $(wc -w <<<"$states") == "$(slurm_nodes | tr ',' ' ' | wc -w)" ]]
+}
+# Up and usable, whatever the jobs on them: a reused Slurm may be running the tests' jobs.
+slurm_ready() {
+  local states word
+  slurmctld_ping && states=$(slurm_node_state) || return 1
+  [[ $(wc -w <<<"$states") == "$(slurm_nodes | tr ',' ' ' | wc -w)" ]] || return 1
+  for word in $states; do [[ $word =~ ^(idle|mix|alloc|comp)$ ]] || return 1; done
+}
+# The slurmd of each node: its PID file's name under $RUN (SlurmdPidFile=$RUN/slurmd-%n.pid).
+slurmd_pid_names() { echo "slurmd-$SLURM_NODE${SLURM_NODE2:+ slurmd-$SLURM_NODE2}"; }
+slurmds_alive() {
+  local name
+  for name in $(slurmd_pid_names); do pid_alive "$RUN/$name.pid" "$(slurm_exe slurmd)" || return 1; done
+}
 
 write_slurm_conf() { # write_slurm_conf <file>
   local d=$SLURM_DIR
@@ -51,11 +75,12 @@ AuthType=auth/munge
 AuthInfo=socket=$d/munge/munge.socket.2
 CredType=cred/munge
 StateSaveLocation=$d/state
-SlurmdSpoolDir=$d/spool
+# %n: each node's slurmd (two on this machine) its own spool, PID file and log.
+SlurmdSpoolDir=$d/spool/%n
 SlurmctldPidFile=$RUN/slurmctld.pid
-SlurmdPidFile=$RUN/slurmd.pid
+SlurmdPidFile=$RUN/slurmd-%n.pid
 SlurmctldLogFile=$LOGS/slurmctld.log
-SlurmdLogFile=$LOGS/slurmd.log
+SlurmdLogFile=$LOGS/slurmd-%n.log
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SelectType=select/cons_tres
@@ -71,20 +96,26 @@ GresTypes=gpu
 KillWait=5
 MinJobAge=60
 NodeName=$SLURM_NODE NodeAddr=127.0.0.1 CPUs=2 RealMemory=2000 Gres=gpu:fake:$SLURM_GPUS State=UNKNOWN
+NodeName=$SLURM_NODE2 NodeHostname=$SLURM_NODE NodeAddr=127.0.0.1 Port=$SLURM_D_PORT2 CPUs=2 RealMemory=2000 Gres=gpu:fake:$SLURM_GPUS State=UNKNOWN
 PartitionName=$SLURM_PARTITION Nodes=$SLURM_NODE Default=YES MaxTime=INFINITE State=UP
+PartitionName=$SLURM_PARTITION2 Nodes=$SLURM_NODE2 MaxTime=INFINITE State=UP
 EOF
 }
 
 # Two fake GPUs: Slurm's gres wants device files (plain files are rejected, a count-only gres makes the node INVAL);
 # c 1 3 is /dev/null's device number, so a job that opens one reads nothing and writes nowhere.
 make_fake_gpus() {
-  local i dev
-  mkdir -p "$SLURM_DIR/fakegpu"
-  for ((i = 0; i < SLURM_GPUS; i++)); do
-    dev=$SLURM_DIR/fakegpu/nvidia$i
-    [[ -c $dev ]] || { rm -f "$dev"; mknod -m 666 "$dev" c 1 3; }
+  local i dev node
+  : >"$SLURM_DIR/gres.conf.new"
+  for node in "$SLURM_NODE" "$SLURM_NODE2"; do
+    mkdir -p "$SLURM_DIR/fakegpu/$node"
+    for ((i = 0; i < SLURM_GPUS; i++)); do
+      dev=$SLURM_DIR/fakegpu/$node/nvidia$i
+      [[ -c $dev ]] || { rm -f "$dev"; mknod -m 666 "$dev" c 1 3; }
+    done
+    echo "NodeName=$node Name=gpu Type=fake File=$SLURM_DIR/fakegpu/$node/nvidia[0-$((SLURM_GPUS - 1))]" >>"$SLURM_DIR/gres.conf.new"
   done
-  echo "NodeName=$SLURM_NODE Name=gpu Type=fake File=$SLURM_DIR/fakegpu/nvidia[0-$((SLURM_GPUS - 1))]" >"$SLURM_DIR/gres.conf"
+  mv "$SLURM_DIR/gres.conf.new" "$SLURM_DIR/gres.conf"
 }
 
 start_munged() {
@@ -107,22 +138,22 @@ start_munged() {
   wait_for 15 munge_ping "munged on $m/munge.socket.2" "$LOGS/munged.log"
 }
 
-start_slurm_daemon() { # start_slurm_daemon slurmctld|slurmd <port> <args…>
-  local name=$1 port=$2 exe
-  shift 2
+start_slurm_daemon() { # start_slurm_daemon slurmctld|slurmd <its PID file's name under $RUN> <port> <args…>
+  local name=$1 pid_name=$2 port=$3 exe
+  shift 3
   exe=$(slurm_exe "$name")
-  pid_alive "$RUN/$name.pid" "$exe" && return 0
-  port_open "$port" && die "127.0.0.1:$port ($name's port) is already taken by a process this script did not start"
-  log "starting $name"
-  rm -f "$RUN/$name.pid"
+  pid_alive "$RUN/$pid_name.pid" "$exe" && return 0
+  port_open "$port" && die "127.0.0.1:$port ($pid_name's port) is already taken by a process this script did not start"
+  log "starting $pid_name"
+  rm -f "$RUN/$pid_name.pid"
   # By its own name, /usr/sbin/<name>, not the alternative it links to: Slurm decides from argv[0] which daemon it
   # is, and as `slurmctld-wlm` the controller dropped the node's Gres (the node showed Gres=(null)).
   # Not in the foreground (-D copies every line of the LogFile to stderr): the daemon forks, writes its PID file
   # ($RUN/<name>.pid, from slurm.conf) and logs to its LogFile; stderr catches what fails before it forks.
   no_inherited_fds setsid env SLURM_CONF="$(slurm_conf)" "/usr/sbin/$name" -f "$(slurm_conf)" "$@" \
-    >>"$LOGS/$name.log" 2>&1 </dev/null 9>&- &
-  slurm_pid_ok() { pid_alive "$RUN/$name.pid" "$exe"; }
-  wait_for 30 slurm_pid_ok "$name (its PID file)" "$LOGS/$name.log"
+    >>"$LOGS/$pid_name.log" 2>&1 </dev/null 9>&- &
+  slurm_pid_ok() { pid_alive "$RUN/$pid_name.pid" "$exe"; }
+  wait_for 30 slurm_pid_ok "$pid_name (its PID file)" "$LOGS/$pid_name.log"
 }
 
 # The login user's commands need the configuration too, in NON-interactive SSH sessions (`ssh host sbatch …`, the
@@ -163,7 +194,9 @@ start_slurm() { # after start_sshd (the login user)
     SLURM_DIR=$owner/slurm
     if slurm_ready; then
       SLURM_CTLD_PORT=$(slurm_conf_value SlurmctldPort) SLURM_D_PORT=$(slurm_conf_value SlurmdPort)
-      SLURM_NODE=$(slurm_do sinfo -h -o '%N')
+      SLURM_NODE=$(slurm_do sinfo -h -p "$SLURM_PARTITION" -o '%N')
+      # An older test bed's Slurm has no second node: the files that would use it say so (testbed.ts).
+      SLURM_NODE2=$(slurm_do sinfo -h -p "$SLURM_PARTITION2" -o '%N' 2>/dev/null)
       SLURM_GPUS=$(sed -n 's/^NodeName=.* Gres=gpu:fake:\([0-9]*\).*/\1/p' "$(slurm_conf)")
       log "Slurm answers with the configuration of the test bed in $owner: reusing it"
       SLURM_STATE=foreign
@@ -173,7 +206,7 @@ start_slurm() { # after start_sshd (the login user)
     log "$SLURM_SYSCONF points to the test bed in $owner, whose Slurm does not answer: starting our own"
     SLURM_DIR=$STATE/slurm
   fi
-  mkdir -p "$SLURM_DIR/state" "$SLURM_DIR/spool"
+  mkdir -p "$SLURM_DIR/state" "$SLURM_DIR/spool/$SLURM_NODE" "$SLURM_DIR/spool/$SLURM_NODE2"
   chmod 755 "$SLURM_DIR"
   make_fake_gpus
   write_slurm_conf "$(slurm_conf).new"
@@ -184,17 +217,18 @@ start_slurm() { # after start_sshd (the login user)
   fi
   mv "$(slurm_conf).new" "$(slurm_conf)"
   chmod 644 "$(slurm_conf)" "$SLURM_DIR/gres.conf"
-  pid_alive "$RUN/munged.pid" "$MUNGED" && pid_alive "$RUN/slurmctld.pid" "$ctld" && pid_alive "$RUN/slurmd.pid" "$d_exe" || started=1
+  pid_alive "$RUN/munged.pid" "$MUNGED" && pid_alive "$RUN/slurmctld.pid" "$ctld" && slurmds_alive || started=1
   start_munged
-  start_slurm_daemon slurmctld "$SLURM_CTLD_PORT" -i
+  start_slurm_daemon slurmctld slurmctld "$SLURM_CTLD_PORT" -i
   wait_for 30 slurmctld_ping "slurmctld on 127.0.0.1:$SLURM_CTLD_PORT" "$LOGS/slurmctld.log"
-  start_slurm_daemon slurmd "$SLURM_D_PORT" -N "$SLURM_NODE"
+  start_slurm_daemon slurmd "slurmd-$SLURM_NODE" "$SLURM_D_PORT" -N "$SLURM_NODE"
+  start_slurm_daemon slurmd "slurmd-$SLURM_NODE2" "$SLURM_D_PORT2" -N "$SLURM_NODE2"
   slurm_link_conf
   if ((started)); then
-    wait_for 60 slurm_node_idle "Slurm node $SLURM_NODE (idle in sinfo)" "$LOGS/slurmd.log"
+    wait_for 60 slurm_node_idle "Slurm nodes $(slurm_nodes) (idle in sinfo)" "$LOGS/slurmd-$SLURM_NODE2.log"
     SLURM_STATE=started
   else
-    wait_for 30 slurm_ready "Slurm node $SLURM_NODE" "$LOGS/slurmd.log"
+    wait_for 30 slurm_ready "Slurm nodes $(slurm_nodes)" "$LOGS/slurmd-$SLURM_NODE.log"
     SLURM_STATE=reused
   fi
   slurm_version
@@ -209,14 +243,19 @@ slurm_version() {
 slurm_json() {
   local bin
   bin=$(dirname "$(command -v sbatch)")
-  printf '{"version":"%s","conf":"%s","node":"%s","partition":"%s","gpusPerNode":%d,"ctldPort":%d,"slurmdPort":%d,"loginUser":"%s","bin":"%s"}' \
-    "$SLURM_VERSION" "$SLURM_SYSCONF" "$SLURM_NODE" "$SLURM_PARTITION" "$SLURM_GPUS" "$SLURM_CTLD_PORT" "$SLURM_D_PORT" "$SSH_USER" "$bin"
+  local second=''
+  [[ -n $SLURM_NODE2 ]] && printf -v second ',"second":{"node":"%s","partition":"%s","slurmdPort":%d}' "$SLURM_NODE2" "$SLURM_PARTITION2" "$SLURM_D_PORT2"
+  printf '{"version":"%s","conf":"%s","node":"%s","partition":"%s","gpusPerNode":%d,"ctldPort":%d,"slurmdPort":%d,"loginUser":"%s","bin":"%s"%s}' \
+    "$SLURM_VERSION" "$SLURM_SYSCONF" "$SLURM_NODE" "$SLURM_PARTITION" "$SLURM_GPUS" "$SLURM_CTLD_PORT" "$SLURM_D_PORT" "$SSH_USER" "$bin" "$second"
 }
 
-stop_slurm_daemons() { # slurmd first: it reports its jobs' ends to slurmctld
-  local pid
-  pid=$(signal_ours slurmd "$(slurm_exe slurmd)")
-  [[ -n $pid ]] && wait_gone slurmd "$pid" 15
+stop_slurm_daemons() { # the slurmds first: they report their jobs' ends to slurmctld
+  local pid name
+  # slurmd.pid: a test bed from before the second node (SlurmdPidFile=$RUN/slurmd.pid).
+  for name in slurmd $(slurmd_pid_names); do
+    pid=$(signal_ours "$name" "$(slurm_exe slurmd)")
+    [[ -n $pid ]] && wait_gone "$name" "$pid" 15
+  done
   pid=$(signal_ours slurmctld "$(slurm_exe slurmctld)")
   [[ -n $pid ]] && wait_gone slurmctld "$pid" 15
   return 0
@@ -227,7 +266,9 @@ stop_slurm_daemons() { # slurmd first: it reports its jobs' ends to slurmctld
 SLURM_STOPPED=()
 stop_slurm() { # the daemons it stopped go to SLURM_STOPPED
   local u users=() pid i d_pid ctld_pid
+  local name d_pids=()
   pid_alive "$RUN/slurmctld.pid" "$(slurm_exe slurmctld)" || pid_alive "$RUN/slurmd.pid" "$(slurm_exe slurmd)" ||
+    pid_alive "$RUN/slurmd-$SLURM_NODE.pid" "$(slurm_exe slurmd)" || pid_alive "$RUN/slurmd-$SLURM_NODE2.pid" "$(slurm_exe slurmd)" ||
     pid_alive "$RUN/munged.pid" "$MUNGED" || { slurm_unlink_conf; return 0; }
   if slurmctld_ping; then
     for u in "$SSH_USER" "$POD_USER"; do
@@ -246,9 +287,12 @@ stop_slurm() { # the daemons it stopped go to SLURM_STOPPED
     [[ -n $(slurm_do squeue -h -o '%i' 2>/dev/null) ]] && log "jobs left in squeue at down: $(slurm_do squeue -h -o '%i %T %u' | tr '\n' ';')"
   fi
   # With no job left, slurmd has nothing to report: both stop at once (slurmctld takes ~2 s to save its state).
-  d_pid=$(signal_ours slurmd "$(slurm_exe slurmd)")
+  for name in slurmd $(slurmd_pid_names); do
+    d_pid=$(signal_ours "$name" "$(slurm_exe slurmd)")
+    [[ -n $d_pid ]] && d_pids+=("$name:$d_pid")
+  done
   ctld_pid=$(signal_ours slurmctld "$(slurm_exe slurmctld)")
-  [[ -n $d_pid ]] && wait_gone slurmd "$d_pid" 15 && SLURM_STOPPED+=(slurmd)
+  for d_pid in "${d_pids[@]}"; do wait_gone "${d_pid%%:*}" "${d_pid#*:}" 15 && SLURM_STOPPED+=("${d_pid%%:*}"); done
   [[ -n $ctld_pid ]] && wait_gone slurmctld "$ctld_pid" 15 && SLURM_STOPPED+=(slurmctld)
   kill_slurm_leftovers
   pid=$(signal_ours munged "$MUNGED") && [[ -n $pid ]] && wait_gone munged "$pid" 10 && SLURM_STOPPED+=(munged)
@@ -282,12 +326,12 @@ slurm_status() {
   local owner who
   owner=$(slurm_owner) && SLURM_DIR=$owner/slurm
   if pid_alive "$RUN/slurmctld.pid" "$(slurm_exe slurmctld 2>/dev/null)"; then
-    who="ours, pids munged $(cat "$RUN/munged.pid" 2>/dev/null) slurmctld $(<"$RUN/slurmctld.pid") slurmd $(cat "$RUN/slurmd.pid" 2>/dev/null)"
+    who="ours, pids munged $(cat "$RUN/munged.pid" 2>/dev/null) slurmctld $(<"$RUN/slurmctld.pid") slurmd $(cat "$RUN/slurmd-$SLURM_NODE.pid" "$RUN/slurmd-$SLURM_NODE2.pid" 2>/dev/null | tr '\n' ' ')"
   else
     who="not started by testbed${owner:+: the test bed in $owner}"
   fi
   if slurmctld_ping; then
-    echo "slurm    up ($who) node $SLURM_NODE $(slurm_node_state), $(slurm_do squeue -h -o '%i' 2>/dev/null | wc -l) jobs, $SLURM_SYSCONF -> $(readlink "$SLURM_SYSCONF")"
+    echo "slurm    up ($who) nodes $(slurm_nodes) $(slurm_node_state), $(slurm_do squeue -h -o '%i' 2>/dev/null | wc -l) jobs, $SLURM_SYSCONF -> $(readlink "$SLURM_SYSCONF")"
   else
     echo "slurm    DOWN"
     return 1

@@ -82,9 +82,10 @@ export interface Testbed {
 }
 
 /**
- * A single-node Slurm 22.05 on loopback (munged, slurmctld, slurmd as root; cgroups off), with the test bed's sshd
- * (`ssh.host`/`ssh.port`) as its login node. The node is this machine, so a job's 127.0.0.1:<port> is the node's: the
- * SSH connection's `forwardOut('127.0.0.1', port)` reaches a server a job started. Jobs run as the login user.
+ * A Slurm 22.05 on loopback with two nodes, both this machine (munged, slurmctld, a slurmd per node, all root; cgroups
+ * off), with the test bed's sshd (`ssh.host`/`ssh.port`) as its login node. Each node is this machine, so a job's
+ * 127.0.0.1:<port> is the node's: the SSH connection's `forwardOut('127.0.0.1', port)` reaches a server a job started.
+ * Jobs run as the login user.
  */
 export interface TestbedSlurm {
   /** `sinfo --version` without the "slurm-wlm" prefix: "22.05.8". */
@@ -94,9 +95,9 @@ export interface TestbedSlurm {
    * also in a non-interactive SSH exec session (sshd runs with UsePAM no and reads no profile).
    */
   conf: string;
-  /** The node's name, this machine's `hostname -s` (NodeAddr 127.0.0.1). */
+  /** The node's name: this machine's `hostname -s` (NodeAddr 127.0.0.1), or the second node's (see `second`). */
   node: string;
-  /** The only partition, the default: "debug". */
+  /** The node's partition: the default "debug", or the second node's "second". */
   partition: string;
   /**
    * Fake GPUs (gres gpu:fake:<n>, `mknod` character devices with /dev/null's numbers): `--gres=gpu:1` sets
@@ -109,6 +110,12 @@ export interface TestbedSlurm {
   slurmdPort: number;
   /** The user that logs in over SSH and submits: `ssh.user`. */
   loginUser: string;
+  /**
+   * The second node (`<hostname>-b`: this machine too, a slurmd of its own on `slurmdPort`), alone in partition
+   * `second`. Absent from the Slurm of an older test bed. A file given AGENTSWARM_TEST_SLURM_NODE=second gets it as its
+   * `node` and `partition` from loadTestbedWithSlurm, so two chains of files that each take a whole node run side by side.
+   */
+  second?: { node: string; partition: string; slurmdPort: number };
   /** The folder of sbatch, squeue, scancel, sinfo, scontrol: "/usr/bin", on the default PATH of an SSH session. */
   bin: string;
 }
@@ -210,5 +217,10 @@ export function loadTestbedWithSlurm(): Testbed {
   if (typeof data.slurm?.conf !== 'string' || typeof data.slurm.ctldPort !== 'number') {
     throw new Error(`${resolve(testbedDir(), 'testbed.json')} has no Slurm: re-run \`bash test/testbed/testbed.sh up\` from this checkout`);
   }
-  return data;
+  const which = process.env.AGENTSWARM_TEST_SLURM_NODE;
+  if (!which) return data;
+  if (which !== 'second') throw new Error(`AGENTSWARM_TEST_SLURM_NODE is "${which}": the test bed's nodes are the default one (unset) and "second"`);
+  const second = data.slurm.second;
+  if (!second) throw new Error(`${resolve(testbedDir(), 'testbed.json')}'s Slurm has no second node: re-run \`bash test/testbed/testbed.sh up\` from this checkout`);
+  return { ...data, slurm: { ...data.slurm, node: second.node, partition: second.partition, slurmdPort: second.slurmdPort } };
 }

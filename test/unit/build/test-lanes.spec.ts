@@ -95,15 +95,24 @@ describe("npm test's lanes (scripts/test-lanes.mjs)", () => {
     for (const run of runs) if (run.waitFor) expect(Object.keys(plan.lanes), run.name).toContain(run.waitFor);
   });
 
-  it('runs beside slurm-podman only the Slurm files that share the node; the others after it, then the Slurm e2e files', () => {
+  it('runs beside slurm-podman only the Slurm files that share the node, the others after it; the second node has a lane of its own, then the Slurm e2e files', () => {
     const [shared, exclusive] = plan.lanes['slurm']!.own;
     expect(shared!.waitFor).toBeUndefined();
     expect(exclusive!.waitFor).toBe('slurmPodman');
+    expect(plan.lanes['slurm']!.then ?? []).toEqual([]);
     const files = (run: Run) => specsOf('integration').filter((file) => selected(run, 'integration', file));
     // Beside a running job: no file that takes the node down (a refused GPU request holds none; slurm-ends has one).
     for (const file of files(shared!)) expect(readFileSync(join(root, file), 'utf8'), file).not.toMatch(/state=down/i);
-    expect(files(shared!).length + files(exclusive!).length + 1).toBe(specsOf('integration').filter((file) => file.includes('slurm')).length);
-    expect(plan.lanes['slurm']!.then!.map((run) => run.name)).toEqual(['slurm-e2e']);
+    // The second node's lane: its files and then the Slurm e2e files, each told the node, each naming the partition it
+    // submits to (a job without one would land on the first node's default partition).
+    const [second] = plan.lanes['slurmSecond']!.own;
+    const after = plan.lanes['slurmSecond']!.then ?? [];
+    expect(after.map((run) => run.name)).toEqual(['slurm-e2e']);
+    for (const run of [second!, after[0]!]) expect(run.env?.['AGENTSWARM_TEST_SLURM_NODE'], run.name).toBe('second');
+    const e2eFiles = specsOf('e2e').filter((file) => selected(after[0]!, 'e2e', file));
+    expect(e2eFiles.length).toBeGreaterThan(0);
+    for (const file of [...files(second!), ...e2eFiles]) expect(readFileSync(join(root, file), 'utf8'), file).toMatch(/\.slurm\.partition\b/);
+    expect(files(shared!).length + files(exclusive!).length + files(second!).length + 1).toBe(specsOf('integration').filter((file) => file.includes('slurm')).length);
   });
 
   it("runs the e2e files on the test bed's rootless Podman user after slurm-podman (which starts containers there), in its lane", () => {
