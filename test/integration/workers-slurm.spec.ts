@@ -144,10 +144,11 @@ afterAll(async () => {
 });
 
 describe('rollout workers as a Slurm job array', () => {
-  // In CI's Slurm lane this file follows others whose jobs may still be ending (KillWait) on the one node, whose CPUs
-  // the two tasks need at once.
+  // In CI's Slurm lanes this file follows others whose jobs may still be ending (KillWait) on its node, whose CPUs the
+  // two tasks need at once. Only its node's partition: the test bed's other node runs another lane's jobs meanwhile
+  // (idle CI-AS: waiting for the whole queue to empty took 107 s).
   it('shows the array script, submits 2 tasks that train to step 3, stops one by hand, is found again after an app restart, adds a worker as a new array shown first, and stop all leaves nothing in the queue', async () => {
-    const queue = async () => (await connection.exec(`squeue -h -a -o '%i %u %T %R'`)).stdout.trim();
+    const queue = async () => (await connection.exec(`squeue -h -a -p ${tb.slurm.partition} -o '%i %u %T %R'`)).stdout.trim();
     // Earlier files' jobs have ended, so both tasks can run at once (a task left pending would never end episodes).
     await poll('the Slurm node free of earlier jobs', 120_000, async () => ((await queue()) === '' ? true : undefined), 1000).catch(async (error: Error) => {
       throw new Error(`${error.message}; the queue: ${await queue()}`);

@@ -1,7 +1,7 @@
 # Slurm part of the test bed, sourced by testbed.sh (uses its STATE, RUN, LOGS, log, die, pid_alive, port_open,
-# no_inherited_fds, wait_for, signal_ours, wait_gone, PACKAGES, SSH_USER, POD_USER). A real single-node Slurm from
+# no_inherited_fds, wait_for, signal_ours, wait_gone, PACKAGES, SSH_USER, POD_USER). A real two-node Slurm from
 # Debian (slurm-wlm 22.05 + munge), loopback only, with the test bed's sshd as its login node:
-# - munged with its own key and socket, slurmctld and slurmd, all root, all under <state>/slurm and <state>/run;
+# - munged with its own key and socket, slurmctld and a slurmd per node, all root, all under <state>/slurm and <state>/run;
 # - one node (this machine, `hostname -s`, NodeAddr 127.0.0.1) with 2 CPUs and two fake GPUs (`mknod` character
 #   devices: gres needs device files, and /dev/null's numbers make them harmless), partition `debug`;
 # - a second node on this machine too (`<hostname>-b`, a slurmd of its own on its own port), alone in partition `second`:
@@ -63,7 +63,7 @@ slurmds_alive() {
 write_slurm_conf() { # write_slurm_conf <file>
   local d=$SLURM_DIR
   cat >"$1" <<EOF
-# Written by test/testbed/testbed.sh (slurm.sh): a single-node Slurm on loopback for the tests.
+# Written by test/testbed/testbed.sh (slurm.sh): a two-node Slurm on loopback for the tests (both nodes this machine).
 ClusterName=testbed
 SlurmctldHost=$SLURM_NODE(127.0.0.1)
 SlurmctldPort=$SLURM_CTLD_PORT
@@ -102,7 +102,7 @@ PartitionName=$SLURM_PARTITION2 Nodes=$SLURM_NODE2 MaxTime=INFINITE State=UP
 EOF
 }
 
-# Two fake GPUs: Slurm's gres wants device files (plain files are rejected, a count-only gres makes the node INVAL);
+# Two fake GPUs a node: Slurm's gres wants device files (plain files are rejected, a count-only gres makes the node INVAL);
 # c 1 3 is /dev/null's device number, so a job that opens one reads nothing and writes nowhere.
 make_fake_gpus() {
   local i dev node
