@@ -31,12 +31,19 @@ describe('training monitor against the fake swarm server in a container', () => 
   let app: TestApp;
   let containerId: string;
   let client: SwarmTestClient;
-  const views: TrainingView[] = [];
+  /** Every training view the app emitted since before the server started (of any server: its id is known only after). */
+  const emitted: TrainingView[] = [];
+  const views = () => emitted.filter((v) => v.containerId === containerId);
   /** What was told of this file's server: the test bed's dockerd may run other files' servers meanwhile (npm test's lanes). */
   const shownOf = (kind: string) => notifier.shown.filter((n) => n.kind === kind && n.containerId === containerId);
 
   beforeAll(async () => {
     app = await startTestApp({ monitorIntervalMs: 100, notifier });
+    // Before the start: the first views can come before swarm:start returns (its last Docker calls took long enough
+    // under load in idle CI-AT that ENGINE.OFFLINE was emitted before a later subscription, and never again).
+    app.hub.subscribe((name, payload) => {
+      if (name === 'training:changed') emitted.push(payload as TrainingView);
+    });
     const port = await freePort();
     // A 3 s training step instead of the fake's 8 s (its default is for SwarmClient's 5 s poll, not used here): still
     // 30 of the monitor's 100 ms polls to see WEIGHT_SYNCING in, and the four steps below wait 20 s less.
@@ -46,9 +53,6 @@ describe('training monitor against the fake swarm server in a container', () => 
     // As the dashboard does while it shows this server: the pool route is polled only then.
     await app.handlers['training:interest']({ pageId: 'integration-test-page', engineId: 'local', containerId, shown: true });
     client = new SwarmTestClient(`http://127.0.0.1:${port}`);
-    app.hub.subscribe((name, payload) => {
-      if (name === 'training:changed' && (payload as TrainingView).containerId === containerId) views.push(payload as TrainingView);
-    });
   });
 
   afterAll(async () => {
@@ -75,7 +79,10 @@ describe('training monitor against the fake swarm server in a container', () => 
   }
 
   it('reports every state as the engine boots and trains, with the pool parsed and steps rising', async () => {
-    await waitForEvent(app.hub, 'training:changed', (v) => v.containerId === containerId && v.engineStatus === 'ENGINE.OFFLINE', 30_000);
+    await poll('the first ENGINE.OFFLINE view', 30_000, async () => (views().some((v) => v.engineStatus === 'ENGINE.OFFLINE') ? true : undefined)).catch(async (error: Error) => {
+      const state = await docker.getContainer(containerId).inspect().then((c) => c.State, (e: Error) => e.message);
+      throw new Error(`${error.message}; views: ${JSON.stringify(views().map((v) => [v.engineStatus, v.lastError]))}; the container: ${JSON.stringify(state)}`);
+    });
     expect(await client.post('/sync_train_config', { yaml_as_string: JOB_YAML })).toEqual({ success: true });
     expect(await client.post('/start_engine')).toMatchObject({ success: true });
     const rolling = await waitForEvent(app.hub, 'training:changed', (v) => v.containerId === containerId && v.engineStatus === 'ENGINE.ROLLING', 30_000);
@@ -89,17 +96,17 @@ describe('training monitor against the fake swarm server in a container', () => 
 
     // Every status, in order, as the page saw them.
     // (null: polls before the server listened, which carry only the connection error)
-    const order = views.map((v) => v.engineStatus).filter((s, i, all) => s !== null && s !== all[i - 1]);
+    const order = views().map((v) => v.engineStatus).filter((s, i, all) => s !== null && s !== all[i - 1]);
     expect(order.slice(0, 6)).toEqual(['ENGINE.OFFLINE', 'ENGINE.BOOTING', 'ENGINE.ROLLING', 'ENGINE.ROLLING_POST', 'ENGINE.WEIGHT_SYNCING', 'ENGINE.ROLLING']);
-    const steps = views.map((v) => v.globalStep).filter((s): s is number => s !== null);
+    const steps = views().map((v) => v.globalStep).filter((s): s is number => s !== null);
     expect(steps).toEqual([...steps].sort((x, y) => x - y));
     expect(steps.at(-1)).toBe(4);
     // Only a training engine has a step; booting shows how long it has booted instead.
-    for (const v of views) if (!TRAINING_STATES.includes(v.engineStatus ?? '')) expect(v.globalStep).toBeNull();
-    expect(views.find((v) => v.engineStatus === 'ENGINE.BOOTING')?.bootingSeconds).toBeGreaterThanOrEqual(0);
+    for (const v of views()) if (!TRAINING_STATES.includes(v.engineStatus ?? '')) expect(v.globalStep).toBeNull();
+    expect(views().find((v) => v.engineStatus === 'ENGINE.BOOTING')?.bootingSeconds).toBeGreaterThanOrEqual(0);
 
     // The pool as upstream sends it: string-typed running episode details read as numbers.
-    const post = views.find((v) => v.engineStatus === 'ENGINE.ROLLING_POST' && v.runningEpisodes.length > 0)!;
+    const post = views().find((v) => v.engineStatus === 'ENGINE.ROLLING_POST' && v.runningEpisodes.length > 0)!;
     expect(post.runningEpisodes[0]).toMatchObject({ status: 'claimed', llmCalls: 0, patienceSeconds: 60, clientUuid: client.uuid });
     expect(post.runningEpisodes[0]?.idleSeconds).toEqual(expect.any(Number));
     expect(post.episodes).toEqual({ done: 2, target: 2 });
@@ -141,7 +148,7 @@ describe('training monitor against the fake swarm server in a container', () => 
       expect(resumed.points.map((p) => p.step)).toEqual([1, 2, 3]);
       // Training goes on: the next step joins the same run.
       app.hub.subscribe((name, payload) => {
-        if (name === 'training:changed' && (payload as TrainingView).containerId === containerId) views.push(payload as TrainingView);
+        if (name === 'training:changed') emitted.push(payload as TrainingView);
       });
       expect(await playStep()).toBe(4);
       const after = await app.handlers['training:series']({ engineId: 'local', containerId });
@@ -153,8 +160,10 @@ describe('training monitor against the fake swarm server in a container', () => 
   });
 
   it('notifies when a client stops the engine, hides the stale step, and notifies when the container dies', async () => {
+    // Views from the stop on (a poll may emit OFFLINE before this test would have subscribed after the POST).
+    const from = emitted.length;
     expect(await client.post('/stop_engine')).toEqual({ success: true, failure_reason: '' });
-    const offline = await waitForEvent(app.hub, 'training:changed', (v) => v.containerId === containerId && v.engineStatus === 'ENGINE.OFFLINE', 15_000);
+    const offline = await poll('ENGINE.OFFLINE after /stop_engine', 15_000, async () => emitted.slice(from).find((v) => v.containerId === containerId && v.engineStatus === 'ENGINE.OFFLINE'));
     // The server still says global_step 5 (upstream keeps it after a stop): not progress.
     expect(await client.step()).toBe(5);
     expect(offline).toMatchObject({ globalStep: null, episodes: null, taskRewards: [], runningEpisodes: [] });
