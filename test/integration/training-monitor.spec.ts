@@ -73,8 +73,9 @@ describe('training monitor against the fake swarm server in a container', () => 
     const post = waitForEvent(app.hub, 'training:changed', (v) => v.containerId === containerId && v.engineStatus === 'ENGINE.ROLLING_POST' && v.runningEpisodes.length > 0, 15_000);
     await client.end(b, `task-${step}`, 1);
     const seen = await post;
+    const from = emitted.length;
     await client.abort(held);
-    await waitForEvent(app.hub, 'training:changed', (v) => v.containerId === containerId && v.globalStep === step + 1, 15_000);
+    await poll(`global step ${step + 1}`, 15_000, async () => (emitted.slice(from).some((v) => v.containerId === containerId && v.globalStep === step + 1) ? true : undefined));
     return step === seen.globalStep ? step : -1;
   }
 
@@ -85,7 +86,7 @@ describe('training monitor against the fake swarm server in a container', () => 
     });
     expect(await client.post('/sync_train_config', { yaml_as_string: JOB_YAML })).toEqual({ success: true });
     expect(await client.post('/start_engine')).toMatchObject({ success: true });
-    const rolling = await waitForEvent(app.hub, 'training:changed', (v) => v.containerId === containerId && v.engineStatus === 'ENGINE.ROLLING', 30_000);
+    const rolling = await poll('ENGINE.ROLLING', 30_000, async () => views().find((v) => v.engineStatus === 'ENGINE.ROLLING'));
     expect(rolling).toMatchObject({ globalStep: 1, modelPath: MODEL_PATH, sampleCollectionMethod: 'rollout_until_finish_enough_tasks', expectedRepeat: 2 });
     expect(rolling.episodes).toEqual({ done: 0, target: 2 });
     expect(rolling.tasks).toEqual({ done: 0, target: 1 });
