@@ -3,7 +3,7 @@
 # sshd on 127.0.0.1:2222 with a test user, a second sshd on 127.0.0.1:2223 as a ProxyJump host (same user,
 # own host key), the fake swarm server image (a TEST DOUBLE of AgentJet), and Podman (test/testbed/podman.sh):
 # a rootful service on a private socket and a rootless user reached over sshd, both with the same image; and a
-# single-node Slurm (test/testbed/slurm.sh: munged, slurmctld, slurmd, fake GPUs) with that sshd as its login node.
+# two-node Slurm (test/testbed/slurm.sh: munged, slurmctld, a slurmd per node, fake GPUs) with that sshd as its login node.
 #   bash test/testbed/testbed.sh up|down|status
 # State lives in $AGENTSWARM_TESTBED_DIR (default <repo>/.testbed). `up` is idempotent; `down` stops only
 # the daemons this script started (tracked by PID files under <state>/run).
