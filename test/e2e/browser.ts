@@ -18,7 +18,8 @@ export const screenshotDir = join(repoRoot, 'test-results', 'e2e');
  * Tests use `chromium-headless-shell`, the same Chromium built as Playwright's default headless browser: on the same
  * e2e files it took 28 CPU s where the full browser's new headless mode took 49 (issue 35: CI's cores are busy
  * throughout, and Chromium was a quarter of their work). `full` launches the full browser, as the startup bench and the
- * docs' screenshots do: what they measure and show is the browser users run. CHROMIUM_PATH overrides both.
+ * docs' screenshots (scripts/docs-screenshot.ts, getting-started.spec) do: what they measure and show is the browser
+ * users run. CHROMIUM_PATH overrides both.
  */
 export const HEADLESS_SHELL_PATH = '/usr/bin/chromium-headless-shell';
 export const FULL_CHROMIUM_PATH = '/usr/bin/chromium';

@@ -76,7 +76,8 @@ describe('getting started: a new user from first launch to a dry-run debug episo
     }
     llm = await startFakeLlm({ requireKey: KEY });
     app = await startTestApp({ dataDir, staticDir: rendererDir, monitorIntervalMs: 300 });
-    browser = await launchChromium();
+    // The full browser, not the tests' headless shell: these screenshots are the docs' (test/e2e/browser.ts).
+    browser = await launchChromium({ full: true });
     // A new user has no swarm server: on a test bed shared with other test runs, their swarm containers on the same
     // Docker would make this app's user a returning one (landing on the fleet home). Wait (bounded) until none is there.
     const docker = new Docker({ socketPath: loadTestbed().dockerSocket });
