@@ -53,7 +53,7 @@ const SLURM_PODMAN = spec('integration')('slurm-podman');
 /**
  * Slurm files whose tests hold at most one job of one CPU and no GPU at a time, and never take the node down: they run
  * beside slurm-podman. The other Slurm files need the node to themselves (both GPUs taken, a node DOWN, a job array
- * beside a swarm job, GPUs inside the allocation): they run after both, then the Slurm e2e files.
+ * beside a swarm job, GPUs inside the allocation): they run after both, or on the second node (SLURM_SECOND_NODE).
  */
 const SLURM_SHARED = ['slurm-ends', 'slurm-app', 'slurm-engine', 'slurm-custom', 'slurm-doctor', 'slurm-diagnostics'].map(spec('integration'));
 /**

@@ -41,18 +41,16 @@ slurmctld_ping() { [[ $(slurm_do scontrol ping 2>/dev/null) == *'is UP'* ]]; }
 # node's slurmd does not answer.
 slurm_nodes() { echo "$SLURM_NODE${SLURM_NODE2:+,$SLURM_NODE2}"; }
 slurm_node_state() { slurm_do sinfo -h -N -n "$(slurm_nodes)" -o '%t' 2>/dev/null | tr '\n' ' ' | sed 's/ $//'; }
-slurm_node_idle() {
-  local states
-  states=$(slurm_node_state)
-  [[ $states =~ ^idle( idle)*$ && $(wc -w <<<"$states") == "$(slurm_nodes | tr ',' ' ' | wc -w)" ]]
-}
-# Up and usable, whatever the jobs on them: a reused Slurm may be running the tests' jobs.
-slurm_ready() {
+# Whether every node's state is one of the words given (a node sinfo does not list fails it).
+slurm_nodes_in() { # slurm_nodes_in <state>...
   local states word
-  slurmctld_ping && states=$(slurm_node_state) || return 1
+  states=$(slurm_node_state)
   [[ $(wc -w <<<"$states") == "$(slurm_nodes | tr ',' ' ' | wc -w)" ]] || return 1
-  for word in $states; do [[ $word =~ ^(idle|mix|alloc|comp)$ ]] || return 1; done
+  for word in $states; do [[ " $* " == *" $word "* ]] || return 1; done
 }
+slurm_node_idle() { slurm_nodes_in idle; }
+# Up and usable, whatever the jobs on them: a reused Slurm may be running the tests' jobs.
+slurm_ready() { slurmctld_ping && slurm_nodes_in idle mix alloc comp; }
 # The slurmd of each node: its PID file's name under $RUN (SlurmdPidFile=$RUN/slurmd-%n.pid).
 slurmd_pid_names() { echo "slurmd-$SLURM_NODE${SLURM_NODE2:+ slurmd-$SLURM_NODE2}"; }
 slurmds_alive() {
@@ -149,7 +147,7 @@ start_slurm_daemon() { # start_slurm_daemon slurmctld|slurmd <its PID file's nam
   # By its own name, /usr/sbin/<name>, not the alternative it links to: Slurm decides from argv[0] which daemon it
   # is, and as `slurmctld-wlm` the controller dropped the node's Gres (the node showed Gres=(null)).
   # Not in the foreground (-D copies every line of the LogFile to stderr): the daemon forks, writes its PID file
-  # ($RUN/<name>.pid, from slurm.conf) and logs to its LogFile; stderr catches what fails before it forks.
+  # ($RUN/<pid_name>.pid, from slurm.conf) and logs to its LogFile; stderr catches what fails before it forks.
   no_inherited_fds setsid env SLURM_CONF="$(slurm_conf)" "/usr/sbin/$name" -f "$(slurm_conf)" "$@" \
     >>"$LOGS/$pid_name.log" 2>&1 </dev/null 9>&- &
   slurm_pid_ok() { pid_alive "$RUN/$pid_name.pid" "$exe"; }
@@ -265,8 +263,7 @@ stop_slurm_daemons() { # the slurmds first: they report their jobs' ends to slur
 # KillWait), so no job process outlives its slurmstepd; then slurmd, slurmctld, munged, and our /etc/slurm link.
 SLURM_STOPPED=()
 stop_slurm() { # the daemons it stopped go to SLURM_STOPPED
-  local u users=() pid i d_pid ctld_pid
-  local name d_pids=()
+  local u users=() pid i d_pid ctld_pid name d_pids=()
   pid_alive "$RUN/slurmctld.pid" "$(slurm_exe slurmctld)" || pid_alive "$RUN/slurmd.pid" "$(slurm_exe slurmd)" ||
     pid_alive "$RUN/slurmd-$SLURM_NODE.pid" "$(slurm_exe slurmd)" || pid_alive "$RUN/slurmd-$SLURM_NODE2.pid" "$(slurm_exe slurmd)" ||
     pid_alive "$RUN/munged.pid" "$MUNGED" || { slurm_unlink_conf; return 0; }

@@ -47,7 +47,6 @@ const wording: EngineWording = {
   noGpuRuntime: () => 'The dry run uses no GPU: nothing is trained.',
 };
 
-
 /**
  * The dry run as a container engine (engine `dry-run`, one container `dry-run` while it runs or
  * after it stopped), so the swarm monitor, the training dashboard and the logs domain follow it

@@ -3,7 +3,6 @@ import { AppError } from '../../../shared/errors';
 import type { EngineHealth, EngineSummary } from '../../../shared/schemas';
 import type { SlurmJob, SlurmJobOptions, SlurmJobView } from '../../../shared/schemas-slurm';
 import {
-  carriesLabels,
   LABEL_APP_VERSION,
   LABEL_PORT,
   shellQuote,
@@ -27,9 +26,9 @@ import { mapSlurmError } from './slurm-errors';
 import { followJobOutput, pathWord } from './slurm-log';
 import { isEndedState } from './slurm-parse';
 import { discardJob, removeJobFiles, writeRecord } from './slurm-files';
-import { SlurmQueueWatch, type SlurmQueueAnswer } from './slurm-queue-watch';
+import { SlurmQueueWatch } from './slurm-queue-watch';
 import { waitForStart } from './slurm-start';
-import { diffEvents, keyOfJobName, toContainerSummary, type SlurmJobRecord } from './slurm-state';
+import { diffEvents, keyOfJobName, summariesOf, toContainerSummary, type SlurmJobRecord } from './slurm-state';
 import { checkJobGpus } from './slurm-gpu-check';
 import { endFromOutput, slurmJobViews } from './slurm-job-views';
 import { PROFILE_ID, jobKeyOf, jobOptionsOf } from './slurm-spec';
@@ -161,16 +160,7 @@ export class SlurmEngine implements ContainerEngine {
 
   /** From the queue poll's newest answer (no squeue of its own while it is young). */
   async listContainers(labels: Record<string, string>): Promise<ContainerSummary[]> {
-    return this.summaries(await this.queueWatch.read()).filter((c) => carriesLabels(c.labels, labels));
-  }
-
-  private summaries({ jobs, records }: SlurmQueueAnswer): ContainerSummary[] {
-    const now = this.now();
-    // An ended job without its record was removed (Slurm still lists it for MinJobAge): gone, as in Docker.
-    const listed = jobs.filter((job) => records.has(job.id) || !isEndedState(job.state)).map((job) => toContainerSummary(job, records.get(job.id) ?? null, now));
-    const seen = new Set(jobs.map((j) => j.id));
-    for (const record of records.values()) if (!seen.has(record.jobId)) listed.push(toContainerSummary(null, record, now));
-    return listed;
+    return summariesOf(await this.queueWatch.read(), labels, this.now());
   }
 
   async inspectContainer(id: string): Promise<ContainerSummary> {
@@ -304,7 +294,7 @@ export class SlurmEngine implements ContainerEngine {
   watchEvents(labels: Record<string, string>, onEvent: (event: ContainerEvent) => void): () => void {
     let before: Map<string, ContainerSummary> | null = null;
     return this.queueWatch.subscribe((answer) => {
-      const after = new Map(this.summaries(answer).filter((c) => carriesLabels(c.labels, labels)).map((c) => [c.id, c]));
+      const after = new Map(summariesOf(answer, labels, this.now()).map((c) => [c.id, c]));
       // The first answer is the baseline: like Docker's events API, only what happens after subscribing.
       if (before !== null) for (const event of diffEvents(before, after, this.now())) onEvent(event);
       before = after;

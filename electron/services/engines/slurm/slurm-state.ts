@@ -1,7 +1,8 @@
 import type { ContainerState } from '../../../shared/schemas';
 import type { SlurmJob } from '../../../shared/schemas-slurm';
-import { LABEL_MANAGED, containerStatusText, type ContainerEvent, type ContainerSummary } from '../container-engine';
+import { LABEL_MANAGED, carriesLabels, containerStatusText, type ContainerEvent, type ContainerSummary } from '../container-engine';
 import { SLURM_JOB_PREFIX } from './job-script';
+import { isEndedState } from './slurm-parse';
 
 /**
  * Pure parts of the Slurm engine: the labels record kept next to each job script, Slurm job states as
@@ -131,6 +132,18 @@ export function toContainerSummary(job: SlurmJob | null, record: SlurmJobRecord 
   let statusText = state === 'created' ? queuedText(job) : containerStatusText(summary, now);
   if (ended && job.state !== 'COMPLETED') statusText += ` [${job.state}${job.reason ? `: ${job.reason}` : ''}]`;
   return { ...summary, statusText };
+}
+
+/**
+ * Our jobs at one moment as containers, those carrying every label of `labels` (Docker's label filter): Slurm's jobs
+ * with their records, and the kept ends of jobs it no longer lists. An ended job without its record was removed (Slurm
+ * still lists it for MinJobAge): gone, as in Docker.
+ */
+export function summariesOf({ jobs, records }: { jobs: SlurmJob[]; records: Map<string, SlurmJobRecord> }, labels: Record<string, string>, now: number): ContainerSummary[] {
+  const listed = jobs.filter((job) => records.has(job.id) || !isEndedState(job.state)).map((job) => toContainerSummary(job, records.get(job.id) ?? null, now));
+  const seen = new Set(jobs.map((j) => j.id));
+  for (const record of records.values()) if (!seen.has(record.jobId)) listed.push(toContainerSummary(null, record, now));
+  return listed.filter((c) => carriesLabels(c.labels, labels));
 }
 
 /**
