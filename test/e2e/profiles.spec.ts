@@ -40,7 +40,10 @@ describe('swarm profiles in Chromium (browser host + real Docker)', () => {
     const list = page.getByTestId('profile-list').first();
     await list.getByTestId('profile-new').click();
     const dialog = page.getByTestId('profile-dialog');
-    await dialog.getByTestId('profile-form-label').fill('Fake Qwen');
+    // A label (so a profile id) of its own: the container lane's apps see every test container on the shared
+    // dockerd, and theirs are "Fake Qwen" (official CI, 2026-12-06: wizard-profile met this file's running
+    // container under its own profile id, and refused to start as "drifted").
+    await dialog.getByTestId('profile-form-label').fill('Dialog Qwen');
     await dialog.getByTestId('profile-form-port').fill(String(port));
     await dialog.getByTestId('profile-form-image').fill(testbed.fakeSwarmImage);
     await dialog.getByTestId('profile-form-network-host').check();
@@ -58,7 +61,7 @@ describe('swarm profiles in Chromium (browser host + real Docker)', () => {
     await dialog.getByTestId('profile-form-submit').click();
     await dialog.waitFor({ state: 'detached' });
 
-    const card = page.getByTestId('profile-card').filter({ hasText: 'Fake Qwen' });
+    const card = page.getByTestId('profile-card').filter({ hasText: 'Dialog Qwen' });
     await card.getByTestId('profile-start').click();
     await card.getByTestId('profile-state-text').filter({ hasText: 'Running' }).waitFor({ timeout: 60_000 });
     await card.getByTestId('profile-engine-status').filter({ hasText: 'ENGINE.OFFLINE' }).waitFor({ timeout: 30_000 });

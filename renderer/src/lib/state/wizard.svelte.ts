@@ -11,6 +11,7 @@ import type {
   WizardStepName,
 } from '../../../../electron/shared/schemas-wizard';
 import type { z } from 'zod';
+import { wizardDrafts } from './wizard-drafts.svelte';
 
 /** Every backend action the wizard's steps can take; `busy` and `errors` are keyed by it. */
 export type WizardAction =
@@ -53,12 +54,6 @@ export class WizardStore {
   jobs = $state<Record<string, JobViewData>>({});
   python = $state<PythonDiscoveryData | null>(null);
   preview = $state<CodePreviewData | null>(null);
-  /**
-   * Which option the swarm step's form starts on, when another step asked for one ("Choose a GPU
-   * server" after a dry-run pass); the form takes it once. Not a choice: nothing changes until Start.
-   */
-  swarmKindHint = $state<SwarmChoiceData['kind'] | null>(null);
-
   constructor(private readonly api: ExposedApi) {}
 
   start(): () => void {
@@ -171,17 +166,15 @@ export class WizardStore {
     return this.stateAction('choose-swarm', () => this.api.wizard.chooseSwarm(choice));
   }
 
-  /** After a pass on the dry run: the swarm step, with "A swarm profile" preselected (same scripts, a GPU server). */
+  /**
+   * After a pass on the dry run: the swarm step, with "A swarm profile" preselected (same scripts, a GPU server).
+   * Not a choice: nothing changes in the backend until Start. The pick goes into the drafts, which outlive this
+   * store: a user who leaves for Servers at once (before the swarm step showed) unmounts the page and this store
+   * with it, and comes back to a new one (getting-started e2e: thrice in CI the form showed the dry run).
+   */
   chooseGpuServer(): Promise<boolean> {
-    this.swarmKindHint = 'profile';
+    wizardDrafts.swarmKind = 'profile';
     return this.goto('swarm');
-  }
-
-  /** The hint for the swarm form, once (see `swarmKindHint`). */
-  takeSwarmKindHint(): SwarmChoiceData['kind'] | null {
-    const hint = this.swarmKindHint;
-    this.swarmKindHint = null;
-    return hint;
   }
 
   /** `restartDryRun`: the user chose to restart a dry run that runs with another LLM. */
