@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { invokeChannels, invokeContract, type EventChannel, type EventPayload, type InvokeChannel } from '../../electron/shared/contract';
 import type { Handlers } from '../../electron/services/ipc/handlers';
 import type { EventHub } from '../../electron/services/events';
@@ -10,7 +12,7 @@ import type { EventHub } from '../../electron/services/events';
  * port, and a server that binds it then (a native swarm server in a Slurm job binds 0.0.0.0) fails with EADDRINUSE.
  * With the whole suite's lanes opening SSH tunnels and HTTP connections, that happened in CI (2026-12-05).
  */
-const TEST_PORTS = { low: 20_000, high: ephemeralLow() - 1 };
+export const TEST_PORTS = { low: 20_000, high: ephemeralLow() - 1 };
 const handedOut = new Set<number>();
 
 function ephemeralLow(): number {
@@ -31,15 +33,50 @@ function canListen(port: number, host: string): Promise<boolean> {
 }
 
 /**
- * A port free a moment ago on every interface, outside the ephemeral range, not handed out before by this process;
- * random, so that test processes running side by side rarely pick the same one (and if they do, the bind check sees it
- * once the first one listens).
+ * The ports every test process on this machine was handed: one file per port, created exclusively. The bind check
+ * alone cannot see a port another lane picked but does not listen on yet (a profile's port waits through its doctor,
+ * a job through its queue): two lanes side by side could be handed the same one. A claim older than an hour is an
+ * earlier run's (no test file holds a port that long) and is taken over.
+ */
+const CLAIMS_DIR = join(tmpdir(), 'agentswarm-port-claims');
+const CLAIM_TTL_MS = 60 * 60 * 1000;
+
+/** The file that claims `port` for one test process (exported for the claims' own test). */
+export function portClaimFile(port: number): string {
+  return join(CLAIMS_DIR, String(port));
+}
+
+function claimPort(port: number): boolean {
+  mkdirSync(CLAIMS_DIR, { recursive: true });
+  const file = portClaimFile(port);
+  try {
+    writeFileSync(file, String(process.pid), { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  try {
+    if (Date.now() - statSync(file).mtimeMs < CLAIM_TTL_MS) return false;
+    // Only one of two processes taking over the same stale claim gets to move it away (rename is atomic).
+    const away = `${file}.stale-${process.pid}`;
+    renameSync(file, away);
+    unlinkSync(away);
+    writeFileSync(file, String(process.pid), { flag: 'wx' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A port free a moment ago on every interface, outside the ephemeral range, claimed by no other test process (see
+ * `claimPort`); random, so that processes side by side rarely try the same one.
  */
 export async function freePort(): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const port = TEST_PORTS.low + Math.floor(Math.random() * (TEST_PORTS.high - TEST_PORTS.low + 1));
     if (handedOut.has(port)) continue;
-    if ((await canListen(port, '0.0.0.0')) && (await canListen(port, '127.0.0.1'))) {
+    if ((await canListen(port, '0.0.0.0')) && (await canListen(port, '127.0.0.1')) && claimPort(port)) {
       handedOut.add(port);
       return port;
     }
