@@ -2,7 +2,7 @@
 // the container lane's 728 s and then e2e alone 515 s were the critical path).
 //
 // Seven lanes start together, each one vitest run after another:
-// - cpu: unit + renderer + conformance, niced (CPU-bound; the other lanes mostly wait on daemons and timers).
+// - cpu: unit + renderer, niced (CPU-bound; the other lanes mostly wait on daemons and timers).
 // - slurm: the Slurm integration files that share the node (SLURM_SHARED), then (once slurmPodman's is done) those
 //   that need it to themselves.
 // - slurmSecond: on the test bed's second Slurm node (its own partition), Slurm files that need a node to themselves,
@@ -149,7 +149,10 @@ export function testPlan(rendererCopy) {
       // later when the cores are busy (the Slurm files' own run: 143 s in CI-X, 201 s in CI-AA). One worker: on two
       // it cost 102 CPU s instead of 91 and the run was no shorter (CI-AC 516 s, the Slurm chain last; CI-AB 503 s).
       // How nice: not niced it ended at 398 s and the Slurm chain at 454 s (CI-AA); at +5, 451 s and 426 s (CI-AF).
-      cpu: { own: [{ name: 'isolated', nice: 2, args: ['--project', 'unit', '--project', 'renderer', '--project', 'conformance', '--maxWorkers=1'] }] },
+      // Not the conformance suite: its files mostly wait on the processes they start (fake-swarm-cli alone 42 s of
+      // 110 s for 19 CPU s, idle CI-AY), and in this lane those waits came one after another at the end of the run,
+      // the last lane by 56 s with one core idle. It floats (below).
+      cpu: { own: [{ name: 'isolated', nice: 2, args: ['--project', 'unit', '--project', 'renderer', '--maxWorkers=1'] }] },
       slurm: {
         own: [
           { name: 'slurm-shared', args: ['--project', 'integration', ...SLURM_SHARED], env: NO_SWEEP },
@@ -186,9 +189,12 @@ export function testPlan(rendererCopy) {
         ],
       },
     },
-    // Longest first (idle CI 2026-12-05: about 94 s, 42 s, 34 s, 30 s and 27 s).
+    // Longest first (idle CI 2026-12-05: about 94 s, 42 s, 34 s, 30 s and 27 s; conformance 110 s on one worker).
     floating: [
       { name: 'wizard-runs', args: ['--project', 'integration', ...WIZARD_RUNS], env: NO_SWEEP },
+      // Container-free (the fake servers in-process or as child processes, on ports the OS picks), on two workers: its
+      // files wait more than they compute. Niced as it was in the CPU lane: no lane waits for it.
+      { name: 'conformance', nice: 2, args: ['--project', 'conformance'] },
       { name: 'workers-pool', args: ['--project', 'integration', ...WORKERS_POOL], env: NO_SWEEP },
       { name: 'e2e-no-engine', args: ['--project', 'e2e', ...E2E_NO_ENGINE], env: { ...NO_SWEEP, ...e2eEnv } },
       { name: 'no-container-small', args: ['--project', 'integration', ...NO_CONTAINER_SMALL], env: NO_SWEEP },

@@ -57,6 +57,13 @@ describe("npm test's lanes (scripts/test-lanes.mjs)", () => {
     expect(named.filter((file) => !all.has(file))).toEqual([]);
   });
 
+  it('runs unit and renderer in the CPU lane, and the conformance suite once, as a floating run', () => {
+    const projectsOf = (run: Run) => run.args.filter((_, i) => run.args[i - 1] === '--project');
+    expect(plan.lanes['cpu']!.own.flatMap(projectsOf).sort()).toEqual(['renderer', 'unit']);
+    expect(runs.filter((run) => projectsOf(run).includes('conformance')).map((run) => run.name)).toEqual(['conformance']);
+    expect(plan.floating.map((run) => run.name)).toContain('conformance');
+  });
+
   for (const project of ['integration', 'e2e']) {
     it(`runs every ${project} file exactly once`, () => {
       const wrong = specsOf(project)
