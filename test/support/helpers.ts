@@ -24,7 +24,8 @@ function ephemeralLow(): number {
   }
 }
 
-function canListen(port: number, host: string): Promise<boolean> {
+/** Whether `port` can be listened on at `host` right now (and is closed again at once). */
+export function canListen(port: number, host: string): Promise<boolean> {
   return new Promise((resolve) => {
     const server = net.createServer();
     server.once('error', () => resolve(false));

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { freePort, portClaimFile, TEST_PORTS } from '../../support/helpers';
+import { canListen, freePort, portClaimFile, TEST_PORTS } from '../../support/helpers';
 
 // freePort's claims between test processes: the lanes of `npm test` run side by side, and a port one of them picked
 // may not be listened on for seconds. Real files in the real claims folder; the random pick is steered.
@@ -15,8 +15,10 @@ const pickFirst = (port: number) => {
 /** A port nobody listens on and nobody claimed: one freePort would hand out if asked for it. */
 async function unclaimedPort(): Promise<number> {
   const port = await freePort();
-  // freePort claimed it for this process, and would never hand it out again here: take the next one above instead.
-  for (let candidate = port + 1; candidate <= TEST_PORTS.high; candidate++) if (!existsSync(portClaimFile(candidate))) return candidate;
+  // freePort claimed it for this process, and would never hand it out again here: take the next free one above.
+  for (let candidate = port + 1; candidate <= TEST_PORTS.high; candidate++) {
+    if (!existsSync(portClaimFile(candidate)) && (await canListen(candidate, '0.0.0.0')) && (await canListen(candidate, '127.0.0.1'))) return candidate;
+  }
   throw new Error('no unclaimed port above the one just handed out');
 }
 
