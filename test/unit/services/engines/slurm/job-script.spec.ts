@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../../../electron/shared/errors';
+import { canListen } from '../../../../support/helpers';
 import { SlurmJobIdentity, SlurmJobOptions, type SlurmJobOptionsInput } from '../../../../../electron/shared/schemas-slurm';
 import {
   parseJobComment,
@@ -241,11 +242,6 @@ async function pollHttp(url: string, ms = 15_000): Promise<unknown> {
 
 /** The lowest port from `base` nobody listens on (the test occupies it to push the jobs further up). */
 async function freePortFrom(base: number): Promise<number> {
-  for (let port = base; port < base + 100; port++) {
-    const free = await new Promise<boolean>((r) => {
-      const s = createServer().once('error', () => r(false)).listen(port, '0.0.0.0', () => s.close(() => r(true)));
-    });
-    if (free) return port;
-  }
+  for (let port = base; port < base + 100; port++) if (await canListen(port, '0.0.0.0')) return port;
   throw new Error(`no free port from ${base}`);
 }
