@@ -19,12 +19,22 @@ describe('GPU sampling over the connections the app holds, within its budget', (
   let sshEngine: string;
   let containerId: string | undefined;
   const samples: GpuSample[] = [];
+  /** Servers the store dropped (with when): a host drops out of the sampling with its last server. */
+  const removed: string[] = [];
+
+  /** What the sampler was working from, for a failure's message (neither failure seen so far could say why). */
+  async function sampling(): Promise<string> {
+    const states = (await app.handlers['fleet:states']({})).map((s) => `${s.key} ${s.phase}`);
+    const latest = (await app.handlers['gpus:samples']({})).map((s) => ({ key: s.key, at: s.at, gpus: s.gpus.length, error: s.error }));
+    return `states: ${JSON.stringify(states)}; removed: ${JSON.stringify(removed)}; samples: ${JSON.stringify(latest)}; ssh engine ${sshEngine}`;
+  }
 
   beforeAll(async () => {
     fake = await installFakeNvidiaSmi([{ utilizationPct: 97, memoryUsedMiB: 40120 }, { utilizationPct: 3 }]);
     app = await startTestApp({ monitorIntervalMs: 500, gpus: { command: fake.command } });
     app.hub.subscribe((name, payload) => {
       if (name === 'gpus:sampled') samples.push(payload as GpuSample);
+      if (name === 'fleet:state-removed') removed.push(`${new Date().toISOString()} ${JSON.stringify(payload)}`);
     });
     sshEngine = await connectTestbedServer(app, 'gpu-box');
     const port = await freePort();
@@ -45,7 +55,7 @@ describe('GPU sampling over the connections the app holds, within its budget', (
     }).catch(async (error: Error) => {
       // Which host's sampling stalled (loaded run L19 timed out here and its logs could not say).
       const last = seen.map((s) => ({ key: s.key, engineIds: s.engineIds, at: s.at, gpus: s.gpus.length, error: s.error }));
-      throw new Error(`${error.message}; samples: ${JSON.stringify(last)}; nvidia-smi calls: ${JSON.stringify(await fake.calls())}`);
+      throw new Error(`${error.message}; samples: ${JSON.stringify(last)}; nvidia-smi calls: ${JSON.stringify(await fake.calls())}; ${await sampling()}`);
     });
     const local = first.find((s) => s.key === 'local')!;
     expect(local).toMatchObject({ hostLabel: 'this computer', hostKind: 'local', error: null });
@@ -78,7 +88,7 @@ describe('GPU sampling over the connections the app holds, within its budget', (
       const twice = since.filter((c) => c.user === testbed.ssh.user).length >= 2 && since.filter((c) => c.user !== testbed.ssh.user).length >= 2;
       return twice ? since : undefined;
     }).catch(async (error: Error) => {
-      throw new Error(`${error.message}; calls since the home was shown: ${JSON.stringify((await fake.calls()).slice(before))}`);
+      throw new Error(`${error.message}; calls since the home was shown: ${JSON.stringify((await fake.calls()).slice(before))}; ${await sampling()}`);
     });
     for (const user of new Set(calls.map((c) => c.user))) {
       const times = calls.filter((c) => c.user === user).map((c) => c.at);

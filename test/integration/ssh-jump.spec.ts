@@ -252,8 +252,21 @@ function killIfAlive(pid: number): void {
   }
 }
 
-/** The TCP (IPv4) sockets process `pid` holds open, with their local and remote ports. */
+/**
+ * The TCP (IPv4) sockets process `pid` holds open, with their local and remote ports; none once it is gone (another
+ * lane's connection through the jump sshd ends at any moment: idle CI-BB, its process exited between the listing
+ * of the listener's children and this read).
+ */
 function tcpSockets(pid: number): Array<{ localPort: number; remotePort: number }> {
+  try {
+    return tcpSocketsOf(pid);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ESRCH') return [];
+    throw error;
+  }
+}
+
+function tcpSocketsOf(pid: number): Array<{ localPort: number; remotePort: number }> {
   const inodes = new Set<string>();
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
     try {
